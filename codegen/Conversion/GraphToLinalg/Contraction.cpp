@@ -1,0 +1,133 @@
+// Contractions: dlc_graph.matmul -> linalg.matmul/generic, dlc_graph.conv -> named NCHW convs.
+#include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
+#include "codegen/Conversion/GraphToLinalg/Passes.h"
+#include "dialects/Graph/IR/GraphOps.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::conversion {
+namespace {
+
+Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, x, y));
+  return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
+}
+
+struct MatMulLowering : OpConversionPattern<MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Type elt = type.getElementType();
+    Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
+    auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
+    if (type.getRank() == 2) {
+      b.replaceOp(op, linalg::MatmulOp::create(b, loc, TypeRange{type}, ValueRange{lhs, rhs},
+                                               ValueRange{init})
+                          .getResult(0));
+      return success();
+    }
+    // Batched with broadcast: loops (batch..., m, n, k).
+    MLIRContext *ctx = b.getContext();
+    int64_t nb = type.getRank() - 2, nd = nb + 3;
+    auto operandMap = [&](ArrayRef<int64_t> shape, unsigned d0, unsigned d1) {
+      auto batchShape = shape.drop_back(2);
+      AffineMap bm = broadcastMap(ctx, batchShape, type.getShape().drop_back(2));
+      SmallVector<AffineExpr> exprs(bm.getResults());
+      exprs.push_back(getAffineDimExpr(d0, ctx));
+      exprs.push_back(getAffineDimExpr(d1, ctx));
+      return AffineMap::get(nd, 0, exprs, ctx);
+    };
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t d = 0; d < nb + 2; ++d)
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+    SmallVector<AffineMap> maps = {operandMap(ls, nb, nb + 2), operandMap(rs, nb + 2, nb + 1),
+                                   AffineMap::get(nd, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iters(nb + 2, utils::IteratorType::parallel);
+    iters.push_back(utils::IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{lhs, rhs}, ValueRange{init}, maps, iters,
+        [&](OpBuilder &nb2, Location l, ValueRange a) {
+          linalg::YieldOp::create(nb2, l, multiplyAdd(nb2, l, a[0], a[1], a[2]));
+        });
+    b.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct ConvLowering : OpConversionPattern<ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ConvOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Type elt = type.getElementType();
+    auto pads = op.getPads();
+    Value x = padConstant(b, loc, adaptor.getInput(), {0, 0, pads[0], pads[1]},
+                          {0, 0, pads[2], pads[3]}, scalarConstant(b, loc, elt, 0));
+    Value w = adaptor.getWeight();
+    auto wType = cast<RankedTensorType>(w.getType());
+    // The accumulator starts from the bias (broadcast over N, H, W) or zero.
+    Value init;
+    if (Value bias = adaptor.getBias()) {
+      MLIRContext *ctx = b.getContext();
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx),
+          AffineMap::getMultiDimIdentityMap(4, ctx)};
+      SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+      init = linalg::GenericOp::create(
+                 b, loc, TypeRange{type}, ValueRange{bias}, ValueRange{emptyTensor(b, loc, type)},
+                 maps, iters,
+                 [](OpBuilder &nb, Location l, ValueRange a) { linalg::YieldOp::create(nb, l, a[0]); })
+                 .getResult(0);
+    } else {
+      init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
+    }
+    auto strides = b.getI64TensorAttr(op.getStrides());
+    auto dilations = b.getI64TensorAttr(op.getDilations());
+    int64_t group = op.getGroup();
+    int64_t c = cast<RankedTensorType>(x.getType()).getDimSize(1), f = type.getDimSize(1);
+    Value result;
+    if (group == 1) {
+      result = linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{type}, ValueRange{x, w},
+                                                ValueRange{init}, strides, dilations)
+                   .getResult(0);
+    } else if (group == c && group == f) {
+      auto dwType = RankedTensorType::get({f, wType.getDimSize(2), wType.getDimSize(3)}, elt);
+      Value dw = reshapeTensor(b, loc, w, dwType);
+      result = linalg::DepthwiseConv2DNchwChwOp::create(b, loc, TypeRange{type}, ValueRange{x, dw},
+                                                        ValueRange{init}, strides, dilations)
+                   .getResult(0);
+    } else {
+      // Grouped: view as [N, G, C/G, H, W] x [G, F/G, C/G, KH, KW] -> [N, G, F/G, OH, OW].
+      auto xs = cast<RankedTensorType>(x.getType()).getShape();
+      auto gx = RankedTensorType::get({xs[0], group, c / group, xs[2], xs[3]}, elt);
+      auto gw = RankedTensorType::get(
+          {group, f / group, wType.getDimSize(1), wType.getDimSize(2), wType.getDimSize(3)}, elt);
+      auto gy = RankedTensorType::get(
+          {type.getDimSize(0), group, f / group, type.getDimSize(2), type.getDimSize(3)}, elt);
+      Value gxv = tensor::ExpandShapeOp::create(b, loc, gx, x, {{0}, {1, 2}, {3}, {4}});
+      Value gwv = tensor::ExpandShapeOp::create(b, loc, gw, w, {{0, 1}, {2}, {3}, {4}});
+      Value ginit = tensor::ExpandShapeOp::create(b, loc, gy, init, {{0}, {1, 2}, {3}, {4}});
+      Value gr = linalg::Conv2DNgchwGfchwOp::create(b, loc, TypeRange{gy}, ValueRange{gxv, gwv},
+                                                    ValueRange{ginit}, strides, dilations)
+                     .getResult(0);
+      result = tensor::CollapseShapeOp::create(b, loc, type, gr, {{0}, {1, 2}, {3}, {4}});
+    }
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateContractionLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatMulLowering, ConvLowering>(patterns.getContext());
+}
+
+} // namespace dlc::conversion

@@ -1,0 +1,251 @@
+// Data movement: reshape, transpose, concat, split, slice, gather, pad, shape, identity.
+#include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
+#include "codegen/Conversion/GraphToLinalg/Passes.h"
+#include "dialects/Graph/IR/GraphOps.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::conversion {
+namespace {
+
+/// A linalg.generic with no inputs whose body computes each output element
+/// from its indices: `body(builder, loc, indices)`.
+Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
+                   ArrayRef<AffineMap> inputMaps,
+                   function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(AffineMap::getMultiDimIdentityMap(type.getRank(), ctx));
+  SmallVector<utils::IteratorType> iters(type.getRank(), utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, inputs, ValueRange{emptyTensor(b, loc, type)}, maps, iters,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               SmallVector<Value> idx;
+               for (int64_t d = 0; d < type.getRank(); ++d)
+                 idx.push_back(linalg::IndexOp::create(nb, l, d));
+               linalg::YieldOp::create(nb, l, body(nb, l, idx, args.drop_back()));
+             })
+      .getResult(0);
+}
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    b.replaceOp(op, reshapeTensor(b, op.getLoc(), adaptor.getInput(), op.getType()));
+    return success();
+  }
+};
+
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto t = linalg::TransposeOp::create(b, loc, adaptor.getInput(),
+                                         emptyTensor(b, loc, op.getType()), op.getPerm());
+    b.replaceOp(op, t.getResult()[0]);
+    return success();
+  }
+};
+
+struct ConcatLowering : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Value acc = emptyTensor(b, loc, type);
+    int64_t offset = 0, axis = op.getAxis();
+    for (Value in : adaptor.getInputs()) {
+      auto shape = cast<RankedTensorType>(in.getType()).getShape();
+      SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
+          strides(type.getRank(), b.getIndexAttr(1)), sizes;
+      offsets[axis] = b.getIndexAttr(offset);
+      for (int64_t s : shape)
+        sizes.push_back(b.getIndexAttr(s));
+      acc = tensor::InsertSliceOp::create(b, loc, in, acc, offsets, sizes, strides);
+      offset += shape[axis];
+    }
+    b.replaceOp(op, acc);
+    return success();
+  }
+};
+
+struct SplitLowering : OpConversionPattern<SplitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SplitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> parts;
+    int64_t offset = 0, axis = op.getAxis();
+    for (Value r : op.getResults()) {
+      auto type = cast<RankedTensorType>(r.getType());
+      SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
+          strides(type.getRank(), b.getIndexAttr(1)), sizes;
+      offsets[axis] = b.getIndexAttr(offset);
+      for (int64_t s : type.getShape())
+        sizes.push_back(b.getIndexAttr(s));
+      parts.push_back(tensor::ExtractSliceOp::create(b, loc, type, adaptor.getInput(), offsets,
+                                                     sizes, strides));
+      offset += type.getDimSize(axis);
+    }
+    b.replaceOp(op, parts);
+    return success();
+  }
+};
+
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    auto starts = op.getStarts(), steps = op.getSteps();
+    Value in = adaptor.getInput();
+    if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        offsets.push_back(b.getIndexAttr(type.getDimSize(d) ? starts[d] : 0));
+        sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+        strides.push_back(b.getIndexAttr(steps[d]));
+      }
+      b.replaceOp(op, tensor::ExtractSliceOp::create(b, loc, type, in, offsets, sizes, strides));
+      return success();
+    }
+    // Negative steps: read input[start + i * step] element by element.
+    Value r = buildIndexed(b, loc, type, {}, {}, [&](OpBuilder &nb, Location l, ValueRange idx, ValueRange) {
+      SmallVector<Value> src;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        Value scaled = arith::MulIOp::create(nb, l, idx[d], indexConst(nb, l, steps[d]));
+        src.push_back(arith::AddIOp::create(nb, l, scaled, indexConst(nb, l, starts[d])));
+      }
+      return tensor::ExtractOp::create(nb, l, in, src).getResult();
+    });
+    b.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto type = op.getType();
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    int64_t axis = op.getAxis(), n = dataType.getDimSize(axis);
+    int64_t idxRank = cast<RankedTensorType>(indices.getType()).getRank();
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t d = 0; d < idxRank; ++d)
+      idxExprs.push_back(getAffineDimExpr(axis + d, ctx));
+    AffineMap idxMap = AffineMap::get(type.getRank(), 0, idxExprs, ctx);
+    Value r = buildIndexed(
+        b, loc, type, {indices}, {idxMap}, [&](OpBuilder &nb, Location l, ValueRange idx, ValueRange a) {
+          // Negative indices wrap once; anything still out of range is clamped.
+          Value i = arith::IndexCastOp::create(nb, l, nb.getIndexType(), a[0]);
+          Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, i, indexConst(nb, l, 0));
+          i = arith::SelectOp::create(nb, l, neg, arith::AddIOp::create(nb, l, i, indexConst(nb, l, n)), i);
+          i = arith::MaxSIOp::create(nb, l, i, indexConst(nb, l, 0));
+          i = arith::MinSIOp::create(nb, l, i, indexConst(nb, l, std::max<int64_t>(0, n - 1)));
+          SmallVector<Value> src(idx.take_front(axis));
+          src.push_back(i);
+          llvm::append_range(src, idx.drop_front(axis + idxRank));
+          return tensor::ExtractOp::create(nb, l, data, src).getResult();
+        });
+    b.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct PadLowering : OpConversionPattern<PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Value in = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(in.getType());
+    int64_t rank = type.getRank();
+    auto pads = op.getPads();
+    if (op.getMode() == "constant") {
+      // Negative pads crop first; the rest pads with the constant.
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      SmallVector<int64_t> croppedShape, lo, hi;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t cropLo = std::max<int64_t>(0, -pads[d]), cropHi = std::max<int64_t>(0, -pads[d + rank]);
+        int64_t size = inType.getDimSize(d) - cropLo - cropHi;
+        croppedShape.push_back(std::max<int64_t>(0, size));
+        offsets.push_back(b.getIndexAttr(size > 0 ? cropLo : 0));
+        sizes.push_back(b.getIndexAttr(std::max<int64_t>(0, size)));
+        strides.push_back(b.getIndexAttr(1));
+        lo.push_back(std::max<int64_t>(0, pads[d]));
+        hi.push_back(std::max<int64_t>(0, pads[d + rank]));
+      }
+      auto croppedType = RankedTensorType::get(croppedShape, type.getElementType());
+      if (croppedType != inType)
+        in = tensor::ExtractSliceOp::create(b, loc, croppedType, in, offsets, sizes, strides);
+      Value value = scalarConstant(b, loc, type.getElementType(), op.getValue().convertToDouble());
+      b.replaceOp(op, padConstant(b, loc, in, lo, hi, value));
+      return success();
+    }
+    bool reflect = op.getMode() == "reflect";
+    Value r = buildIndexed(b, loc, type, {}, {}, [&](OpBuilder &nb, Location l, ValueRange idx, ValueRange) {
+      SmallVector<Value> src;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t n = inType.getDimSize(d);
+        Value j = arith::SubIOp::create(nb, l, idx[d], indexConst(nb, l, pads[d]));
+        if (reflect) {
+          // j < 0 -> -j; j >= n -> 2(n-1) - j (pads are smaller than n).
+          Value negJ = arith::SubIOp::create(nb, l, indexConst(nb, l, 0), j);
+          j = arith::MaxSIOp::create(nb, l, j, negJ);
+          Value mirrored = arith::SubIOp::create(nb, l, indexConst(nb, l, 2 * (n - 1)), j);
+          j = arith::MinSIOp::create(nb, l, j, mirrored);
+        }
+        j = arith::MaxSIOp::create(nb, l, j, indexConst(nb, l, 0));
+        j = arith::MinSIOp::create(nb, l, j, indexConst(nb, l, n - 1));
+        src.push_back(j);
+      }
+      return tensor::ExtractOp::create(nb, l, in, src).getResult();
+    });
+    b.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct ShapeLowering : OpConversionPattern<ShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ShapeOp op, OpAdaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto shape = op.getInput().getType().getShape();
+    b.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::get(op.getType(), llvm::ArrayRef<int64_t>(shape)));
+    return success();
+  }
+};
+
+struct IdentityLowering : OpConversionPattern<IdentityOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(IdentityOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    b.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
+} // namespace
+
+void populateDataMovementLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReshapeLowering, TransposeLowering, ConcatLowering, SplitLowering, SliceLowering,
+               GatherLowering, PadLowering, ShapeLowering, IdentityLowering>(
+      patterns.getContext());
+}
+
+} // namespace dlc::conversion

@@ -1,0 +1,33 @@
+// convert-graph-to-linalg: the pass that applies every op family's lowering patterns.
+#include "codegen/Conversion/GraphToLinalg/Passes.h"
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace dlc::conversion {
+#define GEN_PASS_DEF_CONVERTGRAPHTOLINALG
+#include "codegen/Conversion/GraphToLinalg/Passes.h.inc"
+} // namespace dlc::conversion
+
+using namespace mlir;
+
+namespace {
+struct ConvertGraphToLinalgPass
+    : dlc::conversion::impl::ConvertGraphToLinalgBase<ConvertGraphToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<dlc::graph::GraphDialect>();
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
+                           math::MathDialect, func::FuncDialect>();
+    RewritePatternSet patterns(ctx);
+    dlc::conversion::populateElementwiseLoweringPatterns(patterns);
+    dlc::conversion::populateContractionLoweringPatterns(patterns);
+    dlc::conversion::populatePoolingLoweringPatterns(patterns);
+    dlc::conversion::populateReductionLoweringPatterns(patterns);
+    dlc::conversion::populateDataMovementLoweringPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,143 @@
+// Helpers shared by the dlc_graph -> linalg lowering patterns.
+#include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace dlc::conversion {
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+}
+
+AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
+                       ArrayRef<int64_t> resultShape) {
+  SmallVector<AffineExpr> exprs;
+  size_t offset = resultShape.size() - operandShape.size();
+  for (size_t i = 0; i < operandShape.size(); ++i) {
+    if (operandShape[i] == 1 && resultShape[offset + i] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(offset + i, ctx));
+  }
+  return AffineMap::get(resultShape.size(), 0, exprs, ctx);
+}
+
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+                       ScalarBodyFn body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(
+        broadcastMap(ctx, cast<RankedTensorType>(in.getType()).getShape(), resultType.getShape()));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
+  SmallVector<utils::IteratorType> iters(resultType.getRank(), utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{emptyTensor(b, loc, resultType)}, maps,
+      iters, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type elt, double v) {
+  if (auto ft = dyn_cast<FloatType>(elt))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, v));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, (int64_t)v));
+}
+
+Value extremeConstant(OpBuilder &b, Location loc, Type elt, bool lowest) {
+  if (auto ft = dyn_cast<FloatType>(elt))
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), lowest)));
+  unsigned w = elt.getIntOrFloatBitWidth();
+  APInt v = w == 1 ? APInt(1, lowest ? 0 : 1)
+                   : (lowest ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, v));
+}
+
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
+  if (to.isInteger(1)) {
+    Value zero = scalarConstant(b, loc, from, 0);
+    if (ff)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  if (ff && tf)
+    return ff.getWidth() < tf.getWidth() ? Value(arith::ExtFOp::create(b, loc, to, v))
+                                         : Value(arith::TruncFOp::create(b, loc, to, v));
+  if (ff)
+    return arith::FPToSIOp::create(b, loc, to, v);
+  if (tf)
+    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
+                             : Value(arith::SIToFPOp::create(b, loc, to, v));
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return fw == 1 ? Value(arith::ExtUIOp::create(b, loc, to, v))
+                   : Value(arith::ExtSIOp::create(b, loc, to, v));
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
+Value reshapeTensor(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
+  auto from = cast<RankedTensorType>(v.getType());
+  if (from == to)
+    return v;
+  // Collapse to 1-D (or 0-D for one element), then expand to the target.
+  Value flat = v;
+  if (from.getRank() != 1) {
+    SmallVector<ReassociationIndices> reassoc;
+    if (from.getRank() > 0) {
+      reassoc.emplace_back();
+      for (int64_t d = 0; d < from.getRank(); ++d)
+        reassoc.back().push_back(d);
+    }
+    auto flatType = RankedTensorType::get(from.getRank() ? ArrayRef<int64_t>{from.getNumElements()}
+                                                          : ArrayRef<int64_t>{},
+                                          from.getElementType());
+    if (from.getRank() == 0) {
+      flatType = RankedTensorType::get({1}, from.getElementType());
+      flat = tensor::ExpandShapeOp::create(b, loc, flatType, v, reassoc);
+    } else {
+      flat = tensor::CollapseShapeOp::create(b, loc, flatType, v, reassoc);
+    }
+  }
+  if (to.getRank() == 1)
+    return flat;
+  SmallVector<ReassociationIndices> reassoc;
+  if (to.getRank() > 0) {
+    reassoc.emplace_back();
+    for (int64_t d = 0; d < to.getRank(); ++d)
+      reassoc.back().push_back(d);
+    return tensor::ExpandShapeOp::create(b, loc, to, flat, reassoc);
+  }
+  return tensor::CollapseShapeOp::create(b, loc, to, flat, reassoc);
+}
+
+Value padConstant(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
+                  Value pad) {
+  if (llvm::all_of(lo, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(hi, [](int64_t p) { return p == 0; }))
+    return v;
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> l, h;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    shape.push_back(type.getDimSize(d) + lo[d] + hi[d]);
+    l.push_back(b.getIndexAttr(lo[d]));
+    h.push_back(b.getIndexAttr(hi[d]));
+  }
+  return tensor::PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), v, l,
+                               h, pad);
+}
+
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
+  return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type)).getResult(0);
+}
+
+} // namespace dlc::conversion

@@ -1,0 +1,58 @@
+// Helpers shared by the dlc_graph -> linalg lowering patterns.
+#ifndef DLC_CODEGEN_CONVERSION_GRAPHTOLINALG_LOWERINGUTILS_H
+#define DLC_CODEGEN_CONVERSION_GRAPHTOLINALG_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace dlc::conversion {
+
+using ScalarBodyFn =
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// tensor.empty of a static type.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type);
+
+/// Map from the loop dims of `resultShape` to an operand of `operandShape` under
+/// NumPy broadcasting (operand dims align right; size-1 dims read index 0).
+mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> operandShape,
+                             llvm::ArrayRef<int64_t> resultShape);
+
+/// A parallel linalg.generic computing `body(scalars of inputs)` into a new
+/// tensor of `resultType`, broadcasting every input to it.
+mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::RankedTensorType resultType, mlir::ValueRange inputs,
+                             ScalarBodyFn body);
+
+/// Scalar constant (float or integer) of type `elt`.
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, double v);
+/// The identity of max (lowest value) or min (highest value) for `elt`.
+mlir::Value extremeConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, bool lowest);
+
+/// Converts a scalar between element types with ONNX Cast semantics.
+mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to);
+
+/// Reshape through collapse/expand (static shapes; handles rank 0).
+mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                          mlir::RankedTensorType to);
+
+/// tensor.pad with a constant value; pads are [lo_0.., hi_0..], non-negative.
+mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                        llvm::ArrayRef<int64_t> lo, llvm::ArrayRef<int64_t> hi, mlir::Value pad);
+
+/// A tensor of `type` filled with `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                         mlir::Value value);
+
+/// `float ? floatOp : intOp` over the same operands.
+template <typename FloatOp, typename IntOp>
+mlir::Value floatOrInt(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange args) {
+  if (mlir::isa<mlir::FloatType>(args[0].getType()))
+    return FloatOp::create(b, loc, args);
+  return IntOp::create(b, loc, args);
+}
+
+} // namespace dlc::conversion
+
+#endif

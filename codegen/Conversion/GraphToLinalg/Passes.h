@@ -1,0 +1,25 @@
+// Conversion passes from dlc_graph to linalg, and the pattern-population entry points.
+#ifndef DLC_CODEGEN_CONVERSION_GRAPHTOLINALG_PASSES_H
+#define DLC_CODEGEN_CONVERSION_GRAPHTOLINALG_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace dlc::conversion {
+#define GEN_PASS_DECL
+#include "codegen/Conversion/GraphToLinalg/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "codegen/Conversion/GraphToLinalg/Passes.h.inc"
+
+void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateContractionLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populatePoolingLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);
+} // namespace dlc::conversion
+
+#endif

@@ -1,0 +1,22 @@
+// Conversion of dlc_graph to upstream linalg/tensor/arith/math.
+#ifndef DLC_GRAPHTOLINALG_PASSES_TD
+#define DLC_GRAPHTOLINALG_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
+  let summary = "Lower primitive dlc_graph ops to linalg on tensors";
+  let description = [{
+    Each op family lowers through one parameterized pattern: elementwise ops
+    (with NumPy broadcasting in the indexing maps) to `linalg.generic`,
+    matmul to `linalg.matmul`/`linalg.generic`, convolution and pooling to
+    the named NCHW linalg ops with `tensor.pad`, reductions to
+    `linalg.generic` with reduction iterators, data movement to tensor ops.
+    Composite ops must have been removed by `dlc-decompose` first.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
+#endif

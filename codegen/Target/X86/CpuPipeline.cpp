@@ -1,0 +1,50 @@
+// The CPU lowering pipeline: linalg on tensors -> bufferized loops -> LLVM dialect + entry point.
+#include "codegen/Target/X86/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+
+namespace dlc::x86 {
+
+void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
+  // Each step with the reason it is there. Textual pass names keep this list
+  // readable and stable across MLIR's C++ API renames.
+  const char *steps[] = {
+      // Fuse producer/consumer elementwise generics into single loop nests.
+      "func.func(linalg-fuse-elementwise-ops)",
+      "canonicalize", "cse",
+      // Caller-owned input/output buffers, outputs computed in place (DPS).
+      "dlc-prepare-abi",
+      // Tensors -> buffers; intermediates become allocations.
+      "one-shot-bufferize",
+      "canonicalize", "cse",
+      // Free every intermediate; hoist what can be hoisted.
+      "func.func(buffer-hoisting)",
+      "buffer-deallocation-pipeline",
+      "convert-bufferization-to-memref",
+      // Loops; LLVM's vectorizer handles the inner loops for now.
+      "func.func(dlc-strided-copy-to-linalg)",
+      "func.func(convert-linalg-to-loops)",
+      "convert-scf-to-cf",
+      // expand-strided-metadata must precede lower-affine (TOOLCHAIN.md 2.2).
+      "expand-strided-metadata", "lower-affine",
+      "convert-math-to-funcs{convert-ctlz=0}",
+      "finalize-memref-to-llvm",
+      // Math: LLVM intrinsics where they exist, libm calls for the rest (erf).
+      "convert-math-to-llvm", "convert-math-to-libm",
+      "convert-arith-to-llvm", "convert-index-to-llvm",
+      // Bare pointers: the entry wrapper passes plain buffer addresses.
+      "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}",
+      "convert-cf-to-llvm", "convert-ub-to-llvm",
+      "reconcile-unrealized-casts",
+      "dlc-add-entry-point",
+  };
+  (void)options;
+  for (const char *step : steps)
+    if (failed(parsePassPipeline(step, pm)))
+      llvm::report_fatal_error(llvm::Twine("dlc: bad pipeline step ") + step);
+}
+
+} // namespace dlc::x86

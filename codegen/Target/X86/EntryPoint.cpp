@@ -1,0 +1,52 @@
+// dlc-add-entry-point: the C entry `dlc_module_entry` and the `dlc_module_descriptor` global.
+#include "codegen/Target/X86/Passes.h"
+
+#include "runtime/dlc_abi.h"
+
+namespace dlc::x86 {
+#define GEN_PASS_DEF_ADDENTRYPOINT
+#include "codegen/Target/X86/Passes.h.inc"
+} // namespace dlc::x86
+
+using namespace mlir;
+
+namespace {
+struct AddEntryPointPass : dlc::x86::impl::AddEntryPointBase<AddEntryPointPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto desc = module->getAttrOfType<StringAttr>(dlc::x86::kDescriptorAttr);
+    auto main = module.lookupSymbol<LLVM::LLVMFuncOp>("dlc_main");
+    if (!desc || !main) {
+      module.emitError("dlc-add-entry-point needs dlc_main lowered to LLVM and a descriptor");
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    Location loc = module.getLoc();
+    main.setLinkage(LLVM::Linkage::Internal);
+
+    std::string text = desc.getValue().str();
+    text.push_back('\0');
+    auto i8 = IntegerType::get(ctx, 8);
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(i8, text.size()), /*isConstant=*/true,
+                           LLVM::Linkage::External, DLC_ABI_DESCRIPTOR_SYMBOL,
+                           b.getStringAttr(text));
+
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto i32 = IntegerType::get(ctx, 32);
+    auto fnType = LLVM::LLVMFunctionType::get(i32, {ptr, ptr});
+    auto entry = LLVM::LLVMFuncOp::create(b, loc, DLC_ABI_ENTRY_SYMBOL, fnType);
+    Block *block = entry.addEntryBlock(b);
+    b.setInsertionPointToStart(block);
+    SmallVector<Value> args;
+    for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+      Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, block->getArgument(0),
+                                       ArrayRef<LLVM::GEPArg>{(int32_t)i});
+      args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
+    }
+    LLVM::CallOp::create(b, loc, main, args);
+    Value zero = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
+    LLVM::ReturnOp::create(b, loc, zero);
+  }
+};
+} // namespace

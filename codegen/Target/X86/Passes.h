@@ -1,0 +1,43 @@
+// x86 CPU target: ABI passes, the lowering pipeline to LLVM and object emission.
+#ifndef DLC_CODEGEN_TARGET_X86_PASSES_H
+#define DLC_CODEGEN_TARGET_X86_PASSES_H
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace dlc::x86 {
+#define GEN_PASS_DECL
+#include "codegen/Target/X86/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "codegen/Target/X86/Passes.h.inc"
+
+/// Name of the module attribute holding the I/O descriptor text.
+constexpr const char *kDescriptorAttr = "dlc.descriptor";
+
+/// Target description for code generation.
+struct TargetOptions {
+  std::string cpu = "host"; // "host", "x86-64-v3", "x86-64-v4", or any LLVM CPU name
+  int optLevel = 3;
+};
+
+/// linalg on tensors -> LLVM dialect with the runtime entry point.
+void buildCpuLoweringPipeline(mlir::OpPassManager &pm, const TargetOptions &options);
+
+/// Resolves "host" to the host CPU name and feature string.
+void resolveCpu(const TargetOptions &options, std::string &cpu, std::string &features);
+
+/// LLVM dialect module -> native object file bytes for the target.
+mlir::LogicalResult emitObject(mlir::ModuleOp module, const TargetOptions &options,
+                               std::string &object, std::string &error);
+/// LLVM dialect module -> textual LLVM IR (optimized at the option's level).
+mlir::LogicalResult emitLLVMIR(mlir::ModuleOp module, const TargetOptions &options,
+                               std::string &text, std::string &error);
+} // namespace dlc::x86
+
+#endif

@@ -1,0 +1,84 @@
+// dlc-prepare-abi: the model function in destination-passing form over caller buffers.
+#include "codegen/Target/X86/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace dlc::x86 {
+#define GEN_PASS_DEF_PREPAREABI
+#include "codegen/Target/X86/Passes.h.inc"
+} // namespace dlc::x86
+
+using namespace mlir;
+
+namespace {
+
+/// Percent-encodes every byte outside [A-Za-z0-9_.:/-] (descriptor names).
+std::string encodeName(StringRef name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (llvm::isAlnum(c) || StringRef("_.:/-").contains(c))
+      out += c;
+    else
+      out += llvm::formatv("%{0:X2}", (unsigned)c).str();
+  }
+  return out.empty() ? "%" : out;
+}
+
+std::string describe(StringRef kind, DictionaryAttr attrs, Type type, unsigned index) {
+  auto t = cast<RankedTensorType>(type);
+  auto name = attrs ? attrs.getAs<StringAttr>("dlc.name") : StringAttr();
+  auto dtype = attrs ? attrs.getAs<IntegerAttr>("dlc.dtype") : IntegerAttr();
+  std::string line = (kind + " " + encodeName(name ? name.getValue() : (kind + Twine(index)).str()) +
+                      " " + Twine(dtype ? dtype.getInt() : 0) + " " + Twine(t.getRank()))
+                         .str();
+  for (int64_t d : t.getShape())
+    line += " " + std::to_string(d);
+  return line + "\n";
+}
+
+struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto func = module.lookupSymbol<func::FuncOp>("main_graph");
+    if (!func) {
+      module.emitError("no @main_graph function to prepare");
+      return signalPassFailure();
+    }
+    FunctionType ft = func.getFunctionType();
+    std::string desc = "dlc-module 1\n";
+    for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+      desc += describe("input", func.getArgAttrDict(i), ft.getInput(i), i);
+    for (unsigned i = 0; i < ft.getNumResults(); ++i)
+      desc += describe("output", func.getResultAttrDict(i), ft.getResult(i), i);
+    module->setAttr(dlc::x86::kDescriptorAttr, StringAttr::get(&getContext(), desc));
+
+    SmallVector<Type> bufferTypes;
+    for (Type t : llvm::concat<const Type>(ft.getInputs(), ft.getResults())) {
+      auto rt = cast<RankedTensorType>(t);
+      bufferTypes.push_back(MemRefType::get(rt.getShape(), rt.getElementType()));
+    }
+    OpBuilder b(func);
+    Location loc = func.getLoc();
+    auto entry = func::FuncOp::create(b, loc, "dlc_main", b.getFunctionType(bufferTypes, {}));
+    Block *body = entry.addEntryBlock();
+    b.setInsertionPointToStart(body);
+    IRMapping map;
+    UnitAttr unit = b.getUnitAttr();
+    for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+      map.map(func.getArgument(i),
+              bufferization::ToTensorOp::create(b, loc, ft.getInput(i), body->getArgument(i), unit));
+    for (Operation &op : func.getBody().front().without_terminator())
+      b.clone(op, map);
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+      bufferization::MaterializeInDestinationOp::create(
+          b, loc, Type(), map.lookupOrDefault(v), body->getArgument(ft.getNumInputs() + i), unit,
+          unit);
+    func::ReturnOp::create(b, loc);
+    func.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,189 @@
+// Compilation: owns the context, formats diagnostics, drives phases, emits and links.
+#include "compiler/Compiler.h"
+#include "compiler/Pipelines.h"
+#include "frontends/Onnx/Importer.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace dlc {
+
+/// Turns MLIR diagnostics into the CLI's one-line error format.
+struct Compilation::DiagnosticCollector {
+  DiagnosticCollector(Compilation &c)
+      : handler(&c.context(), [&c](Diagnostic &d) {
+          if (d.getSeverity() != DiagnosticSeverity::Error)
+            return success();
+          std::string where = c.sourceName.empty() ? "" : c.sourceName + ": ";
+          // Node locations are NameLoc(node, NameLoc("Op, opset N")), possibly fused.
+          Location loc = d.getLocation();
+          if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+            loc = fused.getLocations().front();
+          if (auto name = dyn_cast<NameLoc>(loc)) {
+            where += "node '" + name.getName().str() + "'";
+            if (auto op = dyn_cast<NameLoc>(name.getChildLoc()))
+              where += " (" + op.getName().str() + ")";
+            where += ": ";
+          }
+          std::string msg = d.str();
+          // One line per error: notes and multi-line messages are folded.
+          std::replace(msg.begin(), msg.end(), '\n', ' ');
+          c.errorLines.push_back(where + msg);
+          return success();
+        }) {}
+  ScopedDiagnosticHandler handler;
+};
+
+Compilation::Compilation(CompileOptions opts) : options(std::move(opts)) {
+  registerPassesAndPipelines();
+  DialectRegistry registry;
+  registerDialects(registry);
+  ctx = std::make_unique<MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  // Keep ops' own error locations intact (no "see current operation" notes).
+  ctx->printOpOnDiagnostic(false);
+  diagnostics = std::make_unique<DiagnosticCollector>(*this);
+}
+
+Compilation::~Compilation() = default;
+
+LogicalResult Compilation::fail(const std::string &msg) {
+  errorLines.push_back((sourceName.empty() ? "" : sourceName + ": ") + msg);
+  return failure();
+}
+
+LogicalResult Compilation::importOnnx(const std::string &path) {
+  sourceName = path;
+  onnx_frontend::ImportOptions io;
+  io.inputShapes = options.inputShapes;
+  // The importer's file-level errors already carry the file location; print
+  // them without repeating the path.
+  auto m = onnx_frontend::importOnnxFile(*ctx, path, io);
+  if (failed(m)) {
+    if (errorLines.empty())
+      return fail("import failed");
+    return failure();
+  }
+  mod = std::move(*m);
+  return success();
+}
+
+LogicalResult Compilation::runTo(Phase phase) {
+  if (!mod)
+    return fail("no module to compile");
+  x86::TargetOptions target{options.target, options.optLevel};
+  int want = phase == Phase::Graph ? 1 : phase == Phase::Linalg ? 2 : 3;
+  for (int p = phasesDone + 1; p <= want; ++p) {
+    PassManager pm(ctx.get());
+    if (p == 1)
+      buildGraphPipeline(pm);
+    else if (p == 2)
+      buildLinalgPipeline(pm);
+    else
+      buildLLVMPipeline(pm, target);
+    if (failed(pm.run(*mod))) {
+      if (errorLines.empty())
+        return fail("compilation failed in phase " + std::to_string(p));
+      return failure();
+    }
+    phasesDone = p;
+  }
+  return success();
+}
+
+std::string Compilation::printIR() {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(16);
+  mod->print(os, flags);
+  return s;
+}
+
+LogicalResult Compilation::emitLLVMIR(std::string &text) {
+  if (failed(runTo(Phase::LLVM)))
+    return failure();
+  std::string error;
+  if (failed(x86::emitLLVMIR(*mod, {options.target, options.optLevel}, text, error)))
+    return fail(error);
+  return success();
+}
+
+LogicalResult Compilation::emitObject(std::string &object) {
+  if (failed(runTo(Phase::LLVM)))
+    return failure();
+  std::string error;
+  if (failed(x86::emitObject(*mod, {options.target, options.optLevel}, object, error)))
+    return fail(error);
+  return success();
+}
+
+LogicalResult writeFileAtomically(const std::string &path, StringRef data, std::string &error) {
+  SmallString<256> tmp;
+  SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  std::string model = (dir.empty() ? std::string("") : std::string(dir) + "/") + ".dlc-tmp-%%%%%%";
+  int fd;
+  if (auto ec = llvm::sys::fs::createUniqueFile(model, fd, tmp)) {
+    error = "cannot write '" + path + "': " + ec.message();
+    return failure();
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << data;
+    os.flush();
+    if (os.has_error()) {
+      error = "cannot write '" + path + "': " + os.error().message();
+      os.clear_error();
+      llvm::sys::fs::remove(tmp);
+      return failure();
+    }
+  }
+  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    error = "cannot write '" + path + "': " + ec.message();
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult Compilation::writeSharedLibrary(const std::string &path) {
+  std::string object;
+  if (failed(emitObject(object)))
+    return failure();
+  SmallString<128> objPath, soPath;
+  if (llvm::sys::fs::createTemporaryFile("dlc-model", "o", objPath) ||
+      llvm::sys::fs::createTemporaryFile("dlc-model", "so", soPath))
+    return fail("cannot create temporary files");
+  auto cleanup = llvm::make_scope_exit([&] {
+    llvm::sys::fs::remove(objPath);
+    llvm::sys::fs::remove(soPath);
+  });
+  std::string error;
+  if (failed(writeFileAtomically(std::string(objPath), object, error)))
+    return fail(error);
+  // The model needs only libm and libc at load time.
+  SmallVector<StringRef> args = {DLC_LLD_PATH, "-shared", "--eh-frame-hdr", "-o", soPath, objPath,
+                                 DLC_LIBM_PATH};
+  std::string errMsg;
+  int rc = llvm::sys::ExecuteAndWait(DLC_LLD_PATH, args, std::nullopt, {}, 0, 0, &errMsg);
+  if (rc != 0)
+    return fail("linking the shared library failed" + (errMsg.empty() ? "" : ": " + errMsg));
+  auto so = llvm::MemoryBuffer::getFile(soPath, /*IsText=*/false);
+  if (!so)
+    return fail("cannot read the linked library");
+  if (failed(writeFileAtomically(path, (*so)->getBuffer(), error)))
+    return fail(error);
+  return success();
+}
+
+} // namespace dlc

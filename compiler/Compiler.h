@@ -1,0 +1,75 @@
+// The compiler as a library: import, run phases, emit IR / object / shared library.
+#ifndef DLC_COMPILER_COMPILER_H
+#define DLC_COMPILER_COMPILER_H
+
+#include "codegen/Target/X86/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dlc {
+
+/// The stages a compilation can stop at (`dlc compile --emit=`).
+enum class Phase { Graph, Linalg, LLVM, Obj, So };
+
+struct CompileOptions {
+  int optLevel = 3;
+  std::string target = "host"; // host | x86-64-v3 | x86-64-v4
+  /// Static shapes for model inputs (overrides symbolic dims).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+};
+
+/// One model's way through the compiler. Errors are collected as one-line
+/// messages (`errors()`), formatted `<file>: node '<name>' (<Op>, opset N): <msg>`.
+class Compilation {
+public:
+  explicit Compilation(CompileOptions options);
+  ~Compilation();
+
+  mlir::MLIRContext &context() { return *ctx; }
+  mlir::ModuleOp module() { return *mod; }
+  const std::vector<std::string> &errors() const { return errorLines; }
+  /// Name shown in diagnostics (the model file).
+  void setSourceName(std::string name) { sourceName = std::move(name); }
+
+  mlir::LogicalResult importOnnx(const std::string &path);
+  void setModule(mlir::OwningOpRef<mlir::ModuleOp> module) { mod = std::move(module); }
+
+  /// Runs the phases up to and including `phase` (Graph, Linalg or LLVM) that
+  /// have not run yet.
+  mlir::LogicalResult runTo(Phase phase);
+
+  /// Textual IR of the current module; LLVM IR text for Phase::LLVM emission.
+  std::string printIR();
+  mlir::LogicalResult emitLLVMIR(std::string &text);
+  mlir::LogicalResult emitObject(std::string &object);
+  /// Links the object into a shared library at `path` (written atomically).
+  mlir::LogicalResult writeSharedLibrary(const std::string &path);
+
+  /// Records an error not tied to an IR location.
+  mlir::LogicalResult fail(const std::string &msg);
+
+private:
+  CompileOptions options;
+  std::unique_ptr<mlir::MLIRContext> ctx;
+  mlir::OwningOpRef<mlir::ModuleOp> mod;
+  std::vector<std::string> errorLines;
+  std::string sourceName;
+  int phasesDone = 0;
+  struct DiagnosticCollector;
+  std::unique_ptr<DiagnosticCollector> diagnostics;
+};
+
+/// Writes `data` to `path` through a temporary file and a rename.
+mlir::LogicalResult writeFileAtomically(const std::string &path, llvm::StringRef data,
+                                        std::string &error);
+
+} // namespace dlc
+
+#endif

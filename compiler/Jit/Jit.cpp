@@ -1,0 +1,69 @@
+// Embedded JIT on MLIR's ExecutionEngine, exposed as a runtime module.
+#include "compiler/Jit/Jit.h"
+
+#include "runtime/dlc_abi.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace mlir;
+
+namespace dlc::jit {
+
+static void releaseEngine(void *engine) { delete static_cast<ExecutionEngine *>(engine); }
+
+dlc_module_t *compile(Compilation &c, std::vector<std::string> &errors) {
+  auto fail = [&]() -> dlc_module_t * {
+    errors.insert(errors.end(), c.errors().begin(), c.errors().end());
+    return nullptr;
+  };
+  if (failed(c.runTo(Phase::LLVM)))
+    return fail();
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerBuiltinDialectTranslation(c.context());
+  registerLLVMDialectTranslation(c.context());
+  ExecutionEngineOptions opts;
+  auto transformer = makeOptimizingTransformer(3, 0, nullptr);
+  opts.transformer = transformer;
+  opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(c.module(), opts);
+  if (!engine) {
+    c.fail("JIT compilation failed: " + llvm::toString(engine.takeError()));
+    return fail();
+  }
+  auto entry = (*engine)->lookup(DLC_ABI_ENTRY_SYMBOL);
+  auto desc = (*engine)->lookup(DLC_ABI_DESCRIPTOR_SYMBOL);
+  if (!entry || !desc) {
+    if (!entry)
+      llvm::consumeError(entry.takeError());
+    if (!desc)
+      llvm::consumeError(desc.takeError());
+    c.fail("JIT: entry point not found");
+    return fail();
+  }
+  ExecutionEngine *owner = engine->release();
+  dlc_module_t *module = nullptr;
+  if (dlc_module_create_from_symbols(static_cast<const char *>(*desc),
+                                     reinterpret_cast<dlc_abi_entry_fn>(*entry), owner,
+                                     releaseEngine, &module) != DLC_OK) {
+    errors.push_back(std::string("JIT: ") + dlc_status_message());
+    return nullptr;
+  }
+  return module;
+}
+
+dlc_module_t *compileOnnxFile(const std::string &path, const CompileOptions &options,
+                              std::vector<std::string> &errors) {
+  Compilation c(options);
+  if (failed(c.importOnnx(path))) {
+    errors.insert(errors.end(), c.errors().begin(), c.errors().end());
+    return nullptr;
+  }
+  return compile(c, errors);
+}
+
+} // namespace dlc::jit

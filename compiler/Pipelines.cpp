@@ -1,0 +1,63 @@
+// The compiler's named phases as pass pipelines, narrated, and their registration.
+#include "compiler/Pipelines.h"
+
+#include "codegen/Conversion/GraphToLinalg/Passes.h"
+#include "dialects/Graph/Transforms/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace dlc {
+
+void buildGraphPipeline(OpPassManager &pm) {
+  // Fold what the importer left (shape chains, identities, constant math).
+  pm.addPass(createCanonicalizerPass());
+  // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives.
+  pm.addPass(graph::createGraphDecompose());
+  // Constant parameters of the expanded ops (e.g. BatchNorm scale) fold now.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createSymbolDCEPass());
+}
+
+void buildLinalgPipeline(OpPassManager &pm) {
+  // One parameterized pattern per op family.
+  pm.addPass(conversion::createConvertGraphToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildLLVMPipeline(OpPassManager &pm, const x86::TargetOptions &target) {
+  x86::buildCpuLoweringPipeline(pm, target);
+}
+
+void registerDialects(DialectRegistry &registry) {
+  registry.insert<graph::GraphDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+}
+
+void registerPassesAndPipelines() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    graph::registerGraphPasses();
+    conversion::registerGraphToLinalgPasses();
+    x86::registerX86Passes();
+    PassPipelineRegistration<>("dlc-graph-pipeline", "dlc graph phase (canonicalize, decompose)",
+                               buildGraphPipeline);
+    PassPipelineRegistration<>("dlc-linalg-pipeline", "dlc lowering of dlc_graph to linalg",
+                               buildLinalgPipeline);
+    PassPipelineRegistration<>("dlc-llvm-pipeline", "dlc lowering of linalg to LLVM (host CPU)",
+                               [](OpPassManager &pm) { buildLLVMPipeline(pm, {}); });
+  });
+}
+
+} // namespace dlc

@@ -1,0 +1,25 @@
+// The compiler's named phases as pass pipelines (also registered for dlc-opt).
+#ifndef DLC_COMPILER_PIPELINES_H
+#define DLC_COMPILER_PIPELINES_H
+
+#include "codegen/Target/X86/Passes.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace dlc {
+
+/// graph: canonicalize and fold, expand composite ops, clean up (dlc_graph -> dlc_graph).
+void buildGraphPipeline(mlir::OpPassManager &pm);
+/// linalg: primitive dlc_graph -> linalg/tensor/arith/math on tensors.
+void buildLinalgPipeline(mlir::OpPassManager &pm);
+/// llvm: linalg on tensors -> LLVM dialect with the runtime entry point (x86).
+void buildLLVMPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target);
+
+/// Registers dlc passes and the pipelines `dlc-graph-pipeline`,
+/// `dlc-linalg-pipeline`, `dlc-llvm-pipeline` (idempotent).
+void registerPassesAndPipelines();
+/// Every dialect the compiler may produce or consume.
+void registerDialects(mlir::DialectRegistry &registry);
+
+} // namespace dlc
+
+#endif

@@ -1,0 +1,257 @@
+// Constant folders of dlc_graph ops: enough to fold the shape subgraphs exporters emit.
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace {
+
+/// A small dense constant, or null when `a` is not one (too large, not dense).
+DenseElementsAttr smallDense(Attribute a) {
+  auto d = dyn_cast_or_null<DenseElementsAttr>(a);
+  if (!d || (!d.isSplat() && d.getNumElements() > kMaxFoldElements))
+    return {};
+  return d;
+}
+
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> s(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+bool isUnsigned(Type t) { return t.isUnsignedInteger() || t.isInteger(1); }
+
+SmallVector<int64_t> toInts(DenseElementsAttr d) {
+  SmallVector<int64_t> v;
+  bool u = isUnsigned(d.getElementType());
+  for (const APInt &x : d.getValues<APInt>())
+    v.push_back(u ? (int64_t)x.getZExtValue() : x.getSExtValue());
+  return v;
+}
+
+SmallVector<double> toDoubles(DenseElementsAttr d) {
+  SmallVector<double> v;
+  for (APFloat x : d.getValues<APFloat>()) {
+    bool lost;
+    x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    v.push_back(x.convertToDouble());
+  }
+  return v;
+}
+
+DenseElementsAttr fromInts(ShapedType type, ArrayRef<int64_t> v) {
+  unsigned w = type.getElementType().getIntOrFloatBitWidth();
+  SmallVector<APInt> a;
+  for (int64_t x : v)
+    a.push_back(APInt(w, (uint64_t)x, /*isSigned=*/!isUnsigned(type.getElementType()), true));
+  return DenseElementsAttr::get(type, a);
+}
+
+DenseElementsAttr fromDoubles(ShapedType type, ArrayRef<double> v) {
+  auto ft = cast<FloatType>(type.getElementType());
+  SmallVector<APFloat> a;
+  for (double x : v) {
+    APFloat f(x);
+    bool lost;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    a.push_back(f);
+  }
+  return DenseElementsAttr::get(type, a);
+}
+
+/// Index into a tensor of `shape` that an element of the broadcast `outShape` reads.
+int64_t broadcastIndex(int64_t flat, ArrayRef<int64_t> outShape, ArrayRef<int64_t> shape) {
+  int64_t idx = 0, stride = 1;
+  for (int64_t d = (int64_t)outShape.size() - 1, s = (int64_t)shape.size() - 1; s >= 0; --d, --s) {
+    int64_t coord = flat % outShape[d];
+    flat /= outShape[d];
+    if (shape[s] != 1)
+      idx += coord * stride;
+    stride *= shape[s];
+  }
+  return idx;
+}
+
+/// Rebuilds a constant by picking, for each output element, an input element.
+DenseElementsAttr gatherElements(DenseElementsAttr in, ShapedType outType,
+                                 llvm::function_ref<int64_t(int64_t)> sourceOf) {
+  if (in.isSplat())
+    return DenseElementsAttr::get(outType, in.getSplatValue<Attribute>());
+  auto values = llvm::to_vector(in.getValues<Attribute>());
+  SmallVector<Attribute> out;
+  for (int64_t i = 0, n = outType.getNumElements(); i < n; ++i)
+    out.push_back(values[sourceOf(i)]);
+  return DenseElementsAttr::get(outType, out);
+}
+
+} // namespace
+
+OpFoldResult dlc::graph::foldBinaryConstants(Attribute lhs, Attribute rhs, Type resultType,
+                                             IntFoldFn intFn, FloatFoldFn floatFn) {
+  auto a = smallDense(lhs), b = smallDense(rhs);
+  auto outType = cast<ShapedType>(resultType);
+  if (!a || !b || outType.getNumElements() > kMaxFoldElements)
+    return {};
+  auto as = a.getType().getShape(), bs = b.getType().getShape(), os = outType.getShape();
+  int64_t n = outType.getNumElements();
+  Type outElt = outType.getElementType();
+  if (a.getElementType().isIntOrIndex()) {
+    auto x = toInts(a), y = toInts(b);
+    SmallVector<int64_t> r(n);
+    for (int64_t i = 0; i < n; ++i)
+      r[i] = intFn(x[a.isSplat() ? 0 : broadcastIndex(i, os, as)],
+                   y[b.isSplat() ? 0 : broadcastIndex(i, os, bs)]);
+    return fromInts(outType, r);
+  }
+  auto x = toDoubles(a), y = toDoubles(b);
+  SmallVector<double> r(n);
+  for (int64_t i = 0; i < n; ++i)
+    r[i] = floatFn(x[a.isSplat() ? 0 : broadcastIndex(i, os, as)],
+                   y[b.isSplat() ? 0 : broadcastIndex(i, os, bs)]);
+  if (isa<FloatType>(outElt))
+    return fromDoubles(outType, r);
+  return fromInts(outType, llvm::to_vector(llvm::map_range(r, [](double v) { return (int64_t)v; })));
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto in = smallDense(adaptor.getInput());
+  if (!in)
+    return {};
+  auto outType = getType();
+  Type inElt = in.getElementType(), outElt = outType.getElementType();
+  if (isa<FloatType>(inElt)) {
+    auto v = toDoubles(in);
+    if (isa<FloatType>(outElt))
+      return fromDoubles(outType, v);
+    SmallVector<int64_t> r;
+    for (double d : v)
+      r.push_back(outElt.isInteger(1) ? d != 0.0 : (int64_t)d);
+    return fromInts(outType, r);
+  }
+  auto v = toInts(in);
+  if (isa<FloatType>(outElt))
+    return fromDoubles(outType, llvm::to_vector(llvm::map_range(v, [](int64_t x) { return (double)x; })));
+  if (outElt.isInteger(1))
+    for (int64_t &x : v)
+      x = x != 0;
+  return fromInts(outType, v);
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto d = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    return d.reshape(getType());
+  if (auto prev = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(prev.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+OpFoldResult IdentityOp::fold(FoldAdaptor) { return getInput(); }
+
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  auto shape = getInput().getType().getShape();
+  return fromInts(getType(), shape);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  auto perm = getPerm();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return getInput();
+  auto in = smallDense(adaptor.getInput());
+  if (!in)
+    return {};
+  auto inStrides = stridesOf(getInput().getType().getShape());
+  auto outShape = getType().getShape();
+  return gatherElements(in, getType(), [&](int64_t flat) {
+    int64_t src = 0;
+    for (int64_t d = (int64_t)outShape.size() - 1; d >= 0; --d) {
+      src += (flat % outShape[d]) * inStrides[perm[d]];
+      flat /= outShape[d];
+    }
+    return src;
+  });
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  if (getInputs().size() == 1)
+    return getInputs()[0];
+  SmallVector<DenseElementsAttr> parts;
+  for (Attribute a : adaptor.getInputs()) {
+    auto d = smallDense(a);
+    if (!d)
+      return {};
+    parts.push_back(d);
+  }
+  if (getType().getNumElements() > kMaxFoldElements)
+    return {};
+  int64_t axis = getAxis();
+  auto outShape = getType().getShape();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= outShape[d];
+  for (int64_t d = axis + 1; d < (int64_t)outShape.size(); ++d)
+    inner *= outShape[d];
+  SmallVector<Attribute> out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (DenseElementsAttr p : parts) {
+      auto vals = llvm::to_vector(p.getValues<Attribute>());
+      int64_t chunk = p.getType().getShape()[axis] * inner;
+      for (int64_t i = 0; i < chunk; ++i)
+        out.push_back(vals[p.isSplat() ? 0 : o * chunk + i]);
+    }
+  return DenseElementsAttr::get(getType(), out);
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() &&
+      llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  auto in = smallDense(adaptor.getInput());
+  if (!in)
+    return {};
+  auto inStrides = stridesOf(getInput().getType().getShape());
+  auto outShape = getType().getShape();
+  auto starts = getStarts(), steps = getSteps();
+  return gatherElements(in, getType(), [&](int64_t flat) {
+    int64_t src = 0;
+    for (int64_t d = (int64_t)outShape.size() - 1; d >= 0; --d) {
+      src += (starts[d] + (flat % outShape[d]) * steps[d]) * inStrides[d];
+      flat /= outShape[d];
+    }
+    return src;
+  });
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  auto data = smallDense(adaptor.getData());
+  auto idxAttr = smallDense(adaptor.getIndices());
+  if (!data || !idxAttr || getType().getNumElements() > kMaxFoldElements)
+    return {};
+  auto idx = toInts(idxAttr);
+  auto dataShape = getData().getType().getShape();
+  int64_t axis = getAxis(), n = dataShape[axis];
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < (int64_t)dataShape.size(); ++d)
+    inner *= dataShape[d];
+  int64_t numIdx = std::max<int64_t>(1, getIndices().getType().getNumElements());
+  if (getIndices().getType().getNumElements() == 0)
+    return {};
+  return gatherElements(data, getType(), [&](int64_t flat) {
+    int64_t in = flat % inner, rest = flat / inner;
+    int64_t k = rest % numIdx, outer = rest / numIdx;
+    int64_t i = idx[idxAttr.isSplat() ? 0 : k];
+    i = std::clamp<int64_t>(i < 0 ? i + n : i, 0, n - 1);
+    return (outer * n + i) * inner + in;
+  });
+}

@@ -1,0 +1,78 @@
+// dlc_graph dialect definition and the base classes shared by its ops.
+#ifndef DLC_GRAPH_BASE_TD
+#define DLC_GRAPH_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Graph_Dialect : Dialect {
+  let name = "dlc_graph";
+  let summary = "Whole-graph tensor ops of the dlc compiler (ONNX-level semantics)";
+  let description = [{
+    `dlc_graph` holds a model as a graph of value-semantic ops on ranked,
+    statically shaped tensors. Ops follow ONNX semantics (NumPy broadcasting,
+    NCHW convolution and pooling) with attributes normalized at import:
+    negative axes resolved, shapes that ONNX passes as tensors folded into
+    attributes or result types. Every op infers its result type, so a
+    verifier-valid graph is shape-correct by construction.
+
+    Composite ops (gemm, softmax, layer_norm, ...) are expanded into
+    primitive ops by `dlc-decompose` before lowering to linalg.
+  }];
+  let cppNamespace = "::dlc::graph";
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let hasConstantMaterializer = 1;
+  // Attributes stay in the attribute dictionary so generic builders (the
+  // importer, the C++ graph builder) can infer result types before creating.
+  let usePropertiesForAttributes = 0;
+}
+
+class Graph_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Graph_Dialect, mnemonic, traits>;
+
+// Tensors of any element type dlc supports.
+def Graph_Tensor : RankedTensorOf<[AnyFloat, AnyInteger, Index]>;
+def Graph_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Graph_IntTensor : RankedTensorOf<[AnyInteger]>;
+def Graph_BoolTensor : RankedTensorOf<[I1]>;
+
+// x -> f(x), same type in and out.
+class Graph_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Graph_Op<mnemonic, traits # [Pure, SameOperandsAndResultType]> {
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+// (x, y) -> f(x, y) with NumPy broadcasting; the result element type is the
+// operands' (which must match), or i1 when `isPredicate`.
+// `foldFn` is a generic C++ lambda over two scalars (int64_t or double) used to
+// fold small constant operands, e.g. the shape arithmetic exporters emit.
+class Graph_BinaryOp<string mnemonic, string foldFn, bit isPredicate = 0,
+                     list<Trait> traits = []>
+    : Graph_Op<mnemonic, traits # [Pure,
+        DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *ctx, ::std::optional<::mlir::Location> loc,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr,
+        ::mlir::OpaqueProperties, ::mlir::RegionRange,
+        ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::dlc::graph::inferBroadcastResult(loc, operands,
+          /*predicate=*/}] # !if(isPredicate, "true", "false") # [{, results);
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::dlc::graph::foldBinaryConstants(adaptor.getLhs(), adaptor.getRhs(),
+          getType(), }] # foldFn # [{);
+    }
+  }];
+  let hasFolder = 1;
+}
+
+#endif // DLC_GRAPH_BASE_TD

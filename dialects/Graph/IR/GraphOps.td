@@ -1,0 +1,362 @@
+// dlc_graph ops: ONNX-level tensor ops with shape inference.
+#ifndef DLC_GRAPH_OPS_TD
+#define DLC_GRAPH_OPS_TD
+
+include "dialects/Graph/IR/GraphBase.td"
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary
+//===----------------------------------------------------------------------===//
+
+def Graph_NegOp : Graph_UnaryOp<"neg"> { let summary = "elementwise -x"; }
+def Graph_AbsOp : Graph_UnaryOp<"abs"> { let summary = "elementwise |x|"; }
+def Graph_ExpOp : Graph_UnaryOp<"exp"> { let summary = "elementwise e^x"; }
+def Graph_LogOp : Graph_UnaryOp<"log"> { let summary = "elementwise natural log"; }
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt"> { let summary = "elementwise square root"; }
+def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal"> { let summary = "elementwise 1/x"; }
+def Graph_TanhOp : Graph_UnaryOp<"tanh"> { let summary = "elementwise tanh"; }
+def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid"> { let summary = "elementwise 1/(1+e^-x)"; }
+def Graph_ReluOp : Graph_UnaryOp<"relu"> { let summary = "elementwise max(x, 0)"; }
+def Graph_ErfOp : Graph_UnaryOp<"erf"> { let summary = "elementwise error function"; }
+def Graph_FloorOp : Graph_UnaryOp<"floor"> { let summary = "elementwise floor"; }
+def Graph_CeilOp : Graph_UnaryOp<"ceil"> { let summary = "elementwise ceil"; }
+def Graph_SinOp : Graph_UnaryOp<"sin"> { let summary = "elementwise sine"; }
+def Graph_CosOp : Graph_UnaryOp<"cos"> { let summary = "elementwise cosine"; }
+def Graph_NotOp : Graph_UnaryOp<"not"> { let summary = "elementwise logical not of i1"; }
+
+def Graph_LeakyReluOp : Graph_UnaryOp<"leaky_relu"> {
+  let summary = "elementwise x >= 0 ? x : alpha * x";
+  let arguments = (ins Graph_Tensor:$input, F32Attr:$alpha);
+}
+
+def Graph_GeluOp : Graph_UnaryOp<"gelu"> {
+  let summary = "Gaussian error linear unit (composite)";
+  let description = [{
+    `approximate` is "none" (x/2 * (1 + erf(x/sqrt 2))) or "tanh".
+    Decomposed into primitive elementwise ops by `dlc-decompose`.
+  }];
+  let arguments = (ins Graph_Tensor:$input, StrAttr:$approximate);
+  let hasVerifier = 1;
+}
+
+def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    Float to integer truncates toward zero; to i1 means `!= 0`.
+    ```mlir
+    %1 = dlc_graph.cast %0 : tensor<4xf32> to tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($output)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary and ternary (NumPy broadcasting)
+//===----------------------------------------------------------------------===//
+
+def Graph_AddOp : Graph_BinaryOp<"add", "[](auto a, auto b) { return a + b; }"> {
+  let summary = "elementwise x + y";
+}
+def Graph_SubOp : Graph_BinaryOp<"sub", "[](auto a, auto b) { return a - b; }"> {
+  let summary = "elementwise x - y";
+}
+def Graph_MulOp : Graph_BinaryOp<"mul", "[](auto a, auto b) { return a * b; }"> {
+  let summary = "elementwise x * y";
+}
+def Graph_DivOp : Graph_BinaryOp<"div",
+    "[](auto a, auto b) { return b == decltype(b)(0) ? decltype(a)(0) : a / b; }"> {
+  let summary = "elementwise x / y (integer division truncates)";
+}
+def Graph_PowOp : Graph_BinaryOp<"pow",
+    "[](auto a, auto b) { return decltype(a)(std::pow(double(a), double(b))); }"> {
+  let summary = "elementwise x ^ y";
+}
+def Graph_MaxOp : Graph_BinaryOp<"max", "[](auto a, auto b) { return a > b ? a : b; }"> {
+  let summary = "elementwise maximum (NaN-propagating for floats)";
+}
+def Graph_MinOp : Graph_BinaryOp<"min", "[](auto a, auto b) { return a < b ? a : b; }"> {
+  let summary = "elementwise minimum (NaN-propagating for floats)";
+}
+def Graph_AndOp : Graph_BinaryOp<"and", "[](auto a, auto b) { return decltype(a)(a && b); }"> {
+  let summary = "elementwise logical and of i1";
+}
+def Graph_OrOp : Graph_BinaryOp<"or", "[](auto a, auto b) { return decltype(a)(a || b); }"> {
+  let summary = "elementwise logical or of i1";
+}
+def Graph_XorOp : Graph_BinaryOp<"xor", "[](auto a, auto b) { return decltype(a)(bool(a) != bool(b)); }"> {
+  let summary = "elementwise logical xor of i1";
+}
+def Graph_EqualOp : Graph_BinaryOp<"equal", "[](auto a, auto b) { return a == b; }", 1> {
+  let summary = "elementwise x == y, i1 result";
+}
+def Graph_LessOp : Graph_BinaryOp<"less", "[](auto a, auto b) { return a < b; }", 1> {
+  let summary = "elementwise x < y, i1 result";
+}
+def Graph_LessEqualOp : Graph_BinaryOp<"less_equal", "[](auto a, auto b) { return a <= b; }", 1> {
+  let summary = "elementwise x <= y, i1 result";
+}
+def Graph_GreaterOp : Graph_BinaryOp<"greater", "[](auto a, auto b) { return a > b; }", 1> {
+  let summary = "elementwise x > y, i1 result";
+}
+def Graph_GreaterEqualOp : Graph_BinaryOp<"greater_equal", "[](auto a, auto b) { return a >= b; }", 1> {
+  let summary = "elementwise x >= y, i1 result";
+}
+
+def Graph_WhereOp : Graph_Op<"where", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise cond ? x : y with three-way broadcasting";
+  let arguments = (ins Graph_BoolTensor:$condition, Graph_Tensor:$lhs, Graph_Tensor:$rhs);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $condition `,` $lhs `,` $rhs attr-dict `:` type($condition) `,` type($lhs) `,`
+    type($rhs) `->` type($output)
+  }];
+}
+
+def Graph_ClipOp : Graph_Op<"clip", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise min(max(x, lo), hi) (composite)";
+  let description = [{
+    `lo` and `hi` are one-element tensors (the importer supplies the element
+    type's lowest/highest value for a missing bound). Decomposed by
+    `dlc-decompose`.
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$lo, Graph_Tensor:$hi);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $lo `,` $hi attr-dict `:` type($input) `,` type($lo) `,` type($hi) `->` type($output)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def Graph_MatMulOp : Graph_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "batched matrix product with broadcast batch dimensions";
+  let description = [{
+    Both operands have rank >= 2: [..., M, K] x [..., K, N] -> [..., M, N],
+    batch dimensions broadcast (ONNX MatMul with 1-D operands is expanded by
+    the importer).
+  }];
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
+}
+
+def Graph_GemmOp : Graph_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "alpha * op(A) * op(B) + beta * C (composite)";
+  let arguments = (ins Graph_Tensor:$a, Graph_Tensor:$b, Optional<Graph_Tensor>:$c,
+                       F32Attr:$alpha, F32Attr:$beta, BoolAttr:$transA, BoolAttr:$transB);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^ `:` type($c))? attr-dict `:` type($a) `,` type($b) `->` type($output)
+  }];
+}
+
+def Graph_ConvOp : Graph_Op<"conv", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-D convolution, NCHW input, FCHW weight, groups";
+  let description = [{
+    `pads` is [top, left, bottom, right]. Output channel f of group g reads
+    input channels [g*C/group, (g+1)*C/group).
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight, Optional<Graph_Tensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^ `:` type($bias))? attr-dict `:` type($input) `,` type($weight) `->` type($output)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and normalization
+//===----------------------------------------------------------------------===//
+
+class Graph_PoolOp<string mnemonic> : Graph_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Graph_MaxPoolOp : Graph_PoolOp<"max_pool"> {
+  let summary = "2-D max pooling over NCHW";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode);
+}
+
+def Graph_AveragePoolOp : Graph_PoolOp<"average_pool"> {
+  let summary = "2-D average pooling over NCHW";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
+                       BoolAttr:$count_include_pad);
+}
+
+def Graph_GlobalAveragePoolOp : Graph_PoolOp<"global_average_pool"> {
+  let summary = "mean over all spatial dims, keeping them as 1 (composite)";
+  let arguments = (ins Graph_Tensor:$input);
+}
+
+def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "inference batch normalization over axis 1 (composite)";
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$scale,
+                       Graph_FloatTensor:$bias, Graph_FloatTensor:$mean,
+                       Graph_FloatTensor:$variance, F32Attr:$epsilon);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:` type($input) `,`
+    type($scale) `,` type($bias) `,` type($mean) `,` type($variance) `->` type($output)
+  }];
+}
+
+def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "normalization over dims [axis, rank) with scale and bias (composite)";
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$scale,
+                       Optional<Graph_FloatTensor>:$bias, I64Attr:$axis, F32Attr:$epsilon);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^ `:` type($bias))? attr-dict `:` type($input) `,` type($scale) `->` type($output)
+  }];
+}
+
+class Graph_SoftmaxLikeOp<string mnemonic> : Graph_Op<mnemonic,
+    [Pure, SameOperandsAndResultType]> {
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+def Graph_SoftmaxOp : Graph_SoftmaxLikeOp<"softmax"> {
+  let summary = "exp(x - max) / sum(exp(x - max)) along `axis` (composite)";
+}
+def Graph_LogSoftmaxOp : Graph_SoftmaxLikeOp<"log_softmax"> {
+  let summary = "x - max - log(sum(exp(x - max))) along `axis` (composite)";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Graph_ReduceOp<string mnemonic> : Graph_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let description = [{
+    Reduces the listed (non-negative, sorted, unique) `axes`; an empty list
+    reduces nothing (the op is then an identity). `keepdims` keeps reduced
+    dims as size 1.
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$axes, BoolAttr:$keepdims);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum"> { let summary = "sum over axes"; }
+def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean"> { let summary = "mean over axes"; }
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max"> { let summary = "maximum over axes"; }
+def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min"> { let summary = "minimum over axes"; }
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
+  let summary = "same elements, new static shape (also Flatten/Squeeze/Unsqueeze)";
+  let description = [{
+    ```mlir
+    %1 = dlc_graph.reshape %0 : tensor<2x3xf32> -> tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Graph_TransposeOp : Graph_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "permutes dims: output dim i is input dim perm[i]";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Graph_ConcatOp : Graph_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "joins tensors along `axis`";
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $output)";
+  let hasFolder = 1;
+}
+
+def Graph_SplitOp : Graph_Op<"split", [Pure, InferTypeOpAdaptor]> {
+  let summary = "cuts a tensor along `axis` into pieces of the given sizes";
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis, DenseI64ArrayAttr:$sizes);
+  let results = (outs Variadic<Graph_Tensor>:$outputs);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($outputs)";
+}
+
+def Graph_SliceOp : Graph_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "strided slice with one (start, step) per dim";
+  let description = [{
+    Output dim d has the sizes of the result type; element i of dim d reads
+    input index starts[d] + i * steps[d]. Steps are non-zero and may be
+    negative. The importer normalizes ONNX starts/ends/axes/steps into this
+    form; `sizes` gives the output shape.
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Graph_GatherOp : Graph_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "ONNX Gather: takes entries of `data` along `axis` at `indices`";
+  let description = [{
+    Output shape is data.shape[:axis] + indices.shape + data.shape[axis+1:].
+    Negative indices count from the end; out-of-range indices are clamped.
+  }];
+  let arguments = (ins Graph_Tensor:$data, Graph_IntTensor:$indices, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
+  let summary = "broadcasts the input to the result shape (NumPy rules)";
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Graph_PadOp : Graph_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "pads each dim with `pads` = [begin_0.., end_0..]";
+  let description = [{
+    `mode` is "constant" (fills `value`), "reflect" or "edge". Negative pads
+    crop.
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$pads, StrAttr:$mode,
+                       F64Attr:$value);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Graph_ShapeOp : Graph_Op<"shape", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the shape of a tensor as a 1-D i64 tensor (folds to a constant)";
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_IntTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Graph_IdentityOp : Graph_Op<"identity", [Pure, SameOperandsAndResultType]> {
+  let summary = "returns its input (ONNX Identity, inference Dropout); folds away";
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+#endif // DLC_GRAPH_OPS_TD

@@ -1,0 +1,467 @@
+// Result-type inference and verifiers of dlc_graph ops: one place that knows each op's shape rule.
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace {
+
+LogicalResult fail(std::optional<Location> loc, const Twine &msg) {
+  return emitOptionalError(loc, msg);
+}
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+} // namespace
+
+std::optional<SmallVector<int64_t>> dlc::graph::broadcastShapes(ArrayRef<int64_t> a,
+                                                                ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+LogicalResult dlc::graph::inferBroadcastResult(std::optional<Location> loc, ValueRange operands,
+                                               bool predicate, SmallVectorImpl<Type> &results) {
+  auto lhs = tensorOf(operands[0]), rhs = tensorOf(operands[1]);
+  if (lhs.getElementType() != rhs.getElementType())
+    return fail(loc, "operand element types differ: " + std::string(llvm::formatv("{0} vs {1}", lhs.getElementType(), rhs.getElementType())));
+  auto shape = broadcastShapes(lhs.getShape(), rhs.getShape());
+  if (!shape)
+    return fail(loc, "shapes " + shapeStr(lhs.getShape()) + " and " + shapeStr(rhs.getShape()) +
+                         " are not broadcast-compatible");
+  Type elt = predicate ? IntegerType::get(lhs.getContext(), 1) : lhs.getElementType();
+  results.push_back(RankedTensorType::get(*shape, elt));
+  return success();
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto c = tensorOf(adaptor.getCondition()), x = tensorOf(adaptor.getLhs()),
+       y = tensorOf(adaptor.getRhs());
+  if (x.getElementType() != y.getElementType())
+    return fail(loc, "value operands have different element types");
+  auto s = broadcastShapes(x.getShape(), y.getShape());
+  if (s)
+    s = broadcastShapes(c.getShape(), *s);
+  if (!s)
+    return fail(loc, "shapes " + shapeStr(c.getShape()) + ", " + shapeStr(x.getShape()) + " and " +
+                         shapeStr(y.getShape()) + " are not broadcast-compatible");
+  results.push_back(RankedTensorType::get(*s, x.getElementType()));
+  return success();
+}
+
+LogicalResult ClipOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  for (Value bound : {adaptor.getLo(), adaptor.getHi()}) {
+    auto t = tensorOf(bound);
+    if (t.getNumElements() != 1 || t.getElementType() != x.getElementType())
+      return fail(loc, "clip bounds must be one-element tensors of the input's element type");
+  }
+  results.push_back(x);
+  return success();
+}
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto a = tensorOf(adaptor.getLhs()), b = tensorOf(adaptor.getRhs());
+  if (a.getRank() < 2 || b.getRank() < 2)
+    return fail(loc, "expected operands of rank >= 2, got " + Twine(a.getRank()) + " and " +
+                         Twine(b.getRank()));
+  if (a.getElementType() != b.getElementType())
+    return fail(loc, "operand element types differ");
+  auto as = a.getShape(), bs = b.getShape();
+  int64_t k1 = as.back(), k2 = bs[bs.size() - 2];
+  if (k1 != k2)
+    return fail(loc, "contraction dims differ: " + shapeStr(as) + " x " + shapeStr(bs));
+  auto batch = broadcastShapes(as.drop_back(2), bs.drop_back(2));
+  if (!batch)
+    return fail(loc, "batch dims of " + shapeStr(as) + " and " + shapeStr(bs) +
+                         " are not broadcast-compatible");
+  batch->push_back(as[as.size() - 2]);
+  batch->push_back(bs.back());
+  results.push_back(RankedTensorType::get(*batch, a.getElementType()));
+  return success();
+}
+
+LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto a = tensorOf(adaptor.getA()), b = tensorOf(adaptor.getB());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return fail(loc, "expected rank-2 A and B, got " + Twine(a.getRank()) + " and " +
+                         Twine(b.getRank()));
+  int64_t m = adaptor.getTransA() ? a.getDimSize(1) : a.getDimSize(0);
+  int64_t k = adaptor.getTransA() ? a.getDimSize(0) : a.getDimSize(1);
+  int64_t kb = adaptor.getTransB() ? b.getDimSize(1) : b.getDimSize(0);
+  int64_t n = adaptor.getTransB() ? b.getDimSize(0) : b.getDimSize(1);
+  if (k != kb)
+    return fail(loc, "contraction dims differ: " + Twine(k) + " vs " + Twine(kb));
+  if (Value c = adaptor.getC()) {
+    auto s = broadcastShapes(tensorOf(c).getShape(), {m, n});
+    if (!s || (*s)[0] != m || (*s)[1] != n)
+      return fail(loc, "C of shape " + shapeStr(tensorOf(c).getShape()) +
+                           " does not broadcast to [" + Twine(m) + "," + Twine(n) + "]");
+  }
+  results.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  return success();
+}
+
+/// Output length of a sliding window (conv/pool) along one dim.
+static int64_t windowOutput(int64_t in, int64_t k, int64_t s, int64_t padBegin, int64_t padEnd,
+                            int64_t d, bool ceilMode) {
+  int64_t span = (k - 1) * d + 1, room = in + padBegin + padEnd - span;
+  if (room < 0)
+    return -1;
+  int64_t out = (ceilMode ? (room + s - 1) / s : room / s) + 1;
+  // A last window that starts inside the end padding is dropped.
+  if (ceilMode && (out - 1) * s >= in + padBegin)
+    --out;
+  return out;
+}
+
+static LogicalResult checkWindowAttrs(std::optional<Location> loc, ArrayRef<int64_t> strides,
+                                      ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+  if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2)
+    return fail(loc, "expected 2 strides, 4 pads and 2 dilations, got " +
+                         Twine(strides.size()) + ", " + Twine(pads.size()) + " and " +
+                         Twine(dilations.size()));
+  for (int64_t v : llvm::concat<const int64_t>(strides, dilations))
+    if (v < 1)
+      return fail(loc, "strides and dilations must be >= 1");
+  for (int64_t p : pads)
+    if (p < 0)
+      return fail(loc, "pads must be >= 0");
+  return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput()), w = tensorOf(adaptor.getWeight());
+  if (x.getRank() != 4 || w.getRank() != 4)
+    return fail(loc, "expected rank-4 input and weight (2-D conv), got " + Twine(x.getRank()) +
+                         " and " + Twine(w.getRank()));
+  auto strides = adaptor.getStrides(), pads = adaptor.getPads(), dil = adaptor.getDilations();
+  if (failed(checkWindowAttrs(loc, strides, pads, dil)))
+    return failure();
+  int64_t group = adaptor.getGroup();
+  int64_t c = x.getDimSize(1), f = w.getDimSize(0);
+  if (group < 1 || c % group || f % group || w.getDimSize(1) * group != c)
+    return fail(loc, "input channels " + Twine(c) + ", weight " + shapeStr(w.getShape()) +
+                         " and group " + Twine(group) + " are inconsistent");
+  if (Value b = adaptor.getBias())
+    if (tensorOf(b).getRank() != 1 || tensorOf(b).getDimSize(0) != f)
+      return fail(loc, "expected bias of shape [" + Twine(f) + "], got " +
+                           shapeStr(tensorOf(b).getShape()));
+  SmallVector<int64_t> shape = {x.getDimSize(0), f};
+  for (int i = 0; i < 2; ++i) {
+    int64_t o = windowOutput(x.getDimSize(2 + i), w.getDimSize(2 + i), strides[i], pads[i],
+                             pads[2 + i], dil[i], false);
+    if (o < 1)
+      return fail(loc, "kernel larger than padded input " + shapeStr(x.getShape()));
+    shape.push_back(o);
+  }
+  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+template <typename Adaptor>
+static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
+                               SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  if (x.getRank() != 4)
+    return fail(loc, "expected a rank-4 NCHW input, got rank " + Twine(x.getRank()));
+  auto k = adaptor.getKernel(), s = adaptor.getStrides(), p = adaptor.getPads(),
+       d = adaptor.getDilations();
+  if (k.size() != 2)
+    return fail(loc, "expected 2 kernel dims, got " + Twine(k.size()));
+  if (failed(checkWindowAttrs(loc, s, p, d)))
+    return failure();
+  SmallVector<int64_t> shape = {x.getDimSize(0), x.getDimSize(1)};
+  for (int i = 0; i < 2; ++i) {
+    if (k[i] < 1 || p[i] >= k[i] || p[2 + i] >= k[i])
+      return fail(loc, "kernel dims must be >= 1 and larger than the pads");
+    int64_t o = windowOutput(x.getDimSize(2 + i), k[i], s[i], p[i], p[2 + i], d[i],
+                             adaptor.getCeilMode());
+    if (o < 1)
+      return fail(loc, "kernel larger than padded input " + shapeStr(x.getShape()));
+    shape.push_back(o);
+  }
+  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  return inferPool(loc, adaptor, results);
+}
+LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  return inferPool(loc, adaptor, results);
+}
+
+LogicalResult GlobalAveragePoolOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                    Adaptor adaptor,
+                                                    SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  if (x.getRank() < 3)
+    return fail(loc, "expected rank >= 3 (N, C, spatial...), got " + Twine(x.getRank()));
+  SmallVector<int64_t> shape(x.getShape());
+  std::fill(shape.begin() + 2, shape.end(), 1);
+  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  if (x.getRank() < 2)
+    return fail(loc, "expected rank >= 2, got " + Twine(x.getRank()));
+  for (Value v : {adaptor.getScale(), adaptor.getBias(), adaptor.getMean(), adaptor.getVariance()})
+    if (tensorOf(v).getRank() != 1 || tensorOf(v).getDimSize(0) != x.getDimSize(1))
+      return fail(loc, "expected per-channel parameters of shape [" + Twine(x.getDimSize(1)) +
+                           "], got " + shapeStr(tensorOf(v).getShape()));
+  results.push_back(x);
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= x.getRank())
+    return fail(loc, "axis " + Twine(axis) + " out of range for rank " + Twine(x.getRank()));
+  auto normShape = x.getShape().drop_front(axis);
+  for (Value v : {adaptor.getScale(), adaptor.getBias()}) {
+    if (!v)
+      continue;
+    auto s = broadcastShapes(tensorOf(v).getShape(), normShape);
+    if (!s || ArrayRef<int64_t>(*s) != normShape)
+      return fail(loc, "scale/bias of shape " + shapeStr(tensorOf(v).getShape()) +
+                           " does not broadcast to " + shapeStr(normShape));
+  }
+  results.push_back(x);
+  return success();
+}
+
+template <typename Adaptor>
+static LogicalResult inferReduce(std::optional<Location> loc, Adaptor adaptor,
+                                 SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  auto axes = adaptor.getAxes();
+  SmallVector<int64_t> shape;
+  int64_t prev = -1;
+  for (int64_t a : axes) {
+    if (a <= prev || a >= x.getRank())
+      return fail(loc, "reduction axes must be sorted, unique and in [0, " + Twine(x.getRank()) +
+                           "), got " + shapeStr(axes));
+    prev = a;
+  }
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    if (!llvm::is_contained(axes, d))
+      shape.push_back(x.getDimSize(d));
+    else if (adaptor.getKeepdims())
+      shape.push_back(1);
+  }
+  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+#define DLC_REDUCE_INFER(Op)                                                                   \
+  LogicalResult Op::inferReturnTypes(MLIRContext *, std::optional<Location> loc,             \
+                                     Adaptor adaptor, SmallVectorImpl<Type> &results) {      \
+    return inferReduce(loc, adaptor, results);                                               \
+  }
+DLC_REDUCE_INFER(ReduceSumOp)
+DLC_REDUCE_INFER(ReduceMeanOp)
+DLC_REDUCE_INFER(ReduceMaxOp)
+DLC_REDUCE_INFER(ReduceMinOp)
+#undef DLC_REDUCE_INFER
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  auto perm = adaptor.getPerm();
+  if ((int64_t)perm.size() != x.getRank())
+    return fail(loc, "perm " + shapeStr(perm) + " does not match rank " + Twine(x.getRank()));
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= x.getRank() || seen[p])
+      return fail(loc, "perm " + shapeStr(perm) + " is not a permutation");
+    seen[p] = true;
+    shape.push_back(x.getDimSize(p));
+  }
+  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return fail(loc, "expected at least one input");
+  auto first = tensorOf(inputs[0]);
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return fail(loc, "axis " + Twine(axis) + " out of range for rank " + Twine(first.getRank()));
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  for (Value v : inputs) {
+    auto t = tensorOf(v);
+    if (t.getRank() != first.getRank() || t.getElementType() != first.getElementType())
+      return fail(loc, "inputs differ in rank or element type");
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+        return fail(loc, "input shapes " + shapeStr(first.getShape()) + " and " +
+                             shapeStr(t.getShape()) + " differ outside axis " + Twine(axis));
+    shape[axis] += t.getDimSize(axis);
+  }
+  results.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= x.getRank())
+    return fail(loc, "axis " + Twine(axis) + " out of range for rank " + Twine(x.getRank()));
+  int64_t total = 0;
+  for (int64_t s : adaptor.getSizes()) {
+    if (s < 0)
+      return fail(loc, "split sizes must be >= 0");
+    total += s;
+    SmallVector<int64_t> shape(x.getShape());
+    shape[axis] = s;
+    results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  }
+  if (total != x.getDimSize(axis))
+    return fail(loc, "split sizes " + shapeStr(adaptor.getSizes()) + " do not sum to dim " +
+                         Twine(x.getDimSize(axis)));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  auto starts = adaptor.getStarts(), sizes = adaptor.getSizes(), steps = adaptor.getSteps();
+  if ((int64_t)starts.size() != x.getRank() || sizes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return fail(loc, "expected one start, size and step per dim");
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    int64_t n = x.getDimSize(d);
+    if (steps[d] == 0 || sizes[d] < 0)
+      return fail(loc, "steps must be non-zero and sizes >= 0");
+    if (sizes[d] == 0)
+      continue;
+    int64_t last = starts[d] + (sizes[d] - 1) * steps[d];
+    if (starts[d] < 0 || starts[d] >= n || last < 0 || last >= n)
+      return fail(loc, "slice of dim " + Twine(d) + " reads outside [0, " + Twine(n) + ")");
+  }
+  results.push_back(RankedTensorType::get(sizes, x.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= data.getRank())
+    return fail(loc, "axis " + Twine(axis) + " out of range for rank " + Twine(data.getRank()));
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, idx.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  results.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  auto pads = adaptor.getPads();
+  StringRef mode = adaptor.getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    return fail(loc, "unsupported pad mode '" + mode + "'");
+  if ((int64_t)pads.size() != 2 * x.getRank())
+    return fail(loc, "expected " + Twine(2 * x.getRank()) + " pads, got " + Twine(pads.size()));
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    int64_t n = x.getDimSize(d) + pads[d] + pads[d + x.getRank()];
+    if (n < 0)
+      return fail(loc, "pads " + shapeStr(pads) + " crop dim " + Twine(d) + " below zero");
+    if (mode == "reflect" && (pads[d] >= x.getDimSize(d) || pads[d + x.getRank()] >= x.getDimSize(d)))
+      return fail(loc, "reflect pads must be smaller than the dim");
+    if (mode != "constant" && x.getDimSize(d) == 0 && n > 0)
+      return fail(loc, "cannot " + mode + "-pad an empty dim");
+    shape.push_back(n);
+  }
+  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  results.push_back(RankedTensorType::get({tensorOf(adaptor.getInput()).getRank()},
+                                          IntegerType::get(ctx, 64)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers of ops whose result type is given, not inferred
+//===----------------------------------------------------------------------===//
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be 'none' or 'tanh', got '") << getApproximate() << "'";
+  return success();
+}
+
+template <typename Op>
+static LogicalResult verifySoftmaxAxis(Op op) {
+  int64_t rank = op.getInput().getType().getRank();
+  if (op.getAxis() < 0 || op.getAxis() >= rank)
+    return op.emitOpError("axis ") << op.getAxis() << " out of range for rank " << rank;
+  return success();
+}
+LogicalResult SoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
+LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
+
+LogicalResult ReshapeOp::verify() {
+  auto in = getInput().getType(), out = getOutput().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element types differ");
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError("cannot reshape ") << shapeStr(in.getShape()) << " ("
+                                          << in.getNumElements() << " elements) to "
+                                          << shapeStr(out.getShape()) << " ("
+                                          << out.getNumElements() << " elements)";
+  return success();
+}
+
+LogicalResult ExpandOp::verify() {
+  auto in = getInput().getType(), out = getOutput().getType();
+  auto s = broadcastShapes(in.getShape(), out.getShape());
+  if (in.getElementType() != out.getElementType() || !s ||
+      ArrayRef<int64_t>(*s) != out.getShape())
+    return emitOpError("cannot broadcast ") << shapeStr(in.getShape()) << " to "
+                                            << shapeStr(out.getShape());
+  return success();
+}

@@ -1,0 +1,19 @@
+// Graph-level passes of the dlc_graph dialect.
+#ifndef DLC_GRAPH_PASSES_TD
+#define DLC_GRAPH_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GraphDecompose : Pass<"dlc-decompose"> {
+  let summary = "Expand composite dlc_graph ops into primitive ones";
+  let description = [{
+    Rewrites gemm, gelu, clip, softmax, log_softmax, batch_norm, layer_norm
+    and global_average_pool into matmul, transpose, reductions and
+    elementwise dlc_graph ops, so lowering handles only primitives. Runs
+    after canonicalization, so BatchNorm parameters that are constants fold
+    into a per-channel scale and shift.
+  }];
+  let dependentDialects = ["::dlc::graph::GraphDialect", "::mlir::arith::ArithDialect"];
+}
+
+#endif

@@ -1,0 +1,242 @@
+// ONNX elementwise, activation and comparison ops -> dlc_graph (one table row per op).
+#include "frontends/Onnx/NodeImporter.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+template <typename OpTy> LogicalResult unary(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  if (failed(x))
+    return failure();
+  auto r = n.create<OpTy>({*x});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+/// Binary ops; variadic ONNX forms (Max, Min, Sum, Mean) fold left.
+template <typename OpTy> LogicalResult binary(NodeImporter &n, Results &out) {
+  auto acc = n.requiredInput(0);
+  if (failed(acc))
+    return failure();
+  Value r = *acc;
+  for (unsigned i = 1; i < n.numInputs(); ++i) {
+    auto rhs = n.requiredInput(i);
+    if (failed(rhs))
+      return failure();
+    auto next = n.create<OpTy>({r, *rhs});
+    if (failed(next))
+      return failure();
+    r = *next;
+  }
+  out.push_back(r);
+  return success();
+}
+
+LogicalResult identity(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  if (failed(x))
+    return failure();
+  auto r = n.create<IdentityOp>({*x});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult dropout(NodeImporter &n, Results &out) {
+  // Inference: output = input; the optional mask is all true.
+  if (failed(identity(n, out)))
+    return failure();
+  if (n.numUsedOutputs() > 1) {
+    auto t = tensorType(out[0]);
+    out.push_back(n.constant(DenseElementsAttr::get(
+        RankedTensorType::get(t.getShape(), n.b.getI1Type()), true)));
+  }
+  return success();
+}
+
+LogicalResult mean(NodeImporter &n, Results &out) {
+  if (failed(binary<AddOp>(n, out)))
+    return failure();
+  Value s = out.pop_back_val();
+  auto r = n.create<DivOp>({s, n.scalarConstant(tensorType(s).getElementType(), n.numInputs())});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult pow(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), y = n.requiredInput(1);
+  if (failed(x) || failed(y))
+    return failure();
+  Value e = *y;
+  Type elt = tensorType(*x).getElementType();
+  if (tensorType(e).getElementType() != elt) {
+    auto c = n.create<CastOp>({e}, {}, {RankedTensorType::get(tensorType(e).getShape(), elt)});
+    if (failed(c))
+      return failure();
+    e = *c;
+  }
+  auto r = n.create<PowOp>({*x, e});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult leakyRelu(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto alpha = n.floatAttr("alpha", 0.01f);
+  if (failed(x) || failed(alpha))
+    return failure();
+  auto r = n.create<LeakyReluOp>({*x}, {n.named("alpha", n.b.getF32FloatAttr(*alpha))});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult gelu(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto approx = n.stringAttr("approximate", "none");
+  if (failed(x) || failed(approx))
+    return failure();
+  auto r = n.create<GeluOp>({*x}, {n.named("approximate", n.b.getStringAttr(*approx))});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult clip(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  if (failed(x))
+    return failure();
+  Type elt = tensorType(*x).getElementType();
+  Value lo = n.input(1), hi = n.input(2);
+  if (n.opset < 11) {
+    auto mn = n.floatAttr("min", -INFINITY), mx = n.floatAttr("max", INFINITY);
+    if (failed(mn) || failed(mx))
+      return failure();
+    lo = n.scalarConstant(elt, *mn);
+    hi = n.scalarConstant(elt, *mx);
+  }
+  auto extreme = [&](bool lowest) {
+    if (auto ft = dyn_cast<FloatType>(elt))
+      return n.constant(DenseElementsAttr::get(
+          RankedTensorType::get({}, elt), APFloat::getInf(ft.getFloatSemantics(), lowest)));
+    unsigned w = elt.getIntOrFloatBitWidth();
+    return n.constant(DenseElementsAttr::get(
+        RankedTensorType::get({}, elt),
+        lowest ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w)));
+  };
+  if (!lo)
+    lo = extreme(true);
+  if (!hi)
+    hi = extreme(false);
+  auto r = n.create<ClipOp>({*x, lo, hi});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult cast(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto to = n.intAttr("to", 0);
+  if (failed(x) || failed(to))
+    return failure();
+  Type elt = elementTypeFor(n.b.getContext(), *to);
+  if (!elt)
+    return n.error("unsupported target data type " + Twine(*to));
+  auto r = n.create<CastOp>({*x}, {}, {RankedTensorType::get(tensorType(*x).getShape(), elt)});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult where(NodeImporter &n, Results &out) {
+  auto c = n.requiredInput(0), x = n.requiredInput(1), y = n.requiredInput(2);
+  if (failed(c) || failed(x) || failed(y))
+    return failure();
+  auto r = n.create<WhereOp>({*c, *x, *y});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+/// PRelu: x < 0 ? slope * x : x, slope broadcast against x.
+LogicalResult prelu(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), slope = n.requiredInput(1);
+  if (failed(x) || failed(slope))
+    return failure();
+  Value zero = n.scalarConstant(tensorType(*x).getElementType(), 0);
+  auto neg = n.create<LessOp>({*x, zero});
+  auto scaled = n.create<MulOp>({*x, *slope});
+  if (failed(neg) || failed(scaled))
+    return failure();
+  auto r = n.create<WhereOp>({*neg, *scaled, *x});
+  if (failed(r))
+    return failure();
+  out.push_back(*r);
+  return success();
+}
+
+const OpBuilderEntry kElementwise[] = {
+    {"Add", 7, binary<AddOp>},
+    {"Sub", 7, binary<SubOp>},
+    {"Mul", 7, binary<MulOp>},
+    {"Div", 7, binary<DivOp>},
+    {"Pow", 7, pow},
+    {"Max", 8, binary<MaxOp>},
+    {"Min", 8, binary<MinOp>},
+    {"Sum", 8, binary<AddOp>},
+    {"Mean", 8, mean},
+    {"And", 7, binary<AndOp>},
+    {"Or", 7, binary<OrOp>},
+    {"Xor", 7, binary<XorOp>},
+    {"Equal", 7, binary<EqualOp>},
+    {"Less", 7, binary<LessOp>},
+    {"LessOrEqual", 12, binary<LessEqualOp>},
+    {"Greater", 7, binary<GreaterOp>},
+    {"GreaterOrEqual", 12, binary<GreaterEqualOp>},
+    {"Where", 9, where},
+    {"Not", 1, unary<NotOp>},
+    {"Neg", 6, unary<NegOp>},
+    {"Abs", 6, unary<AbsOp>},
+    {"Exp", 6, unary<ExpOp>},
+    {"Log", 6, unary<LogOp>},
+    {"Sqrt", 6, unary<SqrtOp>},
+    {"Reciprocal", 6, unary<ReciprocalOp>},
+    {"Tanh", 6, unary<TanhOp>},
+    {"Sigmoid", 6, unary<SigmoidOp>},
+    {"Relu", 6, unary<ReluOp>},
+    {"Erf", 9, unary<ErfOp>},
+    {"Floor", 6, unary<FloorOp>},
+    {"Ceil", 6, unary<CeilOp>},
+    {"Sin", 7, unary<SinOp>},
+    {"Cos", 7, unary<CosOp>},
+    {"LeakyRelu", 6, leakyRelu},
+    {"PRelu", 9, prelu},
+    {"Gelu", 20, gelu},
+    {"Clip", 6, clip},
+    {"Cast", 6, cast},
+    {"Identity", 1, identity},
+    {"Dropout", 7, dropout},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> elementwiseBuilders() { return kElementwise; }
+
+} // namespace dlc::onnx_frontend

@@ -1,0 +1,275 @@
+// ONNX ModelProto -> dlc_graph: model checks, graph inputs/initializers, node walk, outputs.
+#include "frontends/Onnx/Importer.h"
+#include "frontends/Onnx/NodeImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <fcntl.h>
+#include <set>
+#include <unistd.h>
+
+using namespace mlir;
+
+namespace dlc::onnx_frontend {
+
+static LogicalResult loadModelProto(const std::string &path, onnx::ModelProto &model, Location fileLoc) {
+  if (llvm::sys::fs::is_directory(path))
+    return emitError(fileLoc) << "is a directory, expected an .onnx file";
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0)
+    return emitError(fileLoc) << "cannot open file: " << std::strerror(errno);
+  google::protobuf::io::FileInputStream raw(fd);
+  raw.SetCloseOnDelete(true);
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    return emitError(fileLoc) << "not a valid ONNX model (protobuf parse failed)";
+  if (!model.has_graph())
+    return emitError(fileLoc) << "not a valid ONNX model (no graph)";
+  return success();
+}
+
+static int defaultOpset(const onnx::ModelProto &model) {
+  int opset = 0;
+  for (const auto &imp : model.opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx")
+      opset = imp.version();
+  return opset;
+}
+
+static TensorSummary summarize(const onnx::ValueInfoProto &vi) {
+  TensorSummary t{vi.name(), 0, {}, !vi.type().tensor_type().has_shape()};
+  if (!vi.type().has_tensor_type())
+    return t;
+  t.dtype = vi.type().tensor_type().elem_type();
+  for (const auto &d : vi.type().tensor_type().shape().dim())
+    t.dims.push_back(d.has_dim_value() ? std::to_string(d.dim_value())
+                                       : (d.dim_param().empty() ? "?" : d.dim_param()));
+  return t;
+}
+
+FailureOr<ModelSummary> summarizeOnnxFile(MLIRContext &ctx, const std::string &path) {
+  onnx::ModelProto model;
+  if (failed(loadModelProto(path, model, FileLineColLoc::get(&ctx, path, 0, 0))))
+    return failure();
+  ModelSummary s;
+  s.opset = defaultOpset(model);
+  s.numNodes = model.graph().node_size();
+  s.producer = model.producer_name();
+  std::set<std::string> inits;
+  for (const auto &t : model.graph().initializer())
+    inits.insert(t.name());
+  for (const auto &vi : model.graph().input())
+    if (!inits.count(vi.name()))
+      s.inputs.push_back(summarize(vi));
+  for (const auto &vi : model.graph().output())
+    s.outputs.push_back(summarize(vi));
+  return s;
+}
+
+namespace {
+
+Location nodeLoc(MLIRContext *ctx, const std::string &name, const std::string &opType, int opset) {
+  std::string what = opType + ", opset " + std::to_string(opset);
+  return NameLoc::get(StringAttr::get(ctx, name), NameLoc::get(StringAttr::get(ctx, what)));
+}
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, const std::string &path, const ImportOptions &options)
+      : ctx(ctx), path(path), options(options),
+        fileLoc(FileLineColLoc::get(&ctx, path, 0, 0)) {
+    SmallString<256> dir(path);
+    llvm::sys::path::remove_filename(dir);
+    baseDir = dir.empty() ? "." : std::string(dir);
+  }
+
+  FailureOr<OwningOpRef<ModuleOp>> run();
+
+private:
+  LogicalResult loadModel();
+  FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi);
+  LogicalResult importNode(const onnx::NodeProto &node, size_t index);
+
+  MLIRContext &ctx;
+  const std::string &path;
+  const ImportOptions &options;
+  Location fileLoc;
+  std::string baseDir;
+  onnx::ModelProto model;
+  int opset = 0;
+  llvm::StringMap<Value> values;
+  std::unique_ptr<OpBuilder> builder;
+};
+
+LogicalResult GraphImporter::loadModel() {
+  if (failed(loadModelProto(path, model, fileLoc)))
+    return failure();
+  opset = defaultOpset(model);
+  if (opset == 0)
+    return emitError(fileLoc) << "model imports no version of the default ONNX domain";
+  return success();
+}
+
+FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto &vi) {
+  if (!vi.type().has_tensor_type())
+    return emitError(fileLoc) << "input '" << vi.name() << "' is not a tensor";
+  const auto &tt = vi.type().tensor_type();
+  Type elt = elementTypeFor(&ctx, tt.elem_type());
+  if (!elt)
+    return emitError(fileLoc) << "input '" << vi.name() << "' has unsupported element type "
+                              << tt.elem_type();
+  SmallVector<int64_t> shape;
+  auto it = options.inputShapes.find(vi.name());
+  if (it != options.inputShapes.end()) {
+    if (tt.has_shape() && tt.shape().dim_size() != (int)it->second.size())
+      return emitError(fileLoc) << "input '" << vi.name() << "' has rank " << tt.shape().dim_size()
+                                << ", but a shape of rank " << it->second.size() << " was given";
+    for (int i = 0; i < (int)it->second.size(); ++i) {
+      int64_t want = it->second[i];
+      if (tt.has_shape() && tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != want)
+        return emitError(fileLoc) << "input '" << vi.name() << "' dim " << i << " is "
+                                  << tt.shape().dim(i).dim_value() << ", got " << want;
+      shape.push_back(want);
+    }
+  } else if (tt.has_shape()) {
+    for (const auto &d : tt.shape().dim()) {
+      if (d.has_dim_value() && d.dim_value() < 0)
+        return emitError(fileLoc) << "input '" << vi.name() << "' has negative dim "
+                                  << d.dim_value();
+      // Symbolic or unknown dims are specialized to 1 unless a shape is given.
+      shape.push_back(d.has_dim_value() ? d.dim_value() : 1);
+    }
+  } else {
+    return emitError(fileLoc) << "input '" << vi.name()
+                              << "' has no shape; give one with --input-shape";
+  }
+  return RankedTensorType::get(shape, elt);
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
+  std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+  Location loc = nodeLoc(&ctx, name, node.op_type(), opset);
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return emitError(loc) << "unsupported op domain '" << node.domain() << "'";
+  const OpBuilderEntry *entry = findOpBuilder(node.op_type(), opset);
+  if (!entry)
+    return emitError(loc) << "unsupported op";
+  SmallVector<Value> inputs;
+  for (const std::string &in : node.input()) {
+    if (in.empty()) {
+      inputs.push_back({});
+      continue;
+    }
+    auto it = values.find(in);
+    if (it == values.end())
+      return emitError(loc) << "input '" << in
+                            << "' is not produced by an earlier node, an initializer or a graph input";
+    inputs.push_back(it->second);
+  }
+  builder->setInsertionPointToEnd(builder->getBlock());
+  NodeImporter ni(node, opset, *builder, loc, std::move(inputs), baseDir);
+  SmallVector<Value> results;
+  if (failed(entry->build(ni, results)))
+    return failure();
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty())
+      continue;
+    if (i >= (int)results.size() || !results[i])
+      return emitError(loc) << "output " << i << " ('" << node.output(i) << "') is not supported";
+    values[node.output(i)] = results[i];
+  }
+  return success();
+}
+
+FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
+  if (failed(loadModel()))
+    return failure();
+  const onnx::GraphProto &g = model.graph();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder = std::make_unique<OpBuilder>(&ctx);
+  builder->setInsertionPointToEnd(module->getBody());
+
+  // Initializers become constants; graph inputs that share an initializer's
+  // name are defaults, not runtime inputs.
+  llvm::StringMap<const onnx::TensorProto *> inits;
+  for (const auto &t : g.initializer())
+    inits[t.name()] = &t;
+  SmallVector<const onnx::ValueInfoProto *> runtimeInputs;
+  SmallVector<Type> argTypes;
+  for (const auto &vi : g.input()) {
+    if (inits.count(vi.name()))
+      continue;
+    auto t = inputType(vi);
+    if (failed(t))
+      return failure();
+    runtimeInputs.push_back(&vi);
+    argTypes.push_back(*t);
+  }
+  if (g.output_size() == 0)
+    return emitError(fileLoc) << "graph has no outputs";
+
+  auto func = func::FuncOp::create(*builder, fileLoc, "main_graph",
+                                   FunctionType::get(&ctx, argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  builder->setInsertionPointToEnd(entry);
+  for (auto [i, vi] : llvm::enumerate(runtimeInputs)) {
+    if (values.count(vi->name()))
+      return emitError(fileLoc) << "input '" << vi->name() << "' is declared twice";
+    values[vi->name()] = entry->getArgument(i);
+    func.setArgAttr(i, "dlc.name", builder->getStringAttr(vi->name()));
+    func.setArgAttr(i, "dlc.dtype", builder->getI32IntegerAttr(vi->type().tensor_type().elem_type()));
+  }
+  for (const auto &t : g.initializer()) {
+    auto attr = tensorToAttr(t, baseDir, fileLoc);
+    if (failed(attr))
+      return failure();
+    values[t.name()] = arith::ConstantOp::create(*builder, NameLoc::get(builder->getStringAttr(t.name())), *attr);
+  }
+  for (int i = 0; i < g.node_size(); ++i)
+    if (failed(importNode(g.node(i), i)))
+      return failure();
+
+  SmallVector<Value> outs;
+  SmallVector<Type> outTypes;
+  for (const auto &vi : g.output()) {
+    auto it = values.find(vi.name());
+    if (it == values.end())
+      return emitError(fileLoc) << "graph output '" << vi.name() << "' is never produced";
+    outs.push_back(it->second);
+    outTypes.push_back(it->second.getType());
+  }
+  func::ReturnOp::create(*builder, fileLoc, outs);
+  func.setFunctionType(FunctionType::get(&ctx, argTypes, outTypes));
+  for (int i = 0; i < g.output_size(); ++i) {
+    const auto &vi = g.output(i);
+    Type elt = cast<RankedTensorType>(outTypes[i]).getElementType();
+    int dtype = vi.type().has_tensor_type() ? vi.type().tensor_type().elem_type() : 0;
+    if (dtype && elementTypeFor(&ctx, dtype) != elt)
+      return emitError(fileLoc) << "graph output '" << vi.name() << "' is declared with data type "
+                                << dtype << " but computes " << elt;
+    if (!dtype)
+      dtype = onnxTypeFor(elt);
+    func.setResultAttr(i, "dlc.name", builder->getStringAttr(vi.name()));
+    func.setResultAttr(i, "dlc.dtype", builder->getI32IntegerAttr(dtype));
+  }
+  return module;
+}
+
+} // namespace
+
+FailureOr<OwningOpRef<ModuleOp>> importOnnxFile(MLIRContext &ctx, const std::string &path,
+                                                const ImportOptions &options) {
+  ctx.loadDialect<graph::GraphDialect, func::FuncDialect, arith::ArithDialect>();
+  GraphImporter importer(ctx, path, options);
+  return importer.run();
+}
+
+} // namespace dlc::onnx_frontend

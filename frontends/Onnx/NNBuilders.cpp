@@ -1,0 +1,352 @@
+// ONNX contraction, convolution, pooling, normalization, softmax and reduction ops -> dlc_graph.
+#include "frontends/Onnx/NodeImporter.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+#define TRY(x)                                                                                 \
+  if (failed(x))                                                                             \
+  return failure()
+
+LogicalResult matmul(NodeImporter &n, Results &out) {
+  auto a = n.requiredInput(0), b = n.requiredInput(1);
+  TRY(a);
+  TRY(b);
+  // 1-D operands: promote to matrices, then drop the added dim (ONNX/NumPy).
+  auto at = tensorType(*a), bt = tensorType(*b);
+  if (at.getRank() == 0 || bt.getRank() == 0)
+    return n.error("MatMul operands must have rank >= 1");
+  Value lhs = *a, rhs = *b;
+  if (at.getRank() == 1) {
+    auto r = n.reshape(lhs, {1, at.getDimSize(0)});
+    TRY(r);
+    lhs = *r;
+  }
+  if (bt.getRank() == 1) {
+    auto r = n.reshape(rhs, {bt.getDimSize(0), 1});
+    TRY(r);
+    rhs = *r;
+  }
+  auto y = n.create<MatMulOp>({lhs, rhs});
+  TRY(y);
+  SmallVector<int64_t> shape(tensorType(*y).getShape());
+  if (bt.getRank() == 1)
+    shape.erase(shape.end() - 1);
+  if (at.getRank() == 1)
+    shape.erase(shape.end() - (bt.getRank() == 1 ? 1 : 2));
+  auto r = n.reshape(*y, shape);
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult gemm(NodeImporter &n, Results &out) {
+  auto a = n.requiredInput(0), b = n.requiredInput(1);
+  auto alpha = n.floatAttr("alpha", 1.0f), beta = n.floatAttr("beta", 1.0f);
+  auto ta = n.intAttr("transA", 0), tb = n.intAttr("transB", 0);
+  TRY(a); TRY(b); TRY(alpha); TRY(beta); TRY(ta); TRY(tb);
+  SmallVector<Value> operands = {*a, *b};
+  if (Value c = n.input(2))
+    operands.push_back(c);
+  auto r = n.create<GemmOp>(operands, {n.named("alpha", n.b.getF32FloatAttr(*alpha)),
+                                       n.named("beta", n.b.getF32FloatAttr(*beta)),
+                                       n.named("transA", n.b.getBoolAttr(*ta)),
+                                       n.named("transB", n.b.getBoolAttr(*tb))});
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+/// Sliding-window attributes (conv and pooling), normalized to 2 spatial dims.
+struct Window {
+  SmallVector<int64_t> kernel, strides, pads, dilations;
+  bool ceilMode = false;
+};
+
+/// Reads kernel/strides/pads/dilations/auto_pad for `spatial` (1 or 2) dims of
+/// `inShape` and lifts 1-D to 2-D by inserting a leading unit dim.
+FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
+                             ArrayRef<int64_t> kernel) {
+  int64_t sp = kernel.size();
+  auto strides = n.intsAttr("strides", SmallVector<int64_t>(sp, 1));
+  auto dil = n.intsAttr("dilations", SmallVector<int64_t>(sp, 1));
+  auto pads = n.intsAttr("pads", SmallVector<int64_t>(2 * sp, 0));
+  auto autoPad = n.stringAttr("auto_pad", "NOTSET");
+  auto ceil = n.intAttr("ceil_mode", 0);
+  TRY(strides); TRY(dil); TRY(pads); TRY(autoPad); TRY(ceil);
+  if ((int64_t)strides->size() != sp || (int64_t)dil->size() != sp ||
+      (int64_t)pads->size() != 2 * sp)
+    return n.error("expected " + Twine(sp) + " strides and dilations and " + Twine(2 * sp) +
+                   " pads");
+  Window w;
+  w.ceilMode = *ceil;
+  SmallVector<int64_t> p = *pads;
+  if (*autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER") {
+    for (int64_t i = 0; i < sp; ++i) {
+      int64_t in = inShape[2 + i], s = (*strides)[i];
+      int64_t out = (in + s - 1) / s;
+      int64_t total = std::max<int64_t>(0, (out - 1) * s + ((kernel[i] - 1) * (*dil)[i] + 1) - in);
+      int64_t small = total / 2, big = total - small;
+      p[i] = *autoPad == "SAME_UPPER" ? small : big;
+      p[i + sp] = *autoPad == "SAME_UPPER" ? big : small;
+    }
+  } else if (*autoPad == "VALID") {
+    std::fill(p.begin(), p.end(), 0);
+  } else if (*autoPad != "NOTSET") {
+    return n.error("unsupported auto_pad '" + *autoPad + "'");
+  }
+  if (sp == 1) {
+    w.kernel = {1, kernel[0]};
+    w.strides = {1, (*strides)[0]};
+    w.dilations = {1, (*dil)[0]};
+    w.pads = {0, p[0], 0, p[1]};
+  } else {
+    w.kernel = SmallVector<int64_t>(kernel);
+    w.strides = *strides;
+    w.dilations = *dil;
+    w.pads = p;
+  }
+  return w;
+}
+
+/// Views a 3-D [N, C, L] tensor as [N, C, 1, L] (identity for 4-D).
+FailureOr<Value> to2d(NodeImporter &n, Value v) {
+  auto t = tensorType(v);
+  if (t.getRank() != 3)
+    return v;
+  return n.reshape(v, {t.getDimSize(0), t.getDimSize(1), 1, t.getDimSize(2)});
+}
+
+/// Undoes to2d on a result when the input was 3-D.
+FailureOr<Value> from2d(NodeImporter &n, Value v, int64_t inRank) {
+  if (inRank != 3)
+    return v;
+  auto t = tensorType(v);
+  return n.reshape(v, {t.getDimSize(0), t.getDimSize(1), t.getDimSize(3)});
+}
+
+LogicalResult checkSpatialRank(NodeImporter &n, RankedTensorType t) {
+  if (t.getRank() != 3 && t.getRank() != 4)
+    return n.error("only 1-D and 2-D windows are supported (input rank " + Twine(t.getRank()) +
+                   ", expected 3 or 4)");
+  return success();
+}
+
+LogicalResult conv(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), w = n.requiredInput(1);
+  TRY(x); TRY(w);
+  auto xt = tensorType(*x), wt = tensorType(*w);
+  TRY(checkSpatialRank(n, xt));
+  if (wt.getRank() != xt.getRank())
+    return n.error("weight rank " + Twine(wt.getRank()) + " differs from input rank " +
+                   Twine(xt.getRank()));
+  auto kernel = n.intsAttr("kernel_shape", wt.getShape().drop_front(2));
+  auto group = n.intAttr("group", 1);
+  TRY(kernel); TRY(group);
+  if (ArrayRef<int64_t>(*kernel) != wt.getShape().drop_front(2))
+    return n.error("kernel_shape does not match the weight shape");
+  auto win = readWindow(n, xt.getShape(), *kernel);
+  TRY(win);
+  auto x2 = to2d(n, *x), w2 = to2d(n, *w);
+  TRY(x2); TRY(w2);
+  SmallVector<Value> operands = {*x2, *w2};
+  if (Value bias = n.input(2))
+    operands.push_back(bias);
+  auto y = n.create<ConvOp>(operands, {n.named("strides", n.b.getDenseI64ArrayAttr(win->strides)),
+                                       n.named("pads", n.b.getDenseI64ArrayAttr(win->pads)),
+                                       n.named("dilations", n.b.getDenseI64ArrayAttr(win->dilations)),
+                                       n.named("group", n.b.getI64IntegerAttr(*group))});
+  TRY(y);
+  auto r = from2d(n, *y, xt.getRank());
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  auto xt = tensorType(*x);
+  TRY(checkSpatialRank(n, xt));
+  if (isMax && n.numUsedOutputs() > 1)
+    return n.error("the Indices output of MaxPool is not supported");
+  auto kernel = n.intsAttr("kernel_shape");
+  TRY(kernel);
+  if ((int64_t)kernel->size() != xt.getRank() - 2)
+    return n.error("kernel_shape must have " + Twine(xt.getRank() - 2) + " entries");
+  auto win = readWindow(n, xt.getShape(), *kernel);
+  TRY(win);
+  auto x2 = to2d(n, *x);
+  TRY(x2);
+  SmallVector<NamedAttribute> attrs = {
+      n.named("kernel", n.b.getDenseI64ArrayAttr(win->kernel)),
+      n.named("strides", n.b.getDenseI64ArrayAttr(win->strides)),
+      n.named("pads", n.b.getDenseI64ArrayAttr(win->pads)),
+      n.named("dilations", n.b.getDenseI64ArrayAttr(win->dilations)),
+      n.named("ceil_mode", n.b.getBoolAttr(win->ceilMode))};
+  FailureOr<Value> y;
+  if constexpr (isMax) {
+    y = n.create<MaxPoolOp>({*x2}, attrs);
+  } else {
+    auto include = n.intAttr("count_include_pad", 0);
+    TRY(include);
+    attrs.push_back(n.named("count_include_pad", n.b.getBoolAttr(*include)));
+    y = n.create<AveragePoolOp>({*x2}, attrs);
+  }
+  TRY(y);
+  auto r = from2d(n, *y, xt.getRank());
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+template <typename ReduceOpTy>
+LogicalResult reduceAll(NodeImporter &n, Value x, ArrayRef<int64_t> axes, bool keepdims,
+                        Results &out) {
+  auto r = n.create<ReduceOpTy>({x}, {n.named("axes", n.b.getDenseI64ArrayAttr(axes)),
+                                      n.named("keepdims", n.b.getBoolAttr(keepdims))});
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult globalAveragePool(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  auto r = n.create<GlobalAveragePoolOp>({*x});
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult globalMaxPool(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < tensorType(*x).getRank(); ++d)
+    axes.push_back(d);
+  return reduceAll<ReduceMaxOp>(n, *x, axes, true, out);
+}
+
+/// ReduceX with axes from the attribute (older opsets) or the second input.
+template <typename ReduceOpTy> LogicalResult reduce(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto keep = n.intAttr("keepdims", 1);
+  auto noop = n.intAttr("noop_with_empty_axes", 0);
+  TRY(x); TRY(keep); TRY(noop);
+  int64_t rank = tensorType(*x).getRank();
+  SmallVector<int64_t> axes;
+  if (n.hasAttr("axes")) {
+    auto a = n.intsAttr("axes");
+    TRY(a);
+    axes = *a;
+  } else if (n.input(1)) {
+    auto a = n.constantInts(1);
+    TRY(a);
+    axes = *a;
+  }
+  if (axes.empty() && !*noop)
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  for (int64_t &a : axes) {
+    auto na = n.normalizeAxis(a, rank);
+    TRY(na);
+    a = *na;
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return reduceAll<ReduceOpTy>(n, *x, axes, *keep, out);
+}
+
+LogicalResult batchNorm(NodeImporter &n, Results &out) {
+  auto eps = n.floatAttr("epsilon", 1e-5f);
+  auto training = n.intAttr("training_mode", 0);
+  TRY(eps); TRY(training);
+  if (*training || n.numUsedOutputs() > 1)
+    return n.error("only inference-mode BatchNormalization (one output) is supported");
+  SmallVector<Value> ops;
+  for (unsigned i = 0; i < 5; ++i) {
+    auto v = n.requiredInput(i);
+    TRY(v);
+    ops.push_back(*v);
+  }
+  auto r = n.create<BatchNormOp>(ops, {n.named("epsilon", n.b.getF32FloatAttr(*eps))});
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult layerNorm(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), scale = n.requiredInput(1);
+  auto axis = n.intAttr("axis", -1);
+  auto eps = n.floatAttr("epsilon", 1e-5f);
+  TRY(x); TRY(scale); TRY(axis); TRY(eps);
+  if (n.numUsedOutputs() > 1)
+    return n.error("the Mean and InvStdDev outputs of LayerNormalization are not supported");
+  auto a = n.normalizeAxis(*axis, tensorType(*x).getRank());
+  TRY(a);
+  SmallVector<Value> ops = {*x, *scale};
+  if (Value bias = n.input(2))
+    ops.push_back(bias);
+  auto r = n.create<LayerNormOp>(ops, {n.named("axis", n.b.getI64IntegerAttr(*a)),
+                                       n.named("epsilon", n.b.getF32FloatAttr(*eps))});
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+template <typename SoftmaxOpTy> LogicalResult softmax(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto axis = n.intAttr("axis", n.opset >= 13 ? -1 : 1);
+  TRY(x); TRY(axis);
+  auto t = tensorType(*x);
+  auto a = n.normalizeAxis(*axis, t.getRank());
+  TRY(a);
+  Value in = *x;
+  int64_t softAxis = *a;
+  if (n.opset < 13) {
+    // Before opset 13 the input is viewed as a 2-D [prod(:axis), prod(axis:)] matrix.
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      (d < *a ? outer : inner) *= t.getDimSize(d);
+    auto r = n.reshape(in, {outer, inner});
+    TRY(r);
+    in = *r;
+    softAxis = 1;
+  }
+  auto y = n.create<SoftmaxOpTy>({in}, {n.named("axis", n.b.getI64IntegerAttr(softAxis))});
+  TRY(y);
+  auto r = n.reshape(*y, t.getShape());
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+const OpBuilderEntry kNN[] = {
+    {"MatMul", 1, matmul},
+    {"Gemm", 7, gemm},
+    {"Conv", 1, conv},
+    {"MaxPool", 1, pool<true>},
+    {"AveragePool", 1, pool<false>},
+    {"GlobalAveragePool", 1, globalAveragePool},
+    {"GlobalMaxPool", 1, globalMaxPool},
+    {"BatchNormalization", 9, batchNorm},
+    {"LayerNormalization", 17, layerNorm},
+    {"Softmax", 1, softmax<SoftmaxOp>},
+    {"LogSoftmax", 1, softmax<LogSoftmaxOp>},
+    {"ReduceSum", 1, reduce<ReduceSumOp>},
+    {"ReduceMean", 1, reduce<ReduceMeanOp>},
+    {"ReduceMax", 1, reduce<ReduceMaxOp>},
+    {"ReduceMin", 1, reduce<ReduceMinOp>},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> nnBuilders() { return kNN; }
+
+} // namespace dlc::onnx_frontend

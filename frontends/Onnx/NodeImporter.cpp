@@ -1,0 +1,277 @@
+// NodeImporter: attribute access, constant inputs, tensor protos and checked op creation.
+#include "frontends/Onnx/NodeImporter.h"
+#include "dialects/Graph/IR/CheckedBuild.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+
+namespace dlc::onnx_frontend {
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+Type elementTypeFor(MLIRContext *ctx, int t) {
+  Builder b(ctx);
+  switch (t) {
+  case onnx::TensorProto::FLOAT: return b.getF32Type();
+  case onnx::TensorProto::DOUBLE: return b.getF64Type();
+  case onnx::TensorProto::FLOAT16: return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16: return b.getBF16Type();
+  case onnx::TensorProto::INT8: case onnx::TensorProto::UINT8: return b.getIntegerType(8);
+  case onnx::TensorProto::INT16: case onnx::TensorProto::UINT16: return b.getIntegerType(16);
+  case onnx::TensorProto::INT32: case onnx::TensorProto::UINT32: return b.getIntegerType(32);
+  case onnx::TensorProto::INT64: case onnx::TensorProto::UINT64: return b.getIntegerType(64);
+  case onnx::TensorProto::BOOL: return b.getI1Type();
+  default: return {};
+  }
+}
+
+int onnxTypeFor(Type elt) {
+  if (elt.isF32()) return onnx::TensorProto::FLOAT;
+  if (elt.isF64()) return onnx::TensorProto::DOUBLE;
+  if (elt.isF16()) return onnx::TensorProto::FLOAT16;
+  if (elt.isBF16()) return onnx::TensorProto::BFLOAT16;
+  if (elt.isInteger(1)) return onnx::TensorProto::BOOL;
+  if (elt.isInteger(8)) return onnx::TensorProto::INT8;
+  if (elt.isInteger(16)) return onnx::TensorProto::INT16;
+  if (elt.isInteger(32)) return onnx::TensorProto::INT32;
+  if (elt.isInteger(64)) return onnx::TensorProto::INT64;
+  return 0;
+}
+
+/// Reads external data, refusing any location that leaves the model's directory.
+static FailureOr<std::string> readExternal(const onnx::TensorProto &t, const std::string &baseDir,
+                                           Location loc) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto &kv : t.external_data()) {
+    if (kv.key() == "location")
+      location = kv.value();
+    else if (kv.key() == "offset")
+      offset = std::atoll(kv.value().c_str());
+    else if (kv.key() == "length")
+      length = std::atoll(kv.value().c_str());
+  }
+  if (location.empty())
+    return emitError(loc) << "initializer '" << t.name() << "' has external data without a location";
+  SmallString<256> base(baseDir), real, realBase;
+  SmallString<256> full(baseDir);
+  llvm::sys::path::append(full, location);
+  if (llvm::sys::path::is_absolute(location) || llvm::sys::fs::real_path(base, realBase) ||
+      llvm::sys::fs::real_path(full, real) ||
+      !StringRef(real).starts_with((realBase + llvm::sys::path::get_separator()).str()))
+    return emitError(loc) << "initializer '" << t.name() << "': external data location '"
+                          << location << "' is missing or outside the model directory";
+  auto buf = llvm::MemoryBuffer::getFile(real, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return emitError(loc) << "cannot read external data '" << location << "'";
+  int64_t size = (*buf)->getBufferSize();
+  if (length < 0)
+    length = size - offset;
+  if (offset < 0 || offset > size || length > size - offset)
+    return emitError(loc) << "initializer '" << t.name() << "': external data range [" << offset
+                          << ", " << offset + length << ") exceeds file size " << size;
+  return std::string((*buf)->getBufferStart() + offset, length);
+}
+
+FailureOr<DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t, const std::string &baseDir,
+                                          Location loc) {
+  MLIRContext *ctx = loc.getContext();
+  Type elt = elementTypeFor(ctx, t.data_type());
+  if (!elt)
+    return emitError(loc) << "tensor '" << t.name() << "' has unsupported data type "
+                          << t.data_type();
+  SmallVector<int64_t> shape;
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || d > (int64_t(1) << 40))
+      return emitError(loc) << "tensor '" << t.name() << "' has invalid dim " << d;
+    shape.push_back(d);
+    n *= d;
+    if (n > (int64_t(1) << 40))
+      return emitError(loc) << "tensor '" << t.name() << "' is too large";
+  }
+  auto type = RankedTensorType::get(shape, elt);
+  size_t eltBytes = elt.isInteger(1) ? 1 : elt.getIntOrFloatBitWidth() / 8;
+  std::string raw;
+  bool hasRaw = false;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    auto ext = readExternal(t, baseDir, loc);
+    if (failed(ext))
+      return failure();
+    raw = std::move(*ext);
+    hasRaw = true;
+  } else if (t.has_raw_data()) {
+    raw = t.raw_data();
+    hasRaw = true;
+  }
+  if (hasRaw) {
+    if (raw.size() != (size_t)n * eltBytes)
+      return emitError(loc) << "tensor '" << t.name() << "' holds " << raw.size()
+                            << " bytes, expected " << (size_t)n * eltBytes << " for shape "
+                            << "[" << llvm::make_range(shape.begin(), shape.end()) << "]";
+    if (elt.isInteger(1)) {
+      SmallVector<bool> v;
+      for (char c : raw)
+        v.push_back(c != 0);
+      return DenseElementsAttr::get(type, ArrayRef<bool>(v));
+    }
+    return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
+  }
+  // Typed fields.
+  auto sizeCheck = [&](int64_t got) -> LogicalResult {
+    if (got != n)
+      return emitError(loc) << "tensor '" << t.name() << "' holds " << got
+                            << " values, expected " << n;
+    return success();
+  };
+  if (elt.isF32()) {
+    if (failed(sizeCheck(t.float_data_size())))
+      return failure();
+    return DenseElementsAttr::get(type, ArrayRef<float>(t.float_data().data(), n));
+  }
+  if (elt.isF64()) {
+    if (failed(sizeCheck(t.double_data_size())))
+      return failure();
+    return DenseElementsAttr::get(type, ArrayRef<double>(t.double_data().data(), n));
+  }
+  if (elt.isInteger(64) && t.data_type() == onnx::TensorProto::INT64) {
+    if (failed(sizeCheck(t.int64_data_size())))
+      return failure();
+    return DenseElementsAttr::get(type, ArrayRef<int64_t>(t.int64_data().data(), n));
+  }
+  unsigned w = elt.getIntOrFloatBitWidth();
+  SmallVector<APInt> vals;
+  if (t.data_type() == onnx::TensorProto::UINT32 || t.data_type() == onnx::TensorProto::UINT64) {
+    if (failed(sizeCheck(t.uint64_data_size())))
+      return failure();
+    for (uint64_t v : t.uint64_data())
+      vals.push_back(APInt(w, v, false, true));
+  } else {
+    if (failed(sizeCheck(t.int32_data_size())))
+      return failure();
+    for (int32_t v : t.int32_data())
+      vals.push_back(APInt(w, (uint64_t)(int64_t)v, true, true));
+  }
+  if (isa<FloatType>(elt)) {
+    SmallVector<APFloat> f;
+    for (const APInt &v : vals)
+      f.push_back(APFloat(cast<FloatType>(elt).getFloatSemantics(), v));
+    return DenseElementsAttr::get(type, f);
+  }
+  return DenseElementsAttr::get(type, vals);
+}
+
+LogicalResult NodeImporter::error(const Twine &msg) const { return emitError(loc) << msg; }
+
+FailureOr<Value> NodeImporter::requiredInput(unsigned i) {
+  if (Value v = input(i))
+    return v;
+  return error("missing required input " + Twine(i));
+}
+
+unsigned NodeImporter::numUsedOutputs() const {
+  unsigned n = node.output_size();
+  while (n > 0 && node.output(n - 1).empty())
+    --n;
+  return n;
+}
+
+const onnx::AttributeProto *NodeImporter::findAttr(StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+bool NodeImporter::hasAttr(StringRef name) const { return findAttr(name) != nullptr; }
+
+static const char *attrTypeName(int t) {
+  return onnx::AttributeProto::AttributeType_IsValid(t)
+             ? onnx::AttributeProto::AttributeType_Name((onnx::AttributeProto::AttributeType)t).c_str()
+             : "UNKNOWN";
+}
+
+#define DLC_CHECK_ATTR(KIND)                                                                   \
+  const onnx::AttributeProto *a = findAttr(name);                                            \
+  if (a && a->type() != onnx::AttributeProto::KIND)                                          \
+    return emitError(loc) << "attribute '" << name << "' must be " #KIND ", got "            \
+                          << attrTypeName(a->type());
+
+FailureOr<int64_t> NodeImporter::intAttr(StringRef name, int64_t dflt) {
+  DLC_CHECK_ATTR(INT)
+  return a ? a->i() : dflt;
+}
+FailureOr<float> NodeImporter::floatAttr(StringRef name, float dflt) {
+  DLC_CHECK_ATTR(FLOAT)
+  return a ? a->f() : dflt;
+}
+FailureOr<std::string> NodeImporter::stringAttr(StringRef name, StringRef dflt) {
+  DLC_CHECK_ATTR(STRING)
+  return a ? a->s() : dflt.str();
+}
+FailureOr<SmallVector<int64_t>> NodeImporter::intsAttr(StringRef name, ArrayRef<int64_t> dflt) {
+  DLC_CHECK_ATTR(INTS)
+  if (!a)
+    return SmallVector<int64_t>(dflt);
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+#undef DLC_CHECK_ATTR
+
+FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {
+  Value v = input(i);
+  DenseElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)))
+    return emitError(loc) << "input " << i << " ('" << (i < (unsigned)node.input_size() ? node.input(i) : "")
+                          << "') must be a compile-time constant";
+  return attr;
+}
+
+FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i) {
+  auto attr = constantInput(i);
+  if (failed(attr))
+    return failure();
+  if (!attr->getElementType().isInteger())
+    return emitError(loc) << "input " << i << " must hold integers";
+  SmallVector<int64_t> r;
+  for (const APInt &v : attr->getValues<APInt>())
+    r.push_back(v.getSExtValue());
+  return r;
+}
+
+FailureOr<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    return emitError(loc) << "axis " << axis << " is out of range for rank " << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<SmallVector<Value>> NodeImporter::createMulti(StringRef opName, ValueRange operands,
+                                                        ArrayRef<NamedAttribute> attrs,
+                                                        TypeRange resultTypes) {
+  return graph::createChecked(b, loc, opName, operands, attrs, resultTypes);
+}
+
+Value NodeImporter::constant(DenseElementsAttr value) {
+  return arith::ConstantOp::create(b, loc, value);
+}
+
+Value NodeImporter::scalarConstant(Type elt, double v) {
+  auto type = RankedTensorType::get({}, elt);
+  Attribute a = isa<FloatType>(elt) ? Attribute(b.getFloatAttr(elt, v))
+                                    : Attribute(b.getIntegerAttr(elt, (int64_t)v));
+  return constant(DenseElementsAttr::get(type, a));
+}
+
+FailureOr<Value> NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
+  auto t = tensorType(v);
+  if (t.getShape() == shape)
+    return v;
+  return create<graph::ReshapeOp>({v}, {}, {RankedTensorType::get(shape, t.getElementType())});
+}
+
+} // namespace dlc::onnx_frontend

@@ -1,0 +1,112 @@
+// The per-node view op builders use: inputs, typed attribute access, checked op creation.
+#ifndef DLC_FRONTENDS_ONNX_NODEIMPORTER_H
+#define DLC_FRONTENDS_ONNX_NODEIMPORTER_H
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <onnx/onnx_pb.h>
+
+namespace dlc::onnx_frontend {
+
+/// ONNX TensorProto data type -> MLIR element type (null when unsupported).
+mlir::Type elementTypeFor(mlir::MLIRContext *ctx, int onnxType);
+/// MLIR element type -> ONNX data type (signed for integers; 0 when none).
+int onnxTypeFor(mlir::Type elt);
+/// Tensor proto -> dense constant. `baseDir` resolves external data; errors at `loc`.
+mlir::FailureOr<mlir::DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t,
+                                                      const std::string &baseDir,
+                                                      mlir::Location loc);
+
+class NodeImporter {
+public:
+  NodeImporter(const onnx::NodeProto &node, int opset, mlir::OpBuilder &b, mlir::Location loc,
+               llvm::SmallVector<mlir::Value> inputs, const std::string &baseDir)
+      : node(node), opset(opset), b(b), loc(loc), inputs(std::move(inputs)), baseDir(baseDir) {}
+
+  const onnx::NodeProto &node;
+  const int opset;
+  mlir::OpBuilder &b;
+  const mlir::Location loc;
+
+  /// Input i, or null when absent or given as "" (an omitted optional input).
+  mlir::Value input(unsigned i) const { return i < inputs.size() ? inputs[i] : mlir::Value(); }
+  unsigned numInputs() const { return inputs.size(); }
+  mlir::FailureOr<mlir::Value> requiredInput(unsigned i);
+  /// Number of outputs the model actually uses (trailing "" outputs dropped).
+  unsigned numUsedOutputs() const;
+
+  mlir::LogicalResult error(const llvm::Twine &msg) const;
+
+  /// Attribute accessors: absent -> default; present with the wrong type -> error.
+  mlir::FailureOr<int64_t> intAttr(llvm::StringRef name, int64_t dflt);
+  mlir::FailureOr<float> floatAttr(llvm::StringRef name, float dflt);
+  mlir::FailureOr<std::string> stringAttr(llvm::StringRef name, llvm::StringRef dflt);
+  mlir::FailureOr<llvm::SmallVector<int64_t>> intsAttr(llvm::StringRef name,
+                                                       llvm::ArrayRef<int64_t> dflt = {});
+  bool hasAttr(llvm::StringRef name) const;
+  const onnx::AttributeProto *findAttr(llvm::StringRef name) const;
+
+  /// Values of a constant integer input (error if not a compile-time constant).
+  mlir::FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i);
+  mlir::FailureOr<mlir::DenseElementsAttr> constantInput(unsigned i);
+  /// Attribute values of a TensorProto attribute (Constant's `value`).
+  mlir::FailureOr<mlir::DenseElementsAttr> tensorAttr(const onnx::TensorProto &t) {
+    return tensorToAttr(t, baseDir, loc);
+  }
+
+  /// Normalizes a possibly negative axis against `rank`.
+  mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+  /// Creates `OpTy` with result types inferred (or `resultTypes` when the op
+  /// does not infer), verifies it and folds it; errors are reported at the
+  /// node and never abort.
+  template <typename OpTy>
+  mlir::FailureOr<mlir::Value> create(mlir::ValueRange operands,
+                                      llvm::ArrayRef<mlir::NamedAttribute> attrs = {},
+                                      mlir::TypeRange resultTypes = {}) {
+    auto r = createMulti(OpTy::getOperationName(), operands, attrs, resultTypes);
+    if (mlir::failed(r))
+      return mlir::failure();
+    return (*r)[0];
+  }
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  createMulti(llvm::StringRef opName, mlir::ValueRange operands,
+              llvm::ArrayRef<mlir::NamedAttribute> attrs, mlir::TypeRange resultTypes = {});
+
+  mlir::Value constant(mlir::DenseElementsAttr value);
+  mlir::Value scalarConstant(mlir::Type elt, double v);
+  /// Reshape helper (no-op when the type already matches).
+  mlir::FailureOr<mlir::Value> reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+
+  mlir::NamedAttribute named(llvm::StringRef name, mlir::Attribute a) {
+    return b.getNamedAttr(name, a);
+  }
+
+private:
+  llvm::SmallVector<mlir::Value> inputs;
+  const std::string &baseDir;
+};
+
+mlir::RankedTensorType tensorType(mlir::Value v);
+
+/// Builds the dlc_graph ops of one ONNX node; appends one value per node output.
+using OpBuilderFn = mlir::LogicalResult (*)(NodeImporter &, llvm::SmallVectorImpl<mlir::Value> &);
+
+struct OpBuilderEntry {
+  const char *opType;
+  int minOpset; // the builder handles opsets [minOpset, current]
+  OpBuilderFn build;
+};
+
+/// The table of op builders, one array per op family, looked up by op type.
+llvm::ArrayRef<OpBuilderEntry> elementwiseBuilders();
+llvm::ArrayRef<OpBuilderEntry> nnBuilders();
+llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
+const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);
+
+} // namespace dlc::onnx_frontend
+
+#endif

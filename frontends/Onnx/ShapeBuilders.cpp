@@ -1,0 +1,453 @@
+// ONNX shape, layout and data-movement ops -> dlc_graph, with ONNX index rules normalized.
+#include "frontends/Onnx/NodeImporter.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+#define TRY(x)                                                                                 \
+  if (failed(x))                                                                             \
+  return failure()
+
+LogicalResult push(FailureOr<Value> v, Results &out) {
+  TRY(v);
+  out.push_back(*v);
+  return success();
+}
+
+std::string str(ArrayRef<int64_t> v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+LogicalResult reshape(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto shape = n.constantInts(1);
+  auto allowZero = n.intAttr("allowzero", 0);
+  TRY(x); TRY(shape); TRY(allowZero);
+  auto in = tensorType(*x).getShape();
+  SmallVector<int64_t> target(*shape);
+  int64_t known = 1, inferIdx = -1;
+  for (int64_t i = 0; i < (int64_t)target.size(); ++i) {
+    if (target[i] == 0 && !*allowZero) {
+      if (i >= (int64_t)in.size())
+        return n.error("shape " + str(*shape) + " copies dim " + Twine(i) + " of a rank-" +
+                       Twine(in.size()) + " input");
+      target[i] = in[i];
+    }
+    if (target[i] == -1) {
+      if (inferIdx >= 0)
+        return n.error("shape " + str(*shape) + " has more than one -1");
+      inferIdx = i;
+    } else if (target[i] < 0) {
+      return n.error("shape " + str(*shape) + " has a negative dim");
+    } else {
+      known *= target[i];
+    }
+  }
+  int64_t total = tensorType(*x).getNumElements();
+  if (inferIdx >= 0) {
+    if (known == 0 || total % known)
+      return n.error("cannot reshape " + str(in) + " to " + str(*shape));
+    target[inferIdx] = total / known;
+  }
+  return push(n.reshape(*x, target), out);
+}
+
+LogicalResult flatten(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto axis = n.intAttr("axis", 1);
+  TRY(x); TRY(axis);
+  auto t = tensorType(*x);
+  int64_t a = *axis < 0 ? *axis + t.getRank() : *axis;
+  if (a < 0 || a > t.getRank())
+    return n.error("axis " + Twine(*axis) + " is out of range for rank " + Twine(t.getRank()));
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    (d < a ? outer : inner) *= t.getDimSize(d);
+  return push(n.reshape(*x, {outer, inner}), out);
+}
+
+/// Axes of Squeeze/Unsqueeze: attribute before opset 13, input from 13.
+FailureOr<SmallVector<int64_t>> axesOf(NodeImporter &n, bool required) {
+  if (n.hasAttr("axes"))
+    return n.intsAttr("axes");
+  if (n.input(1))
+    return n.constantInts(1);
+  if (required)
+    return n.error("missing axes");
+  return SmallVector<int64_t>();
+}
+
+LogicalResult squeeze(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto axes = axesOf(n, false);
+  TRY(x); TRY(axes);
+  auto shape = tensorType(*x).getShape();
+  SmallVector<bool> drop(shape.size(), false);
+  for (int64_t a : *axes) {
+    auto na = n.normalizeAxis(a, shape.size());
+    TRY(na);
+    if (shape[*na] != 1)
+      return n.error("cannot squeeze dim " + Twine(*na) + " of size " + Twine(shape[*na]));
+    drop[*na] = true;
+  }
+  SmallVector<int64_t> target;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (!(axes->empty() ? shape[d] == 1 : drop[d]))
+      target.push_back(shape[d]);
+  return push(n.reshape(*x, target), out);
+}
+
+LogicalResult unsqueeze(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto axes = axesOf(n, true);
+  TRY(x); TRY(axes);
+  auto shape = tensorType(*x).getShape();
+  int64_t rank = shape.size() + axes->size();
+  SmallVector<bool> added(rank, false);
+  for (int64_t a : *axes) {
+    auto na = n.normalizeAxis(a, rank);
+    TRY(na);
+    if (added[*na])
+      return n.error("duplicate axis " + Twine(a));
+    added[*na] = true;
+  }
+  SmallVector<int64_t> target;
+  for (int64_t d = 0, src = 0; d < rank; ++d)
+    target.push_back(added[d] ? 1 : shape[src++]);
+  return push(n.reshape(*x, target), out);
+}
+
+LogicalResult transpose(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  int64_t rank = tensorType(*x).getRank();
+  SmallVector<int64_t> dflt;
+  for (int64_t d = rank - 1; d >= 0; --d)
+    dflt.push_back(d);
+  auto perm = n.intsAttr("perm", dflt);
+  TRY(perm);
+  return push(n.create<TransposeOp>({*x}, {n.named("perm", n.b.getDenseI64ArrayAttr(*perm))}), out);
+}
+
+LogicalResult concat(NodeImporter &n, Results &out) {
+  auto axis = n.intAttr("axis", 0);
+  TRY(axis);
+  SmallVector<Value> ins;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    auto v = n.requiredInput(i);
+    TRY(v);
+    ins.push_back(*v);
+  }
+  if (ins.empty())
+    return n.error("expected at least one input");
+  auto a = n.normalizeAxis(*axis, tensorType(ins[0]).getRank());
+  TRY(a);
+  return push(n.create<ConcatOp>(ins, {n.named("axis", n.b.getI64IntegerAttr(*a))}), out);
+}
+
+LogicalResult split(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto axis = n.intAttr("axis", 0);
+  TRY(x); TRY(axis);
+  auto t = tensorType(*x);
+  auto a = n.normalizeAxis(*axis, t.getRank());
+  TRY(a);
+  int64_t dim = t.getDimSize(*a);
+  SmallVector<int64_t> sizes;
+  if (n.hasAttr("split")) {
+    auto s = n.intsAttr("split");
+    TRY(s);
+    sizes = *s;
+  } else if (n.input(1)) {
+    auto s = n.constantInts(1);
+    TRY(s);
+    sizes = *s;
+  } else {
+    auto numOutputs = n.intAttr("num_outputs", n.node.output_size());
+    TRY(numOutputs);
+    int64_t k = *numOutputs;
+    if (k < 1)
+      return n.error("num_outputs must be >= 1");
+    int64_t chunk = (dim + k - 1) / k;
+    for (int64_t i = 0; i < k; ++i)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+  }
+  auto r = n.createMulti(SplitOp::getOperationName(), {*x},
+                         {n.named("axis", n.b.getI64IntegerAttr(*a)),
+                          n.named("sizes", n.b.getDenseI64ArrayAttr(sizes))});
+  TRY(r);
+  llvm::append_range(out, *r);
+  return success();
+}
+
+LogicalResult slice(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  auto shape = tensorType(*x).getShape();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (n.opset < 10) {
+    auto s = n.intsAttr("starts"), e = n.intsAttr("ends"), a = n.intsAttr("axes");
+    TRY(s); TRY(e); TRY(a);
+    starts = *s, ends = *e, axes = *a;
+  } else {
+    auto s = n.constantInts(1), e = n.constantInts(2);
+    TRY(s); TRY(e);
+    starts = *s, ends = *e;
+    if (n.input(3)) {
+      auto a = n.constantInts(3);
+      TRY(a);
+      axes = *a;
+    }
+    if (n.input(4)) {
+      auto st = n.constantInts(4);
+      TRY(st);
+      steps = *st;
+    }
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    return n.error("starts, ends, axes and steps must have the same length");
+  SmallVector<int64_t> oStart(rank, 0), oSize(shape), oStep(rank, 1);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    auto a = n.normalizeAxis(axes[i], rank);
+    TRY(a);
+    int64_t dim = shape[*a], step = steps[i];
+    if (step == 0)
+      return n.error("slice step must not be 0");
+    // ONNX clamping: starts/ends are clamped to [0, dim] (positive step) or [-1, dim-1].
+    auto clampIdx = [&](int64_t v, bool isEnd) {
+      if (v < 0)
+        v += dim;
+      if (step > 0)
+        return std::clamp<int64_t>(v, 0, dim);
+      return std::clamp<int64_t>(v, -1, dim - 1);
+    };
+    int64_t s = clampIdx(starts[i], false), e = clampIdx(ends[i], true);
+    int64_t size = step > 0 ? (e - s + step - 1) / step : (s - e + (-step) - 1) / (-step);
+    size = std::max<int64_t>(0, size);
+    oStart[*a] = size ? s : 0;
+    oSize[*a] = size;
+    oStep[*a] = step;
+  }
+  return push(n.create<SliceOp>({*x}, {n.named("starts", n.b.getDenseI64ArrayAttr(oStart)),
+                                       n.named("sizes", n.b.getDenseI64ArrayAttr(oSize)),
+                                       n.named("steps", n.b.getDenseI64ArrayAttr(oStep))}),
+              out);
+}
+
+LogicalResult gather(NodeImporter &n, Results &out) {
+  auto data = n.requiredInput(0), idx = n.requiredInput(1);
+  auto axis = n.intAttr("axis", 0);
+  TRY(data); TRY(idx); TRY(axis);
+  auto a = n.normalizeAxis(*axis, tensorType(*data).getRank());
+  TRY(a);
+  return push(n.create<GatherOp>({*data, *idx}, {n.named("axis", n.b.getI64IntegerAttr(*a))}), out);
+}
+
+LogicalResult expand(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto shape = n.constantInts(1);
+  TRY(x); TRY(shape);
+  auto t = tensorType(*x);
+  auto s = broadcastShapes(t.getShape(), *shape);
+  if (!s)
+    return n.error("cannot expand " + str(t.getShape()) + " to " + str(*shape));
+  auto rt = RankedTensorType::get(*s, t.getElementType());
+  if (rt == t)
+    return push(*x, out);
+  return push(n.create<ExpandOp>({*x}, {}, {rt}), out);
+}
+
+LogicalResult pad(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto mode = n.stringAttr("mode", "constant");
+  TRY(x); TRY(mode);
+  auto t = tensorType(*x);
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> pads;
+  double value = 0;
+  if (n.opset < 11) {
+    auto p = n.intsAttr("pads");
+    auto v = n.floatAttr("value", 0.0f);
+    TRY(p); TRY(v);
+    pads = *p;
+    value = *v;
+  } else {
+    auto p = n.constantInts(1);
+    TRY(p);
+    pads = *p;
+    if (n.input(2)) {
+      auto v = n.constantInput(2);
+      TRY(v);
+      if (v->getNumElements() != 1)
+        return n.error("constant_value must have one element");
+      value = isa<FloatType>(v->getElementType())
+                  ? (*v->getValues<APFloat>().begin()).convertToDouble()
+                  : (double)(*v->getValues<APInt>().begin()).getSExtValue();
+    }
+    if (n.input(3)) {
+      auto axes = n.constantInts(3);
+      TRY(axes);
+      if (pads.size() != 2 * axes->size())
+        return n.error("expected " + Twine(2 * axes->size()) + " pads for " +
+                       Twine(axes->size()) + " axes");
+      SmallVector<int64_t> full(2 * rank, 0);
+      for (size_t i = 0; i < axes->size(); ++i) {
+        auto a = n.normalizeAxis((*axes)[i], rank);
+        TRY(a);
+        full[*a] = pads[i];
+        full[*a + rank] = pads[i + axes->size()];
+      }
+      pads = full;
+    }
+  }
+  if (*mode == "wrap")
+    return n.error("unsupported pad mode 'wrap'");
+  return push(n.create<PadOp>({*x}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
+                                     n.named("mode", n.b.getStringAttr(*mode)),
+                                     n.named("value", n.b.getF64FloatAttr(value))}),
+              out);
+}
+
+LogicalResult shapeOp(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  auto shape = tensorType(*x).getShape();
+  int64_t rank = shape.size();
+  auto start = n.intAttr("start", 0), end = n.intAttr("end", rank);
+  TRY(start); TRY(end);
+  auto clampIdx = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
+  int64_t s = clampIdx(*start), e = std::max(s, clampIdx(*end));
+  if (s == 0 && e == rank)
+    return push(n.create<ShapeOp>({*x}), out);
+  SmallVector<int64_t> dims(shape.begin() + s, shape.begin() + e);
+  out.push_back(n.constant(DenseElementsAttr::get(
+      RankedTensorType::get({(int64_t)dims.size()}, n.b.getI64Type()), ArrayRef<int64_t>(dims))));
+  return success();
+}
+
+LogicalResult sizeOp(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  out.push_back(n.constant(DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI64Type()),
+                                                  tensorType(*x).getNumElements())));
+  return success();
+}
+
+LogicalResult constantOp(NodeImporter &n, Results &out) {
+  Builder &b = n.b;
+  if (const auto *a = n.findAttr("value")) {
+    if (a->type() != onnx::AttributeProto::TENSOR)
+      return n.error("attribute 'value' must be TENSOR");
+    auto v = n.tensorAttr(a->t());
+    TRY(v);
+    out.push_back(n.constant(*v));
+  } else if (n.hasAttr("value_float")) {
+    auto f = n.floatAttr("value_float", 0);
+    TRY(f);
+    out.push_back(n.constant(DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()), *f)));
+  } else if (n.hasAttr("value_int")) {
+    auto i = n.intAttr("value_int", 0);
+    TRY(i);
+    out.push_back(n.constant(DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()), *i)));
+  } else if (n.hasAttr("value_ints")) {
+    auto v = n.intsAttr("value_ints");
+    TRY(v);
+    out.push_back(n.constant(DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)v->size()}, b.getI64Type()), ArrayRef<int64_t>(*v))));
+  } else if (const auto *fs = n.findAttr("value_floats")) {
+    SmallVector<float> v(fs->floats().begin(), fs->floats().end());
+    out.push_back(n.constant(DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)v.size()}, b.getF32Type()), ArrayRef<float>(v))));
+  } else {
+    return n.error("unsupported Constant form (expected value, value_float(s) or value_int(s))");
+  }
+  return success();
+}
+
+LogicalResult constantOfShape(NodeImporter &n, Results &out) {
+  auto shape = n.constantInts(0);
+  TRY(shape);
+  for (int64_t d : *shape)
+    if (d < 0)
+      return n.error("negative dim in shape " + str(*shape));
+  DenseElementsAttr fill =
+      DenseElementsAttr::get(RankedTensorType::get({1}, n.b.getF32Type()), 0.0f);
+  if (const auto *a = n.findAttr("value")) {
+    auto v = n.tensorAttr(a->t());
+    TRY(v);
+    if (v->getNumElements() != 1)
+      return n.error("value must have one element");
+    fill = *v;
+  }
+  auto type = RankedTensorType::get(*shape, fill.getElementType());
+  out.push_back(n.constant(DenseElementsAttr::get(type, fill.getValues<Attribute>()[0])));
+  return success();
+}
+
+LogicalResult range(NodeImporter &n, Results &out) {
+  auto s = n.constantInput(0), l = n.constantInput(1), d = n.constantInput(2);
+  TRY(s); TRY(l); TRY(d);
+  Type elt = s->getElementType();
+  auto scalarOf = [](DenseElementsAttr a) {
+    return isa<FloatType>(a.getElementType()) ? (*a.getValues<APFloat>().begin()).convertToDouble()
+                                              : (double)(*a.getValues<APInt>().begin()).getSExtValue();
+  };
+  double start = scalarOf(*s), limit = scalarOf(*l), delta = scalarOf(*d);
+  if (delta == 0)
+    return n.error("Range delta must not be 0");
+  int64_t count = std::max<int64_t>(0, (int64_t)std::ceil((limit - start) / delta));
+  auto type = RankedTensorType::get({count}, elt);
+  SmallVector<Attribute> vals;
+  for (int64_t i = 0; i < count; ++i)
+    vals.push_back(isa<FloatType>(elt) ? Attribute(n.b.getFloatAttr(elt, start + i * delta))
+                                       : Attribute(n.b.getIntegerAttr(elt, (int64_t)(start + i * delta))));
+  out.push_back(n.constant(DenseElementsAttr::get(type, vals)));
+  return success();
+}
+
+const OpBuilderEntry kShape[] = {
+    {"Reshape", 5, reshape},
+    {"Flatten", 1, flatten},
+    {"Squeeze", 1, squeeze},
+    {"Unsqueeze", 1, unsqueeze},
+    {"Transpose", 1, transpose},
+    {"Concat", 4, concat},
+    {"Split", 2, split},
+    {"Slice", 1, slice},
+    {"Gather", 1, gather},
+    {"Expand", 8, expand},
+    {"Pad", 2, pad},
+    {"Shape", 1, shapeOp},
+    {"Size", 1, sizeOp},
+    {"Constant", 1, constantOp},
+    {"ConstantOfShape", 9, constantOfShape},
+    {"Range", 11, range},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> shapeBuilders() { return kShape; }
+
+const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
+  for (auto table : {elementwiseBuilders(), nnBuilders(), shapeBuilders()})
+    for (const OpBuilderEntry &e : table)
+      if (opType == e.opType && opset >= e.minOpset)
+        return &e;
+  return nullptr;
+}
+
+} // namespace dlc::onnx_frontend

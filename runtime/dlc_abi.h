@@ -1,0 +1,66 @@
+/* dlc_abi.h - the binary contract between a compiled dlc model and the runtime.
+ *
+ * Every compiled model (a shared library written by `dlc compile`, or code
+ * JIT-compiled in process) exports exactly these two symbols:
+ *
+ *   const char dlc_module_descriptor[];
+ *       NUL-terminated ASCII text describing the model's I/O, one record per
+ *       line, '\n' separated:
+ *         line 1:      "dlc-module <DLC_ABI_VERSION>"
+ *         then, one per tensor, inputs first in positional order, then outputs:
+ *           "input <name> <dtype> <rank> <d0> <d1> ... <d(rank-1)>"
+ *           "output <name> <dtype> <rank> <d0> ..."
+ *       <name> is percent-encoded: every byte outside [A-Za-z0-9_.:/-] is
+ *       written as %XX (upper-case hex). <dtype> is the ONNX
+ *       TensorProto.DataType number (1 float, 2 uint8, 3 int8, 4 uint16,
+ *       5 int16, 6 int32, 7 int64, 9 bool, 10 float16, 11 double, 12 uint32,
+ *       13 uint64, 16 bfloat16). All dims are static, >= 0. Rank 0 = scalar.
+ *
+ *   int32_t dlc_module_entry(void **buffers, void *runtime_ctx);
+ *       buffers[0 .. num_inputs-1] point at the inputs, then
+ *       buffers[num_inputs .. num_inputs+num_outputs-1] at the outputs.
+ *       Each buffer is a dense row-major array of the declared dtype/shape,
+ *       allocated by the caller (64-byte alignment recommended, not required).
+ *       bool is one byte per element (0 or 1). Inputs are only read; outputs
+ *       are fully written. Output buffers must not alias inputs or each other.
+ *       runtime_ctx is an opaque pointer the generated code passes back to
+ *       runtime callbacks (e.g. dlc_runtime_parallel_for); may be NULL, in
+ *       which case the generated code runs single-threaded.
+ *       Returns 0 on success, non-zero on an internal failure.
+ *
+ * A compiled model may call back into the runtime through these C symbols,
+ * resolved at load time (the runtime library exports them):
+ *
+ *   void dlc_runtime_parallel_for(void *runtime_ctx, int64_t n,
+ *                                 void (*fn)(void *closure, int64_t begin, int64_t end),
+ *                                 void *closure);
+ *       Splits [0, n) into contiguous chunks over the context's threads and
+ *       calls fn on each; returns when all are done. With runtime_ctx == NULL
+ *       it calls fn(closure, 0, n) on the calling thread.
+ *       (Runtime notes, see dlc_runtime.h: fn is never called with an empty
+ *       range, so n <= 0 calls nothing; a call made from inside fn runs
+ *       inline. A model leaves this symbol undefined; the dynamic loader
+ *       binds it to libdlc_runtime.so, which the host must have loaded with
+ *       global visibility, as linking against it does.)
+ */
+#ifndef DLC_ABI_H
+#define DLC_ABI_H
+
+#include <stdint.h>
+
+#define DLC_ABI_VERSION 1
+#define DLC_ABI_DESCRIPTOR_SYMBOL "dlc_module_descriptor"
+#define DLC_ABI_ENTRY_SYMBOL "dlc_module_entry"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int32_t (*dlc_abi_entry_fn)(void **buffers, void *runtime_ctx);
+typedef void (*dlc_abi_parallel_body_fn)(void *closure, int64_t begin, int64_t end);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLC_ABI_H */

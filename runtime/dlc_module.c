@@ -1,0 +1,442 @@
+/* dlc_module.c - owns dlc_module_t: loading compiled models (dlopen) and parsing their descriptor. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strdup; set before any system header */
+#endif
+#include "dlc_internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- descriptor parsing (format: see dlc_abi.h) ------------------------ */
+
+typedef struct {
+  const char *where; /* "module '<path>'" or "in-process module" */
+  int line_no;
+  const char *p, *end; /* remaining text of the current line */
+} dlc_desc_parser_t;
+
+#define DLC_DESC_FAIL(parser, status, fmt, ...)                               \
+  dlc_fail(status, "%s: descriptor line %d: " fmt, (parser)->where,          \
+           (parser)->line_no, __VA_ARGS__)
+
+/* Next space-separated token of the line; false at the end of the line. */
+static bool dlc_desc_token(dlc_desc_parser_t *ps, const char **tok,
+                           size_t *len) {
+  while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t'))
+    ++ps->p;
+  if (ps->p == ps->end)
+    return false;
+  const char *start = ps->p;
+  while (ps->p < ps->end && *ps->p != ' ' && *ps->p != '\t')
+    ++ps->p;
+  *tok = start;
+  *len = (size_t)(ps->p - start);
+  return true;
+}
+
+/* Length to print of a token in a message: long garbage is cut. */
+static int dlc_clip(size_t len) { return len > 64 ? 64 : (int)len; }
+
+/* Parses a non-negative decimal integer token (no sign, no spaces). */
+static bool dlc_desc_uint(const char *tok, size_t len, int64_t max,
+                          int64_t *out) {
+  if (len == 0 || len > 19)
+    return false;
+  int64_t v = 0;
+  for (size_t i = 0; i < len; ++i) {
+    if (tok[i] < '0' || tok[i] > '9')
+      return false;
+    int digit = tok[i] - '0';
+    if (v > (max - digit) / 10)
+      return false;
+    v = v * 10 + digit;
+  }
+  *out = v;
+  return true;
+}
+
+static int dlc_hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+static bool dlc_name_char_ok(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '.' || c == ':' ||
+         c == '/' || c == '-';
+}
+
+/* Decodes a percent-encoded name token into a new string. */
+static dlc_status_t dlc_desc_name(dlc_desc_parser_t *ps, const char *tok,
+                                  size_t len, char **out) {
+  char *name = malloc(len + 1);
+  if (!name)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->where);
+  size_t n = 0;
+  for (size_t i = 0; i < len; ++i) {
+    char c = tok[i];
+    if (c == '%') {
+      int hi = i + 2 < len ? dlc_hex_value(tok[i + 1]) : -1;
+      int lo = i + 2 < len ? dlc_hex_value(tok[i + 2]) : -1;
+      /* %00 would silently truncate the C string. */
+      if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+        free(name);
+        return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                             "bad percent escape in name '%.*s'",
+                             dlc_clip(len), tok);
+      }
+      name[n++] = (char)(hi * 16 + lo);
+      i += 2;
+    } else if (dlc_name_char_ok(c)) {
+      name[n++] = c;
+    } else {
+      free(name);
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                           "byte 0x%02x must be percent-encoded in name '%.*s'",
+                           (unsigned)(unsigned char)c, dlc_clip(len), tok);
+    }
+  }
+  name[n] = '\0';
+  *out = name;
+  return DLC_OK;
+}
+
+/* Parses "<name> <dtype> <rank> <dims...>" after the record keyword. */
+static dlc_status_t dlc_desc_record(dlc_desc_parser_t *ps, const char *kind,
+                                    dlc_io_decl_t *decl) {
+  const char *tok;
+  size_t len;
+  if (!dlc_desc_token(ps, &tok, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s record has no name",
+                         kind);
+  dlc_status_t st = dlc_desc_name(ps, tok, len, &decl->name);
+  if (st != DLC_OK)
+    return st;
+  int64_t value;
+  if (!dlc_desc_token(ps, &tok, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s '%s' has no dtype",
+                         kind, decl->name);
+  if (!dlc_desc_uint(tok, len, INT32_MAX, &value) ||
+      dlc_dtype_size((dlc_dtype_t)value) == 0)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "%s '%s' has unknown dtype '%.*s'", kind, decl->name,
+                         dlc_clip(len), tok);
+  decl->dtype = (dlc_dtype_t)value;
+  if (!dlc_desc_token(ps, &tok, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s '%s' has no rank",
+                         kind, decl->name);
+  if (!dlc_desc_uint(tok, len, INT32_MAX, &value))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "%s '%s' has invalid rank '%.*s'", kind, decl->name,
+                         dlc_clip(len), tok);
+  decl->rank = (int32_t)value;
+  /* Count the dims before allocating, so a garbage rank allocates nothing. */
+  dlc_desc_parser_t probe = *ps;
+  int64_t dims = 0;
+  while (dlc_desc_token(&probe, &tok, &len))
+    ++dims;
+  if (dims != decl->rank)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "%s '%s' has rank %d but %lld dims", kind,
+                         decl->name, (int)decl->rank, (long long)dims);
+  decl->shape = malloc(sizeof(int64_t) * (size_t)(decl->rank ? decl->rank : 1));
+  if (!decl->shape)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->where);
+  decl->shape[0] = 0;
+  for (int32_t i = 0; i < decl->rank; ++i) {
+    dlc_desc_token(ps, &tok, &len);
+    if (!dlc_desc_uint(tok, len, INT64_MAX, &decl->shape[i]))
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                           "%s '%s' has invalid dim %d '%.*s'", kind,
+                           decl->name, (int)i, dlc_clip(len), tok);
+  }
+  char what[512];
+  snprintf(what, sizeof(what), "%s: descriptor line %d: %s '%s'", ps->where,
+           ps->line_no, kind, decl->name);
+  if (dlc_shape_check(what, decl->dtype, decl->rank, decl->shape, NULL,
+                      &decl->byte_size) != DLC_OK)
+    return DLC_ERROR_BAD_MODULE; /* message already set */
+  return DLC_OK;
+}
+
+static dlc_status_t dlc_desc_parse(const char *where, const char *text,
+                                   dlc_module_t *m) {
+  size_t max_records = 1;
+  for (const char *c = text; *c; ++c)
+    max_records += *c == '\n';
+  m->decls = calloc(max_records, sizeof(dlc_io_decl_t));
+  if (!m->decls)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
+
+  dlc_desc_parser_t ps = {where, 0, text, text};
+  bool have_header = false;
+  const char *line = text;
+  while (*line) {
+    const char *eol = strchr(line, '\n');
+    if (!eol)
+      eol = line + strlen(line);
+    ps.line_no++;
+    ps.p = line;
+    ps.end = eol;
+    line = *eol ? eol + 1 : eol;
+    const char *tok;
+    size_t len;
+    if (!dlc_desc_token(&ps, &tok, &len))
+      continue; /* blank line */
+    if (!have_header) {
+      int64_t version;
+      const char *vtok;
+      size_t vlen;
+      if (len != 10 || memcmp(tok, "dlc-module", 10) != 0 ||
+          !dlc_desc_token(&ps, &vtok, &vlen) ||
+          !dlc_desc_uint(vtok, vlen, INT32_MAX, &version) ||
+          dlc_desc_token(&ps, &vtok, &vlen))
+        return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
+                             "expected 'dlc-module <version>', got '%.*s'",
+                             dlc_clip((size_t)(eol - tok)), tok);
+      if (version != DLC_ABI_VERSION)
+        return DLC_DESC_FAIL(&ps, DLC_ERROR_UNSUPPORTED,
+                             "ABI version %lld is not supported (this runtime "
+                             "implements version %d)",
+                             (long long)version, DLC_ABI_VERSION);
+      have_header = true;
+      continue;
+    }
+    bool is_input = len == 5 && memcmp(tok, "input", 5) == 0;
+    bool is_output = len == 6 && memcmp(tok, "output", 6) == 0;
+    if (!is_input && !is_output)
+      return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
+                           "expected 'input' or 'output', got '%.*s'",
+                           dlc_clip(len), tok);
+    if (is_input && m->num_outputs > 0)
+      return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
+                           "%s", "input declared after an output");
+    dlc_io_decl_t *decl = &m->decls[m->num_inputs + m->num_outputs];
+    dlc_status_t st =
+        dlc_desc_record(&ps, is_input ? "input" : "output", decl);
+    if (st != DLC_OK)
+      return st;
+    /* Names are how users find tensors: they must be unique per kind. */
+    size_t first = is_input ? 0 : m->num_inputs;
+    for (dlc_io_decl_t *d = &m->decls[first]; d != decl; ++d)
+      if (strcmp(d->name, decl->name) == 0)
+        return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE, "duplicate %s '%s'",
+                             is_input ? "input" : "output", decl->name);
+    if (is_input)
+      m->num_inputs++;
+    else
+      m->num_outputs++;
+  }
+  if (!have_header)
+    return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor is empty", where);
+  if (m->num_outputs == 0)
+    return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor declares no outputs",
+                    where);
+  return DLC_OK;
+}
+
+/* ---- module objects ---------------------------------------------------- */
+
+void dlc_module_free(dlc_module_t *module) {
+  if (!module)
+    return;
+  if (module->decls) {
+    /* Also frees a record that failed half-way through parsing. */
+    size_t n = module->num_inputs + module->num_outputs + 1;
+    for (size_t i = 0; i < n; ++i) {
+      free(module->decls[i].name);
+      free(module->decls[i].shape);
+    }
+    free(module->decls);
+  }
+  if (module->dl_handle)
+    dlclose(module->dl_handle);
+  if (module->release_owner)
+    module->release_owner(module->owner);
+  free(module->path);
+  free(module);
+}
+
+/* Creates the object and parses the descriptor; on failure frees it. */
+static dlc_status_t dlc_module_init(const char *path, const char *where,
+                                    const char *descriptor,
+                                    dlc_abi_entry_fn entry,
+                                    dlc_module_t **out) {
+  dlc_module_t *m = calloc(1, sizeof(dlc_module_t));
+  char *path_copy = strdup(path);
+  if (!m || !path_copy) {
+    free(m);
+    free(path_copy);
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
+  }
+  m->path = path_copy;
+  m->entry = entry;
+  dlc_status_t st = dlc_desc_parse(where, descriptor, m);
+  if (st != DLC_OK) {
+    dlc_module_free(m);
+    return st;
+  }
+  *out = m;
+  return DLC_OK;
+}
+
+dlc_status_t dlc_module_create_from_symbols(const char *descriptor,
+                                            dlc_abi_entry_fn entry,
+                                            void *owner,
+                                            void (*release_owner)(void *),
+                                            dlc_module_t **out) {
+  if (!out)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_module_create_from_symbols: out is null");
+  *out = NULL;
+  if (!descriptor || !entry)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_module_create_from_symbols: %s is null",
+                    descriptor ? "entry" : "descriptor");
+  dlc_module_t *m;
+  dlc_status_t st = dlc_module_init("<in-process>", "in-process module",
+                                    descriptor, entry, &m);
+  if (st != DLC_OK)
+    return st;
+  /* Only now: on failure the caller keeps ownership of `owner`. */
+  m->owner = owner;
+  m->release_owner = release_owner;
+  *out = m;
+  return DLC_OK;
+}
+
+dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
+  if (!out)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "dlc_module_load: out is null");
+  *out = NULL;
+  if (!path)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "dlc_module_load: path is null");
+  char err[128];
+  struct stat info;
+  if (stat(path, &info) != 0) {
+    int e = errno;
+    return dlc_fail(e == ENOENT || e == ENOTDIR ? DLC_ERROR_NOT_FOUND
+                                                : DLC_ERROR_IO,
+                    "cannot load module '%s': %s", path,
+                    dlc_errno_text(e, err, sizeof(err)));
+  }
+  /* dlopen searches the library path for names without '/'; we mean a file. */
+  size_t len = strlen(path);
+  char *dl_path = malloc(len + 3);
+  if (!dl_path)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "cannot load module '%s': out of "
+                    "memory", path);
+  snprintf(dl_path, len + 3, "%s%s", strchr(path, '/') ? "" : "./", path);
+  dlerror();
+  void *handle = dlopen(dl_path, RTLD_NOW | RTLD_LOCAL);
+  free(dl_path);
+  if (!handle) {
+    const char *why = dlerror();
+    return dlc_fail(DLC_ERROR_BAD_MODULE, "cannot load module '%s': %s", path,
+                    why ? why : "dlopen failed");
+  }
+  void *descriptor = dlsym(handle, DLC_ABI_DESCRIPTOR_SYMBOL);
+  void *entry_address = dlsym(handle, DLC_ABI_ENTRY_SYMBOL);
+  if (!descriptor || !entry_address) {
+    dlclose(handle);
+    return dlc_fail(DLC_ERROR_BAD_MODULE,
+                    "module '%s': missing symbol '%s' (not a dlc model?)", path,
+                    descriptor ? DLC_ABI_ENTRY_SYMBOL
+                               : DLC_ABI_DESCRIPTOR_SYMBOL);
+  }
+  /* ISO C has no object-to-function pointer cast; POSIX guarantees it works
+   * bit-for-bit, so copy the representation. */
+  dlc_abi_entry_fn entry;
+  memcpy(&entry, &entry_address, sizeof(entry));
+  char where[4200];
+  snprintf(where, sizeof(where), "module '%s'", path);
+  dlc_module_t *m;
+  dlc_status_t st =
+      dlc_module_init(path, where, (const char *)descriptor, entry, &m);
+  if (st != DLC_OK) {
+    dlclose(handle);
+    return st;
+  }
+  m->dl_handle = handle;
+  *out = m;
+  return DLC_OK;
+}
+
+/* ---- queries ----------------------------------------------------------- */
+
+size_t dlc_module_num_inputs(const dlc_module_t *module) {
+  return module ? module->num_inputs : 0;
+}
+
+size_t dlc_module_num_outputs(const dlc_module_t *module) {
+  return module ? module->num_outputs : 0;
+}
+
+static dlc_status_t dlc_module_info(const dlc_module_t *module, size_t index,
+                                    bool output, dlc_tensor_info_t *out) {
+  const char *kind = output ? "output" : "input";
+  if (!module || !out)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "dlc_module_%s_info: %s is null",
+                    kind, module ? "out" : "module");
+  size_t count = output ? module->num_outputs : module->num_inputs;
+  if (index >= count)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "%s index %zu out of range (module has %zu %ss)", kind,
+                    index, count, kind);
+  const dlc_io_decl_t *d =
+      &module->decls[(output ? module->num_inputs : 0) + index];
+  out->name = d->name;
+  out->dtype = d->dtype;
+  out->rank = d->rank;
+  out->shape = d->shape;
+  return DLC_OK;
+}
+
+dlc_status_t dlc_module_input_info(const dlc_module_t *module, size_t index,
+                                   dlc_tensor_info_t *out) {
+  return dlc_module_info(module, index, false, out);
+}
+
+dlc_status_t dlc_module_output_info(const dlc_module_t *module, size_t index,
+                                    dlc_tensor_info_t *out) {
+  return dlc_module_info(module, index, true, out);
+}
+
+static dlc_status_t dlc_module_find(const dlc_module_t *module,
+                                    const char *name, bool output,
+                                    size_t *index) {
+  const char *kind = output ? "output" : "input";
+  if (!module || !name || !index)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_module_find_%s: %s is null", kind,
+                    !module ? "module" : (!name ? "name" : "index"));
+  size_t first = output ? module->num_inputs : 0;
+  size_t count = output ? module->num_outputs : module->num_inputs;
+  for (size_t i = 0; i < count; ++i) {
+    if (strcmp(module->decls[first + i].name, name) == 0) {
+      *index = i;
+      return DLC_OK;
+    }
+  }
+  return dlc_fail(DLC_ERROR_NOT_FOUND, "module '%s': no %s named '%s'",
+                  module->path, kind, name);
+}
+
+dlc_status_t dlc_module_find_input(const dlc_module_t *module,
+                                   const char *name, size_t *index) {
+  return dlc_module_find(module, name, false, index);
+}
+
+dlc_status_t dlc_module_find_output(const dlc_module_t *module,
+                                    const char *name, size_t *index) {
+  return dlc_module_find(module, name, true, index);
+}

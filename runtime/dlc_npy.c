@@ -1,0 +1,458 @@
+/* dlc_npy.c - owns reading and writing tensors as NumPy .npy files (format 1.0, 2.0, 3.0). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fileno; set before any system header */
+#endif
+#include "dlc_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char dlc_npy_magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
+
+/* NumPy refuses headers over 10 KB by default; allow far more, but bound
+ * what a garbage length field can make us allocate. */
+#define DLC_NPY_MAX_HEADER (1u << 20)
+/* NumPy 2 allows 64 dims. */
+#define DLC_NPY_MAX_RANK 64
+
+/* ---- dtype strings --------------------------------------------------- */
+
+static const struct {
+  char kind;
+  unsigned size;
+  dlc_dtype_t dtype;
+} dlc_npy_kinds[] = {
+    {'f', 2, DLC_DTYPE_FLOAT16}, {'f', 4, DLC_DTYPE_FLOAT},
+    {'f', 8, DLC_DTYPE_DOUBLE},  {'i', 1, DLC_DTYPE_INT8},
+    {'i', 2, DLC_DTYPE_INT16},   {'i', 4, DLC_DTYPE_INT32},
+    {'i', 8, DLC_DTYPE_INT64},   {'u', 1, DLC_DTYPE_UINT8},
+    {'u', 2, DLC_DTYPE_UINT16},  {'u', 4, DLC_DTYPE_UINT32},
+    {'u', 8, DLC_DTYPE_UINT64},  {'b', 1, DLC_DTYPE_BOOL},
+};
+
+/* Maps a descr like "<f4" to a dtype. */
+static dlc_status_t dlc_npy_parse_descr(const char *path, const char *descr,
+                                        dlc_dtype_t *dtype) {
+  char order = descr[0];
+  char kind = order ? descr[1] : '\0';
+  const char *digits = kind ? descr + 2 : descr;
+  unsigned size = 0;
+  bool ok = (order == '<' || order == '>' || order == '|' || order == '=') &&
+            *digits >= '1' && *digits <= '9' && strlen(digits) <= 2;
+  for (const char *c = digits; ok && *c; ++c) {
+    ok = *c >= '0' && *c <= '9';
+    size = size * 10 + (unsigned)(*c - '0');
+  }
+  for (size_t i = 0; ok && i < sizeof(dlc_npy_kinds) / sizeof(dlc_npy_kinds[0]);
+       ++i) {
+    if (dlc_npy_kinds[i].kind != kind || dlc_npy_kinds[i].size != size)
+      continue;
+    if (order == '>' && size > 1)
+      return dlc_fail(DLC_ERROR_UNSUPPORTED,
+                      "'%s': big-endian dtype '%s' is not supported", path,
+                      descr);
+    *dtype = dlc_npy_kinds[i].dtype;
+    return DLC_OK;
+  }
+  return dlc_fail(DLC_ERROR_UNSUPPORTED, "'%s': unsupported dtype '%s'", path,
+                  descr);
+}
+
+/* The descr NumPy writes for a dtype, or NULL if .npy has none (bf16). */
+static const char *dlc_npy_descr(dlc_dtype_t dtype) {
+  switch (dtype) {
+  case DLC_DTYPE_FLOAT16:
+    return "<f2";
+  case DLC_DTYPE_FLOAT:
+    return "<f4";
+  case DLC_DTYPE_DOUBLE:
+    return "<f8";
+  case DLC_DTYPE_INT8:
+    return "|i1";
+  case DLC_DTYPE_INT16:
+    return "<i2";
+  case DLC_DTYPE_INT32:
+    return "<i4";
+  case DLC_DTYPE_INT64:
+    return "<i8";
+  case DLC_DTYPE_UINT8:
+    return "|u1";
+  case DLC_DTYPE_UINT16:
+    return "<u2";
+  case DLC_DTYPE_UINT32:
+    return "<u4";
+  case DLC_DTYPE_UINT64:
+    return "<u8";
+  case DLC_DTYPE_BOOL:
+    return "|b1";
+  default:
+    return NULL;
+  }
+}
+
+/* ---- header dictionary: {'descr': '<f4', 'fortran_order': False,
+ *      'shape': (2, 3), } -- a Python literal, parsed by hand ----------- */
+
+typedef struct {
+  const char *path;
+  const char *begin, *p, *end;
+  char descr[16];
+  bool fortran_order;
+  int32_t rank;
+  int64_t shape[DLC_NPY_MAX_RANK];
+} dlc_npy_header_t;
+
+static dlc_status_t dlc_npy_malformed(dlc_npy_header_t *h, const char *what) {
+  return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                  "'%s': malformed .npy header: %s at header offset %td",
+                  h->path, what, h->p - h->begin);
+}
+
+static void dlc_npy_skip_space(dlc_npy_header_t *h) {
+  while (h->p < h->end && (*h->p == ' ' || *h->p == '\t' || *h->p == '\n' ||
+                           *h->p == '\r'))
+    ++h->p;
+}
+
+static bool dlc_npy_accept(dlc_npy_header_t *h, char c) {
+  dlc_npy_skip_space(h);
+  if (h->p < h->end && *h->p == c) {
+    ++h->p;
+    return true;
+  }
+  return false;
+}
+
+/* Parses a quoted string (no escapes: none occur in valid headers). */
+static dlc_status_t dlc_npy_string(dlc_npy_header_t *h, char *buf,
+                                   size_t size) {
+  dlc_npy_skip_space(h);
+  if (h->p >= h->end || (*h->p != '\'' && *h->p != '"'))
+    return dlc_npy_malformed(h, "expected a quoted string");
+  char quote = *h->p++;
+  size_t len = 0;
+  while (h->p < h->end && *h->p != quote) {
+    if (len + 1 >= size || *h->p == '\\' || (unsigned char)*h->p < 0x20)
+      return dlc_npy_malformed(h, "unexpected string");
+    buf[len++] = *h->p++;
+  }
+  if (h->p >= h->end)
+    return dlc_npy_malformed(h, "unterminated string");
+  ++h->p;
+  buf[len] = '\0';
+  return DLC_OK;
+}
+
+static dlc_status_t dlc_npy_shape(dlc_npy_header_t *h) {
+  if (!dlc_npy_accept(h, '('))
+    return dlc_npy_malformed(h, "expected '(' for shape");
+  h->rank = 0;
+  for (;;) {
+    if (dlc_npy_accept(h, ')'))
+      return DLC_OK;
+    if (h->p >= h->end || *h->p < '0' || *h->p > '9')
+      return dlc_npy_malformed(h, "expected a non-negative dim");
+    uint64_t dim = 0;
+    while (h->p < h->end && *h->p >= '0' && *h->p <= '9') {
+      uint64_t digit = (uint64_t)(*h->p - '0');
+      if (dim > ((uint64_t)INT64_MAX - digit) / 10)
+        return dlc_npy_malformed(h, "dim too large");
+      dim = dim * 10 + digit;
+      ++h->p;
+    }
+    if (h->p < h->end && *h->p == 'L') /* Python 2 long suffix */
+      ++h->p;
+    if (h->rank == DLC_NPY_MAX_RANK)
+      return dlc_fail(DLC_ERROR_UNSUPPORTED,
+                      "'%s': rank above %d is not supported", h->path,
+                      DLC_NPY_MAX_RANK);
+    h->shape[h->rank++] = (int64_t)dim;
+    if (!dlc_npy_accept(h, ',')) {
+      if (dlc_npy_accept(h, ')'))
+        return DLC_OK;
+      return dlc_npy_malformed(h, "expected ',' or ')' in shape");
+    }
+  }
+}
+
+static dlc_status_t dlc_npy_parse_header(dlc_npy_header_t *h) {
+  bool have_descr = false, have_order = false, have_shape = false;
+  dlc_status_t st;
+  if (!dlc_npy_accept(h, '{'))
+    return dlc_npy_malformed(h, "expected '{'");
+  while (!dlc_npy_accept(h, '}')) {
+    char key[32];
+    if ((st = dlc_npy_string(h, key, sizeof(key))) != DLC_OK)
+      return st;
+    if (!dlc_npy_accept(h, ':'))
+      return dlc_npy_malformed(h, "expected ':'");
+    if (strcmp(key, "descr") == 0 && !have_descr) {
+      if (dlc_npy_accept(h, '['))
+        return dlc_fail(DLC_ERROR_UNSUPPORTED,
+                        "'%s': structured dtypes are not supported", h->path);
+      if ((st = dlc_npy_string(h, h->descr, sizeof(h->descr))) != DLC_OK)
+        return st;
+      have_descr = true;
+    } else if (strcmp(key, "fortran_order") == 0 && !have_order) {
+      dlc_npy_skip_space(h);
+      size_t left = (size_t)(h->end - h->p);
+      if (left >= 4 && memcmp(h->p, "True", 4) == 0) {
+        h->fortran_order = true;
+        h->p += 4;
+      } else if (left >= 5 && memcmp(h->p, "False", 5) == 0) {
+        h->fortran_order = false;
+        h->p += 5;
+      } else {
+        return dlc_npy_malformed(h, "expected True or False");
+      }
+      have_order = true;
+    } else if (strcmp(key, "shape") == 0 && !have_shape) {
+      if ((st = dlc_npy_shape(h)) != DLC_OK)
+        return st;
+      have_shape = true;
+    } else {
+      return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                      "'%s': malformed .npy header: unexpected key '%s'",
+                      h->path, key);
+    }
+    if (!dlc_npy_accept(h, ',')) {
+      if (dlc_npy_accept(h, '}'))
+        break;
+      return dlc_npy_malformed(h, "expected ',' or '}'");
+    }
+  }
+  if (!have_descr || !have_order || !have_shape)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "'%s': malformed .npy header: missing key '%s'", h->path,
+                    !have_descr ? "descr"
+                                : (!have_order ? "fortran_order" : "shape"));
+  return DLC_OK;
+}
+
+/* ---- load ------------------------------------------------------------ */
+
+static uint32_t dlc_read_le(const unsigned char *p, int bytes) {
+  uint32_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+/* Everything after fopen; the caller closes the file. */
+static dlc_status_t dlc_npy_read(FILE *f, const char *path,
+                                 dlc_tensor_t **out) {
+  char err[128];
+  struct stat info;
+  if (fstat(fileno(f), &info) != 0)
+    return dlc_fail(DLC_ERROR_IO, "cannot stat '%s': %s", path,
+                    dlc_errno_text(errno, err, sizeof(err)));
+  if (!S_ISREG(info.st_mode))
+    return dlc_fail(DLC_ERROR_IO, "'%s' is not a regular file", path);
+  const uint64_t file_size = (uint64_t)info.st_size;
+
+  unsigned char prefix[12];
+  size_t got = fread(prefix, 1, sizeof(prefix), f);
+  size_t magic_seen = got < 6 ? got : 6;
+  if (memcmp(prefix, dlc_npy_magic, magic_seen) != 0 || got == 0)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "'%s' is not a .npy file (bad magic string)", path);
+  if (got < 10)
+    return dlc_fail(DLC_ERROR_IO,
+                    "'%s': truncated .npy preamble: expected at least 10 "
+                    "bytes, got %zu",
+                    path, got);
+  unsigned major = prefix[6], minor = prefix[7];
+  if (major < 1 || major > 3)
+    return dlc_fail(DLC_ERROR_UNSUPPORTED,
+                    "'%s': unsupported .npy format version %u.%u", path, major,
+                    minor);
+  size_t preamble = major == 1 ? 10 : 12;
+  if (got < preamble)
+    return dlc_fail(DLC_ERROR_IO,
+                    "'%s': truncated .npy preamble: expected %zu bytes, got "
+                    "%zu",
+                    path, preamble, got);
+  uint32_t header_len = dlc_read_le(prefix + 8, major == 1 ? 2 : 4);
+  if ((uint64_t)preamble + header_len > file_size)
+    return dlc_fail(DLC_ERROR_IO,
+                    "'%s': truncated .npy header: expected %llu bytes, file "
+                    "has %llu",
+                    path, (unsigned long long)preamble + header_len,
+                    (unsigned long long)file_size);
+  if (header_len > DLC_NPY_MAX_HEADER)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "'%s': implausible .npy header length %u", path,
+                    (unsigned)header_len);
+
+  char *text = malloc(header_len + 1u);
+  if (!text)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY,
+                    "'%s': out of memory reading the header", path);
+  /* The preamble read may have consumed header bytes (version 1.0). */
+  size_t early = got - preamble;
+  if (early > header_len)
+    early = header_len;
+  memcpy(text, prefix + preamble, early);
+  size_t rest = fread(text + early, 1, header_len - early, f);
+  if (early + rest != header_len) {
+    free(text);
+    return dlc_fail(DLC_ERROR_IO, "cannot read the header of '%s'", path);
+  }
+  text[header_len] = '\0';
+  static dlc_npy_header_t zero_header;
+  dlc_npy_header_t h = zero_header;
+  h.path = path;
+  h.begin = h.p = text;
+  h.end = text + header_len;
+  dlc_status_t st = dlc_npy_parse_header(&h);
+  free(text);
+  if (st != DLC_OK)
+    return st;
+
+  dlc_dtype_t dtype = 0;
+  if ((st = dlc_npy_parse_descr(path, h.descr, &dtype)) != DLC_OK)
+    return st;
+  if (h.fortran_order)
+    return dlc_fail(DLC_ERROR_UNSUPPORTED,
+                    "'%s': fortran_order arrays are not supported (save "
+                    "in C order)",
+                    path);
+  char what[64 + 4096];
+  snprintf(what, sizeof(what), "'%s'", path);
+  size_t bytes;
+  if ((st = dlc_shape_check(what, dtype, h.rank, h.shape, NULL, &bytes)) !=
+      DLC_OK)
+    return st;
+  uint64_t data_offset = (uint64_t)preamble + header_len;
+  uint64_t available = file_size - data_offset;
+  char shape_text[128];
+  dlc_shape_text(h.rank, h.shape, shape_text, sizeof(shape_text));
+  if (available < bytes)
+    return dlc_fail(DLC_ERROR_IO,
+                    "'%s': truncated data: expected %zu bytes for shape %s "
+                    "of %s, got %llu",
+                    path, bytes, shape_text, dlc_dtype_name(dtype),
+                    (unsigned long long)available);
+  if (available > bytes)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "'%s': %llu unexpected bytes after the data (shape %s "
+                    "of %s)",
+                    path, (unsigned long long)(available - bytes),
+                    shape_text, dlc_dtype_name(dtype));
+
+  dlc_tensor_t *t;
+  if ((st = dlc_tensor_create(dtype, h.rank, h.shape, &t)) != DLC_OK)
+    return st;
+  if (fseek(f, (long)data_offset, SEEK_SET) != 0 ||
+      fread(dlc_tensor_data(t), 1, bytes, f) != bytes) {
+    dlc_tensor_free(t);
+    return dlc_fail(DLC_ERROR_IO, "cannot read %zu data bytes from '%s'",
+                    bytes, path);
+  }
+  *out = t;
+  return DLC_OK;
+}
+
+dlc_status_t dlc_tensor_load_npy(const char *path, dlc_tensor_t **out) {
+  if (!out)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_tensor_load_npy: out is null");
+  *out = NULL;
+  if (!path)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_tensor_load_npy: path is null");
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    int e = errno;
+    char err[128];
+    return dlc_fail(e == ENOENT || e == ENOTDIR ? DLC_ERROR_NOT_FOUND
+                                                : DLC_ERROR_IO,
+                    "cannot open '%s': %s", path,
+                    dlc_errno_text(e, err, sizeof(err)));
+  }
+  dlc_status_t st = dlc_npy_read(f, path, out);
+  fclose(f);
+  return st;
+}
+
+/* ---- save ------------------------------------------------------------ */
+
+dlc_status_t dlc_tensor_save_npy(const dlc_tensor_t *tensor,
+                                 const char *path) {
+  if (!tensor || !path)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_tensor_save_npy: %s is null",
+                    tensor ? "path" : "tensor");
+  const char *descr = dlc_npy_descr(dlc_tensor_dtype(tensor));
+  if (!descr)
+    return dlc_fail(DLC_ERROR_UNSUPPORTED,
+                    "cannot save '%s': dtype %s has no .npy equivalent", path,
+                    dlc_dtype_name(dlc_tensor_dtype(tensor)));
+
+  int32_t rank = dlc_tensor_rank(tensor);
+  const int64_t *shape = dlc_tensor_shape(tensor);
+  /* Dict text (each dim at most 19 digits plus ", "), 21 spare digits,
+   * up to 64 padding bytes and the 12-byte preamble. */
+  size_t cap = 96 + (size_t)rank * 24 + 21 + 64 + 12;
+  char *header = malloc(cap);
+  if (!header)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY,
+                    "cannot save '%s': out of memory", path);
+  size_t preamble = 10;
+  size_t len = (size_t)snprintf(
+      header + 12, cap - 12, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+      descr);
+  for (int32_t i = 0; i < rank; ++i)
+    len += (size_t)snprintf(header + 12 + len, cap - 12 - len, "%s%lld",
+                            i ? ", " : "", (long long)shape[i]);
+  len += (size_t)snprintf(header + 12 + len, cap - 12 - len, "%s), }",
+                          rank == 1 ? "," : "");
+  /* Mirror numpy.lib.format exactly: spare room for the first dim to grow
+   * to 21 digits, then 1..64 spaces and '\n' so the data is 64-aligned;
+   * version 2.0 only when that overflows 1.0's 16-bit length. */
+  if (rank > 0) {
+    char first[24];
+    int digits = snprintf(first, sizeof(first), "%lld", (long long)shape[0]);
+    len += (size_t)(21 - digits);
+  }
+  size_t total = preamble + len + 1 + (64 - (preamble + len + 1) % 64);
+  if (total - preamble > 65535) {
+    preamble = 12;
+    total = preamble + len + 1 + (64 - (preamble + len + 1) % 64);
+  }
+  size_t header_len = total - preamble;
+  char *dict = header + 12;
+  size_t text_len = strlen(dict);
+  memset(dict + text_len, ' ', header_len - text_len - 1);
+  dict[header_len - 1] = '\n';
+  char *start = dict - preamble;
+  memcpy(start, dlc_npy_magic, 6);
+  start[6] = (char)(preamble == 10 ? 1 : 2);
+  start[7] = 0;
+  for (size_t i = 0; i < preamble - 8; ++i)
+    start[8 + i] = (char)((header_len >> (8 * i)) & 0xff);
+
+  char err[128];
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    int e = errno;
+    free(header);
+    return dlc_fail(DLC_ERROR_IO, "cannot open '%s' for writing: %s", path,
+                    dlc_errno_text(e, err, sizeof(err)));
+  }
+  size_t bytes = dlc_tensor_byte_size(tensor);
+  bool ok = fwrite(start, 1, total, f) == total &&
+            fwrite(dlc_tensor_data(tensor), 1, bytes, f) == bytes;
+  int e = errno;
+  ok = (fclose(f) == 0) && ok;
+  free(header);
+  if (!ok) {
+    remove(path);
+    return dlc_fail(DLC_ERROR_IO, "cannot write '%s': %s", path,
+                    dlc_errno_text(e, err, sizeof(err)));
+  }
+  return DLC_OK;
+}

@@ -1,0 +1,327 @@
+/* dlc_runtime.h - the public C API of the dlc runtime: load compiled models and run them.
+ *
+ * This header is the manual. Everything here is plain C (usable from C11 and
+ * C++), depends on nothing but the C library, and is implemented by
+ * libdlc_runtime.so (no LLVM/MLIR inside).
+ *
+ * Typical use:
+ *
+ *   dlc_module_t *m;   dlc_session_t *s;   dlc_tensor_t *x, *y;
+ *   if (dlc_module_load("model.so", &m) != DLC_OK) die(dlc_status_message());
+ *   dlc_session_create(m, 0, &s);              // 0: one thread per online CPU
+ *   dlc_tensor_load_npy("x.npy", &x);
+ *   dlc_session_create_outputs(s, &y);         // correctly shaped, zeroed
+ *   dlc_session_run(s, (const dlc_tensor_t *const[]){x}, 1, &y, 1);
+ *   dlc_tensor_save_npy(y, "y.npy");
+ *   dlc_tensor_free(x); dlc_tensor_free(y);
+ *   dlc_session_free(s); dlc_module_free(m);  // sessions before their module
+ *
+ * Conventions that hold for every function below:
+ *  - Every fallible function returns a dlc_status_t. On failure it also sets
+ *    the calling thread's message (dlc_status_message) and, when it has an
+ *    out-parameter `**out`, stores NULL there (if `out` itself is non-NULL).
+ *    Nothing aborts on bad user input (bad files, bad shapes, NULL arguments).
+ *  - "Owned by X" means X frees it; the caller must not. "Borrowed" means the
+ *    caller keeps ownership and must keep it alive for as long as stated.
+ *  - Functions taking an object pointer accept NULL only where stated;
+ *    dlc_*_free(NULL) is always a no-op.
+ *  - Thread safety: modules are immutable after loading and may be shared by
+ *    any number of threads and sessions. Tensors and sessions are not
+ *    internally locked: use one session per concurrently running thread.
+ *  - Hosts are assumed little-endian (x86-64, AArch64).
+ *
+ * The binary contract between compiled models and this runtime is in
+ * dlc_abi.h; see also docs/Runtime.md.
+ */
+#ifndef DLC_RUNTIME_H
+#define DLC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dlc_abi.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DLC_API __attribute__((visibility("default")))
+#else
+#define DLC_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===================================================================== */
+/* Status                                                                */
+/* ===================================================================== */
+
+typedef enum {
+  DLC_OK = 0,
+  /* A NULL pointer, negative rank/dim, wrong tensor count, aliasing
+   * outputs, or a malformed (but readable) .npy file. */
+  DLC_ERROR_INVALID_ARGUMENT,
+  /* A file, or a tensor name, does not exist. */
+  DLC_ERROR_NOT_FOUND,
+  /* A file could not be opened, read or written, or ends early. */
+  DLC_ERROR_IO,
+  /* A shared library is not a valid compiled dlc model (dlopen failed,
+   * missing ABI symbol, malformed descriptor). */
+  DLC_ERROR_BAD_MODULE,
+  /* A tensor's rank or dims differ from what the module declares. */
+  DLC_ERROR_SHAPE_MISMATCH,
+  /* A tensor's dtype differs from what the module declares. */
+  DLC_ERROR_DTYPE_MISMATCH,
+  /* An allocation, or starting a thread, failed. */
+  DLC_ERROR_OUT_OF_MEMORY,
+  /* Valid input this runtime does not handle: a newer ABI version,
+   * Fortran-order or big-endian .npy data, a dtype .npy cannot express. */
+  DLC_ERROR_UNSUPPORTED,
+  /* The compiled model's entry reported a failure, or a runtime bug. */
+  DLC_ERROR_INTERNAL
+} dlc_status_t;
+
+/* The message of the most recent failed call made on the calling thread:
+ * one line, lower-case, no trailing period, naming the file or tensor and
+ * the values involved, e.g. "input 'x': expected shape [1,784], got [1,783]".
+ * Successful calls do not clear it; "" if no call has failed on this thread.
+ * The string is owned by the runtime (thread-local storage) and stays valid
+ * until the next failing call on the same thread. Never NULL. */
+DLC_API const char *dlc_status_message(void);
+
+/* A short static name for a status code ("ok", "invalid argument", "not
+ * found", ...); "unknown status" for values outside the enum. Never NULL. */
+DLC_API const char *dlc_status_name(dlc_status_t status);
+
+/* ===================================================================== */
+/* Element types: ONNX TensorProto.DataType numbers                      */
+/* ===================================================================== */
+
+typedef int32_t dlc_dtype_t;
+
+#define DLC_DTYPE_FLOAT 1
+#define DLC_DTYPE_UINT8 2
+#define DLC_DTYPE_INT8 3
+#define DLC_DTYPE_UINT16 4
+#define DLC_DTYPE_INT16 5
+#define DLC_DTYPE_INT32 6
+#define DLC_DTYPE_INT64 7
+#define DLC_DTYPE_BOOL 9 /* one byte per element, 0 or 1 */
+#define DLC_DTYPE_FLOAT16 10
+#define DLC_DTYPE_DOUBLE 11
+#define DLC_DTYPE_UINT32 12
+#define DLC_DTYPE_UINT64 13
+#define DLC_DTYPE_BFLOAT16 16
+
+/* Bytes per element; 0 if dtype is not one of the DLC_DTYPE_* values. */
+DLC_API size_t dlc_dtype_size(dlc_dtype_t dtype);
+
+/* Short static name: "f32", "u8", "i8", "u16", "i16", "i32", "i64", "bool",
+ * "f16", "f64", "u32", "u64", "bf16"; "unknown" otherwise. Never NULL. */
+DLC_API const char *dlc_dtype_name(dlc_dtype_t dtype);
+
+/* ===================================================================== */
+/* Tensors: a dtype, a static shape and a dense row-major buffer         */
+/* ===================================================================== */
+
+typedef struct dlc_tensor_t dlc_tensor_t;
+
+/* Creates a tensor with its own zero-filled data buffer, 64-byte aligned.
+ * `shape` (borrowed, read during the call only) has `rank` entries, each
+ * >= 0; it may be NULL when rank == 0 (a scalar: one element). The data is
+ * owned by the tensor and freed by dlc_tensor_free. A tensor with zero
+ * elements still has a valid, non-NULL data pointer.
+ * Errors: INVALID_ARGUMENT (unknown dtype, rank < 0, dim < 0, NULL shape
+ * with rank > 0, byte size overflows), OUT_OF_MEMORY. */
+DLC_API dlc_status_t dlc_tensor_create(dlc_dtype_t dtype, int32_t rank,
+                                       const int64_t *shape,
+                                       dlc_tensor_t **out);
+
+/* Creates a tensor viewing caller memory. `data` is borrowed: the tensor
+ * never frees it, and the caller must keep it alive (and at least
+ * dlc_tensor_byte_size bytes long) until dlc_tensor_free. `data` may be NULL
+ * only if the tensor has zero elements. No alignment is required.
+ * `shape` is copied. Errors: as dlc_tensor_create, plus INVALID_ARGUMENT for
+ * NULL data with a non-empty shape. */
+DLC_API dlc_status_t dlc_tensor_wrap(dlc_dtype_t dtype, int32_t rank,
+                                     const int64_t *shape, void *data,
+                                     dlc_tensor_t **out);
+
+/* Frees the tensor and, if it owns it, its data. NULL is a no-op. */
+DLC_API void dlc_tensor_free(dlc_tensor_t *tensor);
+
+/* Accessors. All return 0 / NULL for a NULL tensor.
+ * dlc_tensor_shape: `rank` entries owned by the tensor, valid until free
+ * (a valid, non-dereferenceable pointer for rank 0).
+ * dlc_tensor_data: the element buffer (owned as described above); the
+ * caller may read and write it.
+ * dlc_tensor_num_elements: product of the dims (1 for rank 0).
+ * dlc_tensor_byte_size: num_elements * dlc_dtype_size(dtype). */
+DLC_API dlc_dtype_t dlc_tensor_dtype(const dlc_tensor_t *tensor);
+DLC_API int32_t dlc_tensor_rank(const dlc_tensor_t *tensor);
+DLC_API const int64_t *dlc_tensor_shape(const dlc_tensor_t *tensor);
+DLC_API void *dlc_tensor_data(const dlc_tensor_t *tensor);
+DLC_API int64_t dlc_tensor_num_elements(const dlc_tensor_t *tensor);
+DLC_API size_t dlc_tensor_byte_size(const dlc_tensor_t *tensor);
+
+/* Reads a NumPy .npy file (format versions 1.0, 2.0 and 3.0) into a new
+ * tensor that owns its data (as dlc_tensor_create); the caller frees it.
+ * Supported dtypes: '<f2' '<f4' '<f8' '|i1' '<i2' '<i4' '<i8' '|u1' '<u2'
+ * '<u4' '<u8' '|b1' ('=' and '<' are accepted for little-endian, and any
+ * byte-order mark for one-byte types). Errors, each message naming `path`:
+ *   NOT_FOUND        the file does not exist;
+ *   IO               it cannot be opened or read, or is truncated (the
+ *                    message gives the expected and actual byte counts);
+ *   INVALID_ARGUMENT not a .npy file, malformed header, trailing bytes;
+ *   UNSUPPORTED      fortran_order True, big-endian data, other dtypes
+ *                    (complex, strings, objects, structured), version > 3;
+ *   OUT_OF_MEMORY. */
+DLC_API dlc_status_t dlc_tensor_load_npy(const char *path, dlc_tensor_t **out);
+
+/* Writes `tensor` to `path` as a version 1.0 .npy file (2.0 if the header
+ * would exceed 64 KiB), C order, little-endian, byte-identical to NumPy's
+ * np.save. Overwrites an existing file; on failure a partial file is
+ * removed. Errors: INVALID_ARGUMENT (NULL arguments), UNSUPPORTED (bf16 has
+ * no .npy dtype), IO (naming the path). */
+DLC_API dlc_status_t dlc_tensor_save_npy(const dlc_tensor_t *tensor,
+                                         const char *path);
+
+/* ===================================================================== */
+/* Modules: one compiled model, its I/O description and its entry        */
+/* ===================================================================== */
+
+typedef struct dlc_module_t dlc_module_t;
+
+/* Describes one input or output. All pointers are owned by the module and
+ * valid until dlc_module_free. `shape` has `rank` entries (non-NULL even
+ * for rank 0); `name` is the decoded (not percent-encoded) tensor name. */
+typedef struct {
+  const char *name;
+  dlc_dtype_t dtype;
+  int32_t rank;
+  const int64_t *shape;
+} dlc_tensor_info_t;
+
+/* Loads a compiled model from a shared library: dlopen(RTLD_NOW |
+ * RTLD_LOCAL), look up DLC_ABI_DESCRIPTOR_SYMBOL and DLC_ABI_ENTRY_SYMBOL,
+ * parse and validate the descriptor (see dlc_abi.h). A `path` without a '/'
+ * is taken relative to the current directory (not searched for like
+ * dlopen would). The library stays loaded until dlc_module_free. Undefined
+ * runtime symbols in the library (dlc_runtime_parallel_for) are resolved
+ * from the process, so libdlc_runtime.so must be loaded globally (linking
+ * against it does that). Errors, each message naming `path`: NOT_FOUND,
+ * IO (the file cannot be examined, e.g. permission denied),
+ * BAD_MODULE (dlopen failure, missing symbol, malformed descriptor),
+ * UNSUPPORTED (ABI version other than DLC_ABI_VERSION), OUT_OF_MEMORY,
+ * INVALID_ARGUMENT (NULL arguments). */
+DLC_API dlc_status_t dlc_module_load(const char *path, dlc_module_t **out);
+
+/* Creates a module from symbols already in the process (the in-process
+ * JIT). `descriptor` is borrowed for the duration of the call (it is parsed
+ * and copied); `entry` must stay callable until dlc_module_free. On
+ * success the module takes ownership of `owner` and calls
+ * release_owner(owner) from dlc_module_free (if release_owner is non-NULL),
+ * e.g. to destroy the JIT engine holding `entry`. On failure nothing is
+ * taken: the caller still owns `owner`. Errors: INVALID_ARGUMENT (NULL
+ * descriptor/entry), BAD_MODULE, UNSUPPORTED, OUT_OF_MEMORY. */
+DLC_API dlc_status_t dlc_module_create_from_symbols(
+    const char *descriptor, dlc_abi_entry_fn entry, void *owner,
+    void (*release_owner)(void *owner), dlc_module_t **out);
+
+/* Unloads the module (dlclose, or release_owner). All sessions created from
+ * it must have been freed first. NULL is a no-op. */
+DLC_API void dlc_module_free(dlc_module_t *module);
+
+/* Number of inputs / outputs; 0 for a NULL module. */
+DLC_API size_t dlc_module_num_inputs(const dlc_module_t *module);
+DLC_API size_t dlc_module_num_outputs(const dlc_module_t *module);
+
+/* Fills *out with the description of input / output `index` (positional,
+ * 0-based). Errors: INVALID_ARGUMENT (NULL arguments, index out of range). */
+DLC_API dlc_status_t dlc_module_input_info(const dlc_module_t *module,
+                                           size_t index,
+                                           dlc_tensor_info_t *out);
+DLC_API dlc_status_t dlc_module_output_info(const dlc_module_t *module,
+                                            size_t index,
+                                            dlc_tensor_info_t *out);
+
+/* Finds the input / output named `name` (decoded, exact match) and stores
+ * its position in *index. Errors: NOT_FOUND, INVALID_ARGUMENT. */
+DLC_API dlc_status_t dlc_module_find_input(const dlc_module_t *module,
+                                           const char *name, size_t *index);
+DLC_API dlc_status_t dlc_module_find_output(const dlc_module_t *module,
+                                            const char *name, size_t *index);
+
+/* ===================================================================== */
+/* Sessions: a module plus a thread pool, ready to run                   */
+/* ===================================================================== */
+
+typedef struct dlc_session_t dlc_session_t;
+
+/* Creates a session running `module` (borrowed: it must outlive the
+ * session) on `num_threads` threads: the calling thread plus num_threads-1
+ * persistent worker threads owned by the session. num_threads <= 0 means
+ * the number of online CPUs, narrowed to the CPUs the process's affinity
+ * mask allows (taskset, cpusets). All memory the session needs is
+ * allocated here; workers block all signals. Errors: INVALID_ARGUMENT (NULL arguments, num_threads > 4096),
+ * OUT_OF_MEMORY (including failure to start a thread). */
+DLC_API dlc_status_t dlc_session_create(const dlc_module_t *module,
+                                        int32_t num_threads,
+                                        dlc_session_t **out);
+
+/* Stops and joins the worker threads and frees the session. Must not be
+ * called while dlc_session_run is in progress. NULL is a no-op. */
+DLC_API void dlc_session_free(dlc_session_t *session);
+
+/* The resolved thread count (>= 1) and module; 0 / NULL for NULL. */
+DLC_API int32_t dlc_session_num_threads(const dlc_session_t *session);
+DLC_API const dlc_module_t *dlc_session_module(const dlc_session_t *session);
+
+/* Runs the model once. `inputs` (num_inputs entries) and `outputs`
+ * (num_outputs entries) are borrowed for the call, in the module's
+ * positional order; inputs are only read, outputs are fully overwritten.
+ * Checks, before anything runs: the counts match the module; no tensor is
+ * NULL; each dtype and shape matches the declaration; no output's bytes
+ * overlap another output or an input. Then calls the module entry with the
+ * data pointers and the session as runtime_ctx. Allocates nothing.
+ * Not reentrant on one session: one run at a time per session.
+ * Errors (message names the tensor, expected vs. actual):
+ *   INVALID_ARGUMENT  NULL arguments, wrong counts, overlapping outputs;
+ *   DTYPE_MISMATCH    e.g. "input 'x': expected dtype f32, got i64";
+ *   SHAPE_MISMATCH    e.g. "input 'x': expected shape [1,784], got [1,783]";
+ *   INTERNAL          the entry returned non-zero (outputs undefined). */
+DLC_API dlc_status_t dlc_session_run(dlc_session_t *session,
+                                     const dlc_tensor_t *const *inputs,
+                                     size_t num_inputs,
+                                     dlc_tensor_t *const *outputs,
+                                     size_t num_outputs);
+
+/* Convenience: stores in outputs[0 .. num_outputs-1] new zero-filled
+ * tensors (as dlc_tensor_create) shaped like the module's outputs. The
+ * caller owns them and frees each with dlc_tensor_free. On failure every
+ * entry is NULL and nothing leaks. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY. */
+DLC_API dlc_status_t dlc_session_create_outputs(const dlc_session_t *session,
+                                                dlc_tensor_t **outputs);
+
+/* ===================================================================== */
+/* Callbacks for compiled code                                           */
+/* ===================================================================== */
+
+/* The parallel loop compiled models call (see dlc_abi.h). `runtime_ctx` is
+ * the dlc_session_t* that dlc_session_run passed to the entry, or NULL.
+ * Splits [0, n) into at most num_threads contiguous chunks of near-equal
+ * size (static schedule), calls fn(closure, begin, end) once per non-empty
+ * chunk, the calling thread taking the first, and returns when all are
+ * done. Runs fn(closure, 0, n) inline on the calling thread when
+ * runtime_ctx is NULL, the session has one thread, n == 1, the call is
+ * nested inside another dlc_runtime_parallel_for (on any thread), or the
+ * session's pool is already running a loop for another thread. Does
+ * nothing when n <= 0. Allocates nothing. fn must not unwind (throw). */
+DLC_API void dlc_runtime_parallel_for(void *runtime_ctx, int64_t n,
+                                      dlc_abi_parallel_body_fn fn,
+                                      void *closure);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DLC_RUNTIME_H */

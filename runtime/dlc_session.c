@@ -1,0 +1,213 @@
+/* dlc_session.c - owns dlc_session_t: argument checking, calling the module entry, the parallel_for export. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, sysconf; set before any system header */
+#endif
+#include "dlc_internal.h"
+#include "dlc_thread_pool.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define DLC_MAX_THREADS 4096
+/* Distinguishes a live session from a stale or foreign runtime_ctx. */
+#define DLC_SESSION_MAGIC 0x646c632d73657373ull /* "dlc-sess" */
+
+struct dlc_session_t {
+  uint64_t magic;
+  const dlc_module_t *module;
+  dlc_thread_pool_t *pool;
+  void **buffers; /* inputs then outputs, reused by every run */
+};
+
+/* CPUs this process may use: online CPUs, narrowed by the affinity mask
+ * (taskset, cgroup cpusets) so we never oversubscribe. */
+static int32_t dlc_default_threads(void) {
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  int32_t n = online > 0 ? (online > DLC_MAX_THREADS ? DLC_MAX_THREADS
+                                                     : (int32_t)online)
+                         : 1;
+#ifdef CPU_COUNT
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    int allowed = CPU_COUNT(&set);
+    if (allowed > 0 && allowed < n)
+      n = allowed;
+  }
+#endif
+  return n;
+}
+
+dlc_status_t dlc_session_create(const dlc_module_t *module,
+                                int32_t num_threads, dlc_session_t **out) {
+  if (!out)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_session_create: out is null");
+  *out = NULL;
+  if (!module)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_session_create: module is null");
+  if (num_threads > DLC_MAX_THREADS)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "num_threads %d exceeds the maximum of %d",
+                    (int)num_threads, DLC_MAX_THREADS);
+  if (num_threads <= 0)
+    num_threads = dlc_default_threads();
+  dlc_session_t *s = calloc(1, sizeof(dlc_session_t));
+  size_t count = module->num_inputs + module->num_outputs;
+  void **buffers = calloc(count ? count : 1, sizeof(void *));
+  if (!s || !buffers) {
+    free(s);
+    free(buffers);
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY,
+                    "out of memory creating a session");
+  }
+  dlc_status_t st = dlc_thread_pool_create(num_threads, &s->pool);
+  if (st != DLC_OK) {
+    free(s);
+    free(buffers);
+    return st;
+  }
+  s->magic = DLC_SESSION_MAGIC;
+  s->module = module;
+  s->buffers = buffers;
+  *out = s;
+  return DLC_OK;
+}
+
+void dlc_session_free(dlc_session_t *session) {
+  if (!session)
+    return;
+  session->magic = 0;
+  dlc_thread_pool_free(session->pool);
+  free(session->buffers);
+  free(session);
+}
+
+int32_t dlc_session_num_threads(const dlc_session_t *session) {
+  return session ? dlc_thread_pool_size(session->pool) : 0;
+}
+
+const dlc_module_t *dlc_session_module(const dlc_session_t *session) {
+  return session ? session->module : NULL;
+}
+
+/* Checks one tensor against its declaration. */
+static dlc_status_t dlc_check_tensor(const char *kind,
+                                     const dlc_io_decl_t *decl,
+                                     const dlc_tensor_t *t) {
+  if (!t)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "%s '%s': tensor is null",
+                    kind, decl->name);
+  if (dlc_tensor_dtype(t) != decl->dtype)
+    return dlc_fail(DLC_ERROR_DTYPE_MISMATCH,
+                    "%s '%s': expected dtype %s, got %s", kind, decl->name,
+                    dlc_dtype_name(decl->dtype),
+                    dlc_dtype_name(dlc_tensor_dtype(t)));
+  int32_t rank = dlc_tensor_rank(t);
+  const int64_t *shape = dlc_tensor_shape(t);
+  bool same = rank == decl->rank;
+  for (int32_t i = 0; same && i < rank; ++i)
+    same = shape[i] == decl->shape[i];
+  if (!same) {
+    char want[256], got[256];
+    return dlc_fail(DLC_ERROR_SHAPE_MISMATCH,
+                    "%s '%s': expected shape %s, got %s", kind, decl->name,
+                    dlc_shape_text(decl->rank, decl->shape, want, sizeof(want)),
+                    dlc_shape_text(rank, shape, got, sizeof(got)));
+  }
+  return DLC_OK;
+}
+
+static bool dlc_overlaps(const dlc_tensor_t *a, const dlc_tensor_t *b) {
+  uintptr_t pa = (uintptr_t)dlc_tensor_data(a);
+  uintptr_t pb = (uintptr_t)dlc_tensor_data(b);
+  size_t na = dlc_tensor_byte_size(a), nb = dlc_tensor_byte_size(b);
+  return na && nb && pa < pb + nb && pb < pa + na;
+}
+
+dlc_status_t dlc_session_run(dlc_session_t *session,
+                             const dlc_tensor_t *const *inputs,
+                             size_t num_inputs, dlc_tensor_t *const *outputs,
+                             size_t num_outputs) {
+  if (!session)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_session_run: session is null");
+  const dlc_module_t *m = session->module;
+  if (num_inputs != m->num_inputs)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "module '%s': expected %zu inputs, got %zu", m->path,
+                    m->num_inputs, num_inputs);
+  if (num_outputs != m->num_outputs)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "module '%s': expected %zu outputs, got %zu", m->path,
+                    m->num_outputs, num_outputs);
+  if ((num_inputs && !inputs) || !outputs)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_session_run: %s array is null",
+                    !outputs ? "outputs" : "inputs");
+  const dlc_io_decl_t *in_decls = m->decls;
+  const dlc_io_decl_t *out_decls = m->decls + m->num_inputs;
+  dlc_status_t st;
+  for (size_t i = 0; i < num_inputs; ++i)
+    if ((st = dlc_check_tensor("input", &in_decls[i], inputs[i])) != DLC_OK)
+      return st;
+  for (size_t o = 0; o < num_outputs; ++o)
+    if ((st = dlc_check_tensor("output", &out_decls[o], outputs[o])) != DLC_OK)
+      return st;
+  /* The ABI forbids outputs aliasing anything: compiled code may write an
+   * output before it has finished reading an input. */
+  for (size_t o = 0; o < num_outputs; ++o) {
+    for (size_t i = 0; i < num_inputs; ++i)
+      if (dlc_overlaps(outputs[o], inputs[i]))
+        return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                        "output '%s' overlaps input '%s'", out_decls[o].name,
+                        in_decls[i].name);
+    for (size_t p = 0; p < o; ++p)
+      if (dlc_overlaps(outputs[o], outputs[p]))
+        return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                        "output '%s' overlaps output '%s'", out_decls[o].name,
+                        out_decls[p].name);
+  }
+  for (size_t i = 0; i < num_inputs; ++i)
+    session->buffers[i] = dlc_tensor_data(inputs[i]);
+  for (size_t o = 0; o < num_outputs; ++o)
+    session->buffers[num_inputs + o] = dlc_tensor_data(outputs[o]);
+  int32_t rc = m->entry(session->buffers, session);
+  if (rc != 0)
+    return dlc_fail(DLC_ERROR_INTERNAL, "module '%s': entry returned %d",
+                    m->path, (int)rc);
+  return DLC_OK;
+}
+
+dlc_status_t dlc_session_create_outputs(const dlc_session_t *session,
+                                        dlc_tensor_t **outputs) {
+  if (!session || !outputs)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_session_create_outputs: %s is null",
+                    session ? "outputs" : "session");
+  const dlc_module_t *m = session->module;
+  for (size_t o = 0; o < m->num_outputs; ++o)
+    outputs[o] = NULL;
+  for (size_t o = 0; o < m->num_outputs; ++o) {
+    const dlc_io_decl_t *d = &m->decls[m->num_inputs + o];
+    dlc_status_t st = dlc_tensor_create(d->dtype, d->rank, d->shape,
+                                        &outputs[o]);
+    if (st != DLC_OK) {
+      for (size_t p = 0; p < o; ++p) {
+        dlc_tensor_free(outputs[p]);
+        outputs[p] = NULL;
+      }
+      return st;
+    }
+  }
+  return DLC_OK;
+}
+
+void dlc_runtime_parallel_for(void *runtime_ctx, int64_t n,
+                              dlc_abi_parallel_body_fn fn, void *closure) {
+  dlc_session_t *s = runtime_ctx;
+  /* A NULL (or stale) context runs inline: the pool argument is NULL. */
+  dlc_thread_pool_run(s && s->magic == DLC_SESSION_MAGIC ? s->pool : NULL, n,
+                      fn, closure);
+}

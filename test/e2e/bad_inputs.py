@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+# Negative end-to-end tests: bad models / bad inputs must make the dlc CLI fail cleanly (exit 1, one "error:" line).
+"""Check that the `dlc` CLI rejects bad models and bad inputs cleanly.
+
+Usage::
+
+    bad_inputs.py --dlc build/bin/dlc [--timeout 300] [--keep] [CASE ...]
+
+Each case builds its files in a fresh temporary directory, runs dlc there and
+requires:
+
+* exit code exactly 1 (not a signal, not an abort, not 0 or 2),
+* the first stderr line starts with ``error:`` and exactly one line does,
+* nothing in stderr looks like a crash (stack dumps, "Assertion", "terminate
+  called", "Segmentation fault", "LLVM ERROR", ...),
+* stderr contains the case's substrings (kept loose: file names, input names,
+  and for the unsupported-op cases the node name and op type).
+
+Cases (``*_so`` variants run the same check against an AOT-compiled model,
+which needs a working ``dlc compile`` of a trivial model):
+
+  a_missing_file        dlc compile missing.onnx -o x.so
+  b_truncated           first half of a valid model's bytes
+  c_garbage             4 KiB of random bytes
+  d_unsupported_op      NonMaxSuppression node named weird_node
+  d2_unknown_op         made-up op FrobnicateTensor (default domain) named weird_node
+  e_wrong_shape         dlc run model.onnx --input features=<[3,2] array, expects [2,3]>
+  f_wrong_dtype         same with a float64 array instead of float32
+  g_external_escape     initializer external data at ../escape.bin
+  g2_external_absolute  initializer external data at an absolute path
+  h_unknown_input       dlc run model.onnx --input bogus_input=x.npy
+  e_so, f_so, h_so      e, f, h against model.so
+
+Prints one line per case; exits 1 if any case fails.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from models import IR_VERSION, MODELS  # noqa: E402
+
+# Case-sensitive substrings that indicate a crash rather than a diagnosed error.
+CRASH_MARKERS = [
+    "Segmentation fault", "core dumped", "terminate called", "Assertion `", "Stack dump",
+    "PLEASE submit a bug report", "LLVM ERROR", "UNREACHABLE executed", "Traceback (most",
+    "AddressSanitizer", "UndefinedBehaviorSanitizer", ": runtime error:", "#0 0x",
+    "Illegal instruction", "Bus error", "what():",
+]
+
+
+class Fail(Exception):
+    pass
+
+
+def save(model: onnx.ModelProto, path: Path) -> Path:
+    """Serialize without any checker/external-data processing (some models are invalid on purpose)."""
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def _model(nodes, inputs, outputs, inits=(), opset=17) -> onnx.ModelProto:
+    g = helper.make_graph(nodes, "bad_inputs", inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, producer_name="dlc-e2e-bad",
+                          opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = IR_VERSION
+    return m
+
+
+def simple_model() -> onnx.ModelProto:
+    """features float32[2,3] -> Relu(features + w) -> out float32[2,3]."""
+    w = numpy_helper.from_array(np.full((2, 3), 0.5, np.float32), "w")
+    nodes = [helper.make_node("Add", ["features", "w"], ["s"], name="add"),
+             helper.make_node("Relu", ["s"], ["out"], name="relu")]
+    return _model(nodes, [helper.make_tensor_value_info("features", TensorProto.FLOAT, [2, 3])],
+                  [helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 3])], [w])
+
+
+def nms_model() -> onnx.ModelProto:
+    """A valid model whose only node is NonMaxSuppression (named weird_node)."""
+    f = TensorProto.FLOAT
+    node = helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out"],
+                            ["selected"], name="weird_node")
+    max_out = numpy_helper.from_array(np.array([3], np.int64), "max_out")
+    return _model([node], [helper.make_tensor_value_info("boxes", f, [1, 10, 4]),
+                           helper.make_tensor_value_info("scores", f, [1, 1, 10])],
+                  [helper.make_tensor_value_info("selected", TensorProto.INT64, [3, 3])],
+                  [max_out])
+
+
+def unknown_op_model() -> onnx.ModelProto:
+    """Relu followed by a made-up op FrobnicateTensor in the default domain (named weird_node)."""
+    f = TensorProto.FLOAT
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("FrobnicateTensor", ["r"], ["y"], name="weird_node")]
+    return _model(nodes, [helper.make_tensor_value_info("x", f, [2, 3])],
+                  [helper.make_tensor_value_info("y", f, [2, 3])])
+
+
+def external_data_model(location: str) -> onnx.ModelProto:
+    """simple_model() whose initializer 'w' is stored as external data at ``location``."""
+    m = simple_model()
+    w = m.graph.initializer[0]
+    w.ClearField("raw_data")
+    w.ClearField("float_data")
+    w.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", location), ("offset", "0"), ("length", str(2 * 3 * 4))):
+        e = w.external_data.add()
+        e.key, e.value = k, v
+    return m
+
+
+def check_error(cmd: list[str], cwd: Path, needles: list[str], timeout: float) -> str:
+    """Run cmd; raise Fail unless it failed cleanly. Returns the error line."""
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"timed out after {timeout:.0f}s")
+    err = p.stderr
+    shown = "".join("\n    | " + line for line in err.strip().splitlines()[:30]) or " (no stderr)"
+    if p.returncode < 0:
+        raise Fail(f"killed by signal {-p.returncode}{shown}")
+    if p.returncode != 1:
+        raise Fail(f"exit code {p.returncode}, expected 1{shown}")
+    lines = err.splitlines()
+    if not lines or not lines[0].startswith("error:"):
+        raise Fail(f"first stderr line does not start with 'error:'{shown}")
+    n_err = sum(1 for line in lines if line.startswith("error:"))
+    if n_err != 1:
+        raise Fail(f"{n_err} lines start with 'error:', expected exactly 1{shown}")
+    crash = [m for m in CRASH_MARKERS if m in err]
+    if crash:
+        raise Fail(f"stderr looks like a crash ({', '.join(crash)}){shown}")
+    missing = [s for s in needles if s not in err]
+    if missing:
+        raise Fail(f"stderr does not mention {missing}{shown}")
+    return lines[0]
+
+
+def compile_so(dlc: str, d: Path, timeout: float) -> Path:
+    """AOT-compile simple_model() into d/model.so (a precondition of the *_so cases)."""
+    onnx_path = save(simple_model(), d / "model.onnx")
+    p = subprocess.run([dlc, "compile", str(onnx_path), "-o", str(d / "model.so")], cwd=d,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       errors="replace", timeout=timeout)
+    if p.returncode != 0 or not (d / "model.so").is_file():
+        raise Fail(f"precondition: dlc compile of a trivial model failed (exit {p.returncode})\n"
+                   + "\n".join("    | " + line for line in p.stderr.strip().splitlines()[:30]))
+    return d / "model.so"
+
+
+def good_input(d: Path) -> Path:
+    path = d / "x.npy"
+    np.save(path, np.ones((2, 3), np.float32))
+    return path
+
+
+# Each case: (dlc, temp dir, timeout) -> (argv, needles). Files are created in the temp dir.
+def case_a(dlc, d, t):
+    return [dlc, "compile", "missing.onnx", "-o", "x.so"], ["missing.onnx"]
+
+
+def case_b(dlc, d, t):
+    model, _ = MODELS["lenet5"](0)
+    data = model.SerializeToString()
+    (d / "truncated.onnx").write_bytes(data[: len(data) // 2])
+    return [dlc, "compile", "truncated.onnx", "-o", "x.so"], ["truncated.onnx"]
+
+
+def case_c(dlc, d, t):
+    (d / "garbage.onnx").write_bytes(np.random.default_rng(1234).bytes(4096))
+    return [dlc, "compile", "garbage.onnx", "-o", "x.so"], ["garbage.onnx"]
+
+
+def case_d(dlc, d, t):
+    save(nms_model(), d / "nms.onnx")
+    return [dlc, "compile", "nms.onnx", "-o", "x.so"], ["weird_node", "NonMaxSuppression"]
+
+
+def case_d2(dlc, d, t):
+    save(unknown_op_model(), d / "unknown_op.onnx")
+    return [dlc, "compile", "unknown_op.onnx", "-o", "x.so"], ["weird_node", "FrobnicateTensor"]
+
+
+def _wrong_shape(model_arg, d):
+    np.save(d / "wrong_shape.npy", np.ones((3, 2), np.float32))
+    return ["run", model_arg, "--input", "features=wrong_shape.npy", "--output-dir", "out"]
+
+
+def _wrong_dtype(model_arg, d):
+    np.save(d / "wrong_dtype.npy", np.ones((2, 3), np.float64))
+    return ["run", model_arg, "--input", "features=wrong_dtype.npy", "--output-dir", "out"]
+
+
+def _unknown_input(model_arg, d):
+    good_input(d)
+    return ["run", model_arg, "--input", "bogus_input=x.npy", "--output-dir", "out"]
+
+
+def case_e(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+    return [dlc, *_wrong_shape("model.onnx", d)], ["features"]
+
+
+def case_f(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+    return [dlc, *_wrong_dtype("model.onnx", d)], ["features"]
+
+
+def case_g(dlc, d, t):
+    (d / "escape.bin").write_bytes(np.full((2, 3), 0.5, np.float32).tobytes())
+    (d / "sub").mkdir()
+    save(external_data_model("../escape.bin"), d / "sub" / "model.onnx")
+    good_input(d)
+    return [dlc, "run", "sub/model.onnx", "--input", "features=x.npy", "--output-dir", "out"], \
+        ["escape.bin"]
+
+
+def case_g2(dlc, d, t):
+    target = d / "escape.bin"
+    target.write_bytes(np.full((2, 3), 0.5, np.float32).tobytes())
+    (d / "sub").mkdir()
+    save(external_data_model(str(target.resolve())), d / "sub" / "model.onnx")
+    return [dlc, "compile", "sub/model.onnx", "-o", "x.so"], ["escape.bin"]
+
+
+def case_h(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+    return [dlc, *_unknown_input("model.onnx", d)], ["bogus_input"]
+
+
+def case_e_so(dlc, d, t):
+    compile_so(dlc, d, t)
+    return [dlc, *_wrong_shape("model.so", d)], ["features"]
+
+
+def case_f_so(dlc, d, t):
+    compile_so(dlc, d, t)
+    return [dlc, *_wrong_dtype("model.so", d)], ["features"]
+
+
+def case_h_so(dlc, d, t):
+    compile_so(dlc, d, t)
+    return [dlc, *_unknown_input("model.so", d)], ["bogus_input"]
+
+
+CASES = {
+    "a_missing_file": case_a,
+    "b_truncated": case_b,
+    "c_garbage": case_c,
+    "d_unsupported_op": case_d,
+    "d2_unknown_op": case_d2,
+    "e_wrong_shape": case_e,
+    "f_wrong_dtype": case_f,
+    "g_external_escape": case_g,
+    "g2_external_absolute": case_g2,
+    "h_unknown_input": case_h,
+    "e_so": case_e_so,
+    "f_so": case_f_so,
+    "h_so": case_h_so,
+}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dlc", required=True, help="path to the dlc binary")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per dlc call")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary directories")
+    ap.add_argument("cases", nargs="*", metavar="CASE",
+                    help=f"cases to run (default: all): {', '.join(CASES)}")
+    args = ap.parse_args(argv)
+
+    dlc = os.path.abspath(args.dlc)
+    if not (os.path.isfile(dlc) and os.access(dlc, os.X_OK)):
+        print(f"error: dlc binary not found or not executable: {args.dlc}", file=sys.stderr)
+        return 2
+    unknown = [c for c in args.cases if c not in CASES]
+    if unknown:
+        print(f"error: unknown case(s): {', '.join(unknown)}", file=sys.stderr)
+        return 2
+
+    failures = 0
+    names = args.cases or list(CASES)
+    for name in names:
+        d = Path(tempfile.mkdtemp(prefix=f"dlc_bad_{re.sub(r'[^A-Za-z0-9_]', '_', name)}_"))
+        try:
+            cmd, needles = CASES[name](dlc, d, args.timeout)
+            line = check_error(cmd, d, needles, args.timeout)
+            print(f"PASS {name:<22} {line}", flush=True)
+        except Fail as e:
+            failures += 1
+            print(f"FAIL {name:<22} {e}", flush=True)
+        finally:
+            if args.keep:
+                print(f"     kept {d}", flush=True)
+            else:
+                shutil.rmtree(d, ignore_errors=True)
+    print(f"{len(names) - failures}/{len(names)} passed", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

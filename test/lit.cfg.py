@@ -1,0 +1,20 @@
+# lit configuration for dlc: FileCheck tests of dialects, passes, codegen, frontends and tools.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "dlc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dlc_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "e2e", "unit"]
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(["dlc", "dlc-opt"], [config.dlc_tools_dir])
+# The project's venv Python (onnx, numpy), never whatever python3 is on PATH.
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

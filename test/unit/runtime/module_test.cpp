@@ -1,0 +1,253 @@
+// module_test.cpp - tests for dlc_module_t: descriptor parsing and validation, dlopen of a real shared library.
+#include "test_util.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+using namespace dlc_test;
+
+namespace {
+
+int32_t nopEntry(void **, void *) { return 0; }
+
+struct Released {
+  int count = 0;
+};
+void releaseOwner(void *owner) { static_cast<Released *>(owner)->count++; }
+
+// Creates a module from `descriptor` and expects failure with `status`,
+// a message containing `fragment`, and `owner` left unreleased.
+void expectBadDescriptor(const char *descriptor, dlc_status_t status,
+                         const std::string &fragment) {
+  Released released;
+  dlc_module_t *m = reinterpret_cast<dlc_module_t *>(0x1);
+  INFO("descriptor: " << descriptor);
+  CHECK(dlc_module_create_from_symbols(descriptor, nopEntry, &released,
+                                       releaseOwner, &m) == status);
+  CHECK(m == nullptr);
+  CHECK_THAT(message(), Catch::Contains(fragment));
+  CHECK_THAT(message(), Catch::StartsWith("in-process module: "));
+  CHECK(released.count == 0);
+}
+
+} // namespace
+
+TEST_CASE("descriptor parsing: a valid descriptor", "[runtime][module]") {
+  const char *descriptor = "dlc-module 1\n"
+                           "input image 1 4 1 3 224 224\n"
+                           "\n"
+                           "input a%20b%2Fc%2f 7 0\n"
+                           "input mask 9 2 0 5\n"
+                           "output logits:0 10 2 1 1000\n"
+                           "output ids 7 1 5"; // no final newline
+  Released released;
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_create_from_symbols(descriptor, nopEntry, &released,
+                                         releaseOwner, &raw) == DLC_OK);
+  ModulePtr m(raw);
+  REQUIRE(dlc_module_num_inputs(m.get()) == 3);
+  REQUIRE(dlc_module_num_outputs(m.get()) == 2);
+
+  dlc_tensor_info_t info;
+  REQUIRE(dlc_module_input_info(m.get(), 0, &info) == DLC_OK);
+  CHECK(std::string(info.name) == "image");
+  CHECK(info.dtype == DLC_DTYPE_FLOAT);
+  REQUIRE(info.rank == 4);
+  CHECK(info.shape[0] == 1);
+  CHECK(info.shape[1] == 3);
+  CHECK(info.shape[3] == 224);
+
+  REQUIRE(dlc_module_input_info(m.get(), 1, &info) == DLC_OK);
+  CHECK(std::string(info.name) == "a b/c/"); // percent-decoded
+  CHECK(info.dtype == DLC_DTYPE_INT64);
+  CHECK(info.rank == 0);
+  CHECK(info.shape != nullptr);
+
+  REQUIRE(dlc_module_input_info(m.get(), 2, &info) == DLC_OK);
+  CHECK(info.dtype == DLC_DTYPE_BOOL);
+  CHECK(info.shape[0] == 0);
+
+  REQUIRE(dlc_module_output_info(m.get(), 0, &info) == DLC_OK);
+  CHECK(std::string(info.name) == "logits:0");
+  CHECK(info.dtype == DLC_DTYPE_FLOAT16);
+  REQUIRE(dlc_module_output_info(m.get(), 1, &info) == DLC_OK);
+  CHECK(std::string(info.name) == "ids");
+  CHECK(info.shape[0] == 5);
+
+  CHECK(dlc_module_input_info(m.get(), 3, &info) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "input index 3 out of range (module has 3 inputs)");
+  CHECK(dlc_module_output_info(m.get(), 2, &info) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+
+  size_t index = 99;
+  REQUIRE(dlc_module_find_input(m.get(), "a b/c/", &index) == DLC_OK);
+  CHECK(index == 1);
+  REQUIRE(dlc_module_find_output(m.get(), "ids", &index) == DLC_OK);
+  CHECK(index == 1);
+  CHECK(dlc_module_find_input(m.get(), "ids", &index) == DLC_ERROR_NOT_FOUND);
+  CHECK(message() == "module '<in-process>': no input named 'ids'");
+
+  CHECK(released.count == 0);
+  m.reset();
+  CHECK(released.count == 1); // the module released its owner exactly once
+}
+
+TEST_CASE("descriptor parsing: header and version errors",
+          "[runtime][module]") {
+  expectBadDescriptor("", DLC_ERROR_BAD_MODULE, "descriptor is empty");
+  expectBadDescriptor("\n\n", DLC_ERROR_BAD_MODULE, "descriptor is empty");
+  expectBadDescriptor("dlc-module\noutput y 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 1: expected 'dlc-module <version>', "
+                      "got 'dlc-module'");
+  expectBadDescriptor("dlc_module 1\noutput y 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "expected 'dlc-module <version>', got 'dlc_module 1'");
+  expectBadDescriptor("dlc-module 1 extra\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE, "expected 'dlc-module <version>'");
+  expectBadDescriptor("dlc-module x\noutput y 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "expected 'dlc-module <version>'");
+  expectBadDescriptor("dlc-module 2\noutput y 1 0\n", DLC_ERROR_UNSUPPORTED,
+                      "descriptor line 1: ABI version 2 is not supported "
+                      "(this runtime implements version 1)");
+  expectBadDescriptor("dlc-module 0\noutput y 1 0\n", DLC_ERROR_UNSUPPORTED,
+                      "ABI version 0");
+  expectBadDescriptor("dlc-module 1\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor declares no outputs");
+  expectBadDescriptor("dlc-module 1\ninput x 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor declares no outputs");
+}
+
+TEST_CASE("descriptor parsing: malformed records", "[runtime][module]") {
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\ntensor z 1 0\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: expected 'input' or 'output', got "
+                      "'tensor'");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\ninput x 1 0\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: input declared after an output");
+  expectBadDescriptor("dlc-module 1\noutput\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: output record has no name");
+  expectBadDescriptor("dlc-module 1\noutput y\n", DLC_ERROR_BAD_MODULE,
+                      "output 'y' has no dtype");
+  expectBadDescriptor("dlc-module 1\noutput y 1\n", DLC_ERROR_BAD_MODULE,
+                      "output 'y' has no rank");
+  expectBadDescriptor("dlc-module 1\noutput y 8 0\n", DLC_ERROR_BAD_MODULE,
+                      "output 'y' has unknown dtype '8'");
+  expectBadDescriptor("dlc-module 1\noutput y f32 0\n", DLC_ERROR_BAD_MODULE,
+                      "output 'y' has unknown dtype 'f32'");
+  expectBadDescriptor("dlc-module 1\noutput y 1 -1\n", DLC_ERROR_BAD_MODULE,
+                      "output 'y' has invalid rank '-1'");
+  expectBadDescriptor("dlc-module 1\ninput x 1 2 3\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: input 'x' has rank 2 but 1 dims");
+  expectBadDescriptor("dlc-module 1\noutput y 1 1 2 3\n", DLC_ERROR_BAD_MODULE,
+                      "output 'y' has rank 1 but 2 dims");
+  expectBadDescriptor("dlc-module 1\noutput y 1 999999999\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "output 'y' has rank 999999999 but 0 dims");
+  expectBadDescriptor("dlc-module 1\noutput y 1 2 4 -1\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "output 'y' has invalid dim 1 '-1'");
+  expectBadDescriptor("dlc-module 1\noutput y 1 1 3x\n", DLC_ERROR_BAD_MODULE,
+                      "output 'y' has invalid dim 0 '3x'");
+  expectBadDescriptor("dlc-module 1\noutput y 1 1 99999999999999999999\n",
+                      DLC_ERROR_BAD_MODULE, "has invalid dim 0");
+  expectBadDescriptor("dlc-module 1\noutput y 1 2 4611686018427387904 4\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: output 'y': shape "
+                      "[4611686018427387904,4] of f32 is too large");
+  expectBadDescriptor("dlc-module 1\ninput x 1 0\ninput x 7 0\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: duplicate input 'x'");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE, "duplicate output 'y'");
+}
+
+TEST_CASE("descriptor parsing: percent-encoding of names",
+          "[runtime][module]") {
+  expectBadDescriptor("dlc-module 1\noutput y%2 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "bad percent escape in name 'y%2'");
+  expectBadDescriptor("dlc-module 1\noutput y%zz 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "bad percent escape in name 'y%zz'");
+  expectBadDescriptor("dlc-module 1\noutput y%00 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "bad percent escape");
+  expectBadDescriptor("dlc-module 1\noutput y# 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "byte 0x23 must be percent-encoded in name 'y#'");
+  expectBadDescriptor("dlc-module 1\noutput \xc3\xa9 1 0\n",
+                      DLC_ERROR_BAD_MODULE, "byte 0xc3 must be percent");
+
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_create_from_symbols(
+              "dlc-module 1\noutput %C3%A9t%C3%A9%25%09x 1 0\n", nopEntry,
+              nullptr, nullptr, &raw) == DLC_OK);
+  ModulePtr m(raw);
+  dlc_tensor_info_t info;
+  REQUIRE(dlc_module_output_info(m.get(), 0, &info) == DLC_OK);
+  CHECK(std::string(info.name) == "\xc3\xa9t\xc3\xa9%\tx");
+}
+
+TEST_CASE("create_from_symbols rejects null arguments", "[runtime][module]") {
+  dlc_module_t *m = nullptr;
+  CHECK(dlc_module_create_from_symbols(nullptr, nopEntry, nullptr, nullptr,
+                                       &m) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(dlc_module_create_from_symbols("dlc-module 1\noutput y 1 0", nullptr,
+                                       nullptr, nullptr,
+                                       &m) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "dlc_module_create_from_symbols: entry is null");
+  CHECK(dlc_module_num_inputs(nullptr) == 0);
+  dlc_module_free(nullptr);
+}
+
+TEST_CASE("module load: a real shared library", "[runtime][module]") {
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_load(DLC_FAKE_MODEL_PATH, &raw) == DLC_OK);
+  ModulePtr m(raw);
+  REQUIRE(dlc_module_num_inputs(m.get()) == 2);
+  REQUIRE(dlc_module_num_outputs(m.get()) == 2);
+  dlc_tensor_info_t info;
+  REQUIRE(dlc_module_input_info(m.get(), 0, &info) == DLC_OK);
+  CHECK(std::string(info.name) == "x:0");
+  REQUIRE(dlc_module_output_info(m.get(), 0, &info) == DLC_OK);
+  CHECK(std::string(info.name) == "y out");
+  REQUIRE(dlc_module_output_info(m.get(), 1, &info) == DLC_OK);
+  CHECK(info.dtype == DLC_DTYPE_INT64);
+  CHECK(info.rank == 0);
+  size_t index = 0;
+  CHECK(dlc_module_find_input(m.get(), "nope", &index) == DLC_ERROR_NOT_FOUND);
+  CHECK(message() == std::string("module '") + DLC_FAKE_MODEL_PATH +
+                         "': no input named 'nope'");
+
+  // Loading twice gives two independent modules.
+  REQUIRE(dlc_module_load(DLC_FAKE_MODEL_PATH, &raw) == DLC_OK);
+  ModulePtr again(raw);
+  m.reset();
+  CHECK(dlc_module_num_inputs(again.get()) == 2);
+}
+
+TEST_CASE("module load: errors name the path", "[runtime][module]") {
+  dlc_module_t *m = reinterpret_cast<dlc_module_t *>(0x1);
+  std::string missing = tmpPath("no_such_model.so");
+  CHECK(dlc_module_load(missing.c_str(), &m) == DLC_ERROR_NOT_FOUND);
+  CHECK(m == nullptr);
+  CHECK(message() == "cannot load module '" + missing +
+                         "': no such file or directory");
+
+  // A bare name means a file in the current directory, not a library
+  // search: "libc.so.6" must not be found through the loader's path.
+  CHECK(dlc_module_load("libc.so.6", &m) == DLC_ERROR_NOT_FOUND);
+
+  std::string garbage = tmpPath("garbage_model.so");
+  writeFile(garbage, "not an ELF file\n");
+  CHECK(dlc_module_load(garbage.c_str(), &m) == DLC_ERROR_BAD_MODULE);
+  CHECK_THAT(message(),
+             Catch::StartsWith("cannot load module '" + garbage + "': "));
+
+  CHECK(dlc_module_load(DLC_RUNTIME_LIB_PATH, &m) == DLC_ERROR_BAD_MODULE);
+  CHECK(message() == std::string("module '") + DLC_RUNTIME_LIB_PATH +
+                         "': missing symbol 'dlc_module_descriptor' (not a "
+                         "dlc model?)");
+
+  CHECK(dlc_module_load(nullptr, &m) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(dlc_module_load(DLC_FAKE_MODEL_PATH, nullptr) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+}

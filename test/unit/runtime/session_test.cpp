@@ -1,0 +1,275 @@
+// session_test.cpp - tests for dlc_session_t: running in-process and dlopen'ed models, argument validation.
+#include "test_util.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <vector>
+
+using namespace dlc_test;
+
+namespace {
+
+// "add one": y = x + 1 over a [2,3] f32 tensor.
+const char kAddOneDescriptor[] = "dlc-module 1\n"
+                                 "input x 1 2 2 3\n"
+                                 "output y 1 2 2 3\n";
+
+std::atomic<void *> gLastCtx{nullptr};
+
+int32_t addOneEntry(void **buffers, void *runtime_ctx) {
+  gLastCtx = runtime_ctx;
+  const float *x = static_cast<const float *>(buffers[0]);
+  float *y = static_cast<float *>(buffers[1]);
+  for (int i = 0; i < 6; ++i)
+    y[i] = x[i] + 1.0f;
+  return 0;
+}
+
+int32_t failingEntry(void **, void *) { return 7; }
+
+// "scale": y[i] = 2 * x[i] over 100000 elements, through parallel_for.
+const char kScaleDescriptor[] = "dlc-module 1\n"
+                                "input x 11 1 100000\n"
+                                "output y 11 1 100000\n";
+struct ScaleClosure {
+  const double *x;
+  double *y;
+};
+void scaleBody(void *closure, int64_t begin, int64_t end) {
+  auto *c = static_cast<ScaleClosure *>(closure);
+  for (int64_t i = begin; i < end; ++i)
+    c->y[i] = 2 * c->x[i];
+}
+int32_t scaleEntry(void **buffers, void *runtime_ctx) {
+  ScaleClosure c{static_cast<const double *>(buffers[0]),
+                 static_cast<double *>(buffers[1])};
+  dlc_runtime_parallel_for(runtime_ctx, 100000, scaleBody, &c);
+  return 0;
+}
+
+ModulePtr makeModule(const char *descriptor, dlc_abi_entry_fn entry) {
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_create_from_symbols(descriptor, entry, nullptr, nullptr,
+                                         &raw) == DLC_OK);
+  return ModulePtr(raw);
+}
+
+SessionPtr makeSession(const dlc_module_t *m, int32_t threads) {
+  dlc_session_t *raw = nullptr;
+  REQUIRE(dlc_session_create(m, threads, &raw) == DLC_OK);
+  return SessionPtr(raw);
+}
+
+TensorPtr makeTensor(dlc_dtype_t dtype, std::vector<int64_t> shape) {
+  dlc_tensor_t *raw = nullptr;
+  REQUIRE(dlc_tensor_create(dtype, static_cast<int32_t>(shape.size()),
+                            shape.data(), &raw) == DLC_OK);
+  return TensorPtr(raw);
+}
+
+float *floats(const TensorPtr &t) {
+  return static_cast<float *>(dlc_tensor_data(t.get()));
+}
+
+} // namespace
+
+TEST_CASE("session runs an in-process add-one model", "[runtime][session]") {
+  ModulePtr m = makeModule(kAddOneDescriptor, addOneEntry);
+  SessionPtr s = makeSession(m.get(), 2);
+  CHECK(dlc_session_num_threads(s.get()) == 2);
+  CHECK(dlc_session_module(s.get()) == m.get());
+  TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  for (int i = 0; i < 6; ++i)
+    floats(x)[i] = static_cast<float>(i) * 0.5f;
+
+  dlc_tensor_t *out = nullptr;
+  REQUIRE(dlc_session_create_outputs(s.get(), &out) == DLC_OK);
+  TensorPtr y(out);
+  CHECK(dlc_tensor_dtype(y.get()) == DLC_DTYPE_FLOAT);
+  CHECK(dlc_tensor_num_elements(y.get()) == 6);
+
+  const dlc_tensor_t *inputs[] = {x.get()};
+  dlc_tensor_t *outputs[] = {y.get()};
+  for (int run = 0; run < 3; ++run) { // buffers are reused across runs
+    floats(x)[0] = static_cast<float>(run);
+    REQUIRE(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_OK);
+    CHECK(floats(y)[0] == static_cast<float>(run) + 1.0f);
+    CHECK(floats(y)[5] == 3.5f);
+    CHECK(gLastCtx.load() == s.get()); // the session is the runtime_ctx
+  }
+}
+
+TEST_CASE("session run validates counts, dtypes, shapes and aliasing",
+          "[runtime][session]") {
+  ModulePtr m = makeModule(kAddOneDescriptor, addOneEntry);
+  SessionPtr s = makeSession(m.get(), 1);
+  TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  TensorPtr y = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  const dlc_tensor_t *inputs[] = {x.get(), x.get()};
+  dlc_tensor_t *outputs[] = {y.get()};
+
+  CHECK(dlc_session_run(s.get(), inputs, 2, outputs, 1) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "module '<in-process>': expected 1 inputs, got 2");
+  CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 0) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "module '<in-process>': expected 1 outputs, got 0");
+
+  const dlc_tensor_t *null_input[] = {nullptr};
+  CHECK(dlc_session_run(s.get(), null_input, 1, outputs, 1) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "input 'x': tensor is null");
+  CHECK(dlc_session_run(s.get(), nullptr, 1, outputs, 1) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(dlc_session_run(nullptr, inputs, 1, outputs, 1) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+
+  TensorPtr wrongDtype = makeTensor(DLC_DTYPE_INT64, {2, 3});
+  const dlc_tensor_t *bad_dtype[] = {wrongDtype.get()};
+  CHECK(dlc_session_run(s.get(), bad_dtype, 1, outputs, 1) ==
+        DLC_ERROR_DTYPE_MISMATCH);
+  CHECK(message() == "input 'x': expected dtype f32, got i64");
+
+  TensorPtr wrongShape = makeTensor(DLC_DTYPE_FLOAT, {2, 4});
+  const dlc_tensor_t *bad_shape[] = {wrongShape.get()};
+  CHECK(dlc_session_run(s.get(), bad_shape, 1, outputs, 1) ==
+        DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'x': expected shape [2,3], got [2,4]");
+
+  TensorPtr wrongRank = makeTensor(DLC_DTYPE_FLOAT, {6});
+  const dlc_tensor_t *bad_rank[] = {wrongRank.get()};
+  CHECK(dlc_session_run(s.get(), bad_rank, 1, outputs, 1) ==
+        DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'x': expected shape [2,3], got [6]");
+
+  TensorPtr scalar = makeTensor(DLC_DTYPE_FLOAT, {});
+  dlc_tensor_t *bad_output[] = {scalar.get()};
+  CHECK(dlc_session_run(s.get(), inputs, 1, bad_output, 1) ==
+        DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "output 'y': expected shape [2,3], got []");
+
+  // An output viewing the input's memory (shifted by one element).
+  std::vector<float> shared(7);
+  const int64_t shape[] = {2, 3};
+  dlc_tensor_t *raw = nullptr;
+  REQUIRE(dlc_tensor_wrap(DLC_DTYPE_FLOAT, 2, shape, shared.data(), &raw) ==
+          DLC_OK);
+  TensorPtr in(raw);
+  REQUIRE(dlc_tensor_wrap(DLC_DTYPE_FLOAT, 2, shape, shared.data() + 1,
+                          &raw) == DLC_OK);
+  TensorPtr aliased(raw);
+  const dlc_tensor_t *alias_in[] = {in.get()};
+  dlc_tensor_t *alias_out[] = {aliased.get()};
+  CHECK(dlc_session_run(s.get(), alias_in, 1, alias_out, 1) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "output 'y' overlaps input 'x'");
+
+  // After all that, a valid run still works.
+  CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_OK);
+}
+
+TEST_CASE("session reports a failing entry as internal",
+          "[runtime][session]") {
+  ModulePtr m = makeModule(kAddOneDescriptor, failingEntry);
+  SessionPtr s = makeSession(m.get(), 1);
+  TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  TensorPtr y = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  const dlc_tensor_t *inputs[] = {x.get()};
+  dlc_tensor_t *outputs[] = {y.get()};
+  CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 1) ==
+        DLC_ERROR_INTERNAL);
+  CHECK(message() == "module '<in-process>': entry returned 7");
+}
+
+TEST_CASE("session thread counts", "[runtime][session]") {
+  ModulePtr m = makeModule(kAddOneDescriptor, addOneEntry);
+  SessionPtr automatic = makeSession(m.get(), 0);
+  CHECK(dlc_session_num_threads(automatic.get()) >= 1);
+  SessionPtr negative = makeSession(m.get(), -3);
+  CHECK(dlc_session_num_threads(negative.get()) ==
+        dlc_session_num_threads(automatic.get()));
+  dlc_session_t *raw = reinterpret_cast<dlc_session_t *>(0x1);
+  CHECK(dlc_session_create(m.get(), 5000, &raw) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(raw == nullptr);
+  CHECK(message() == "num_threads 5000 exceeds the maximum of 4096");
+  CHECK(dlc_session_create(nullptr, 1, &raw) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(dlc_session_num_threads(nullptr) == 0);
+  dlc_session_free(nullptr);
+}
+
+TEST_CASE("session runs a parallel model with 1, 2 and 4 threads",
+          "[runtime][session]") {
+  ModulePtr m = makeModule(kScaleDescriptor, scaleEntry);
+  for (int32_t threads : {1, 2, 4}) {
+    INFO(threads << " threads");
+    SessionPtr s = makeSession(m.get(), threads);
+    TensorPtr x = makeTensor(DLC_DTYPE_DOUBLE, {100000});
+    TensorPtr y = makeTensor(DLC_DTYPE_DOUBLE, {100000});
+    auto *xd = static_cast<double *>(dlc_tensor_data(x.get()));
+    for (int i = 0; i < 100000; ++i)
+      xd[i] = i;
+    const dlc_tensor_t *inputs[] = {x.get()};
+    dlc_tensor_t *outputs[] = {y.get()};
+    for (int run = 0; run < 20; ++run)
+      REQUIRE(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_OK);
+    auto *yd = static_cast<double *>(dlc_tensor_data(y.get()));
+    int wrong = 0;
+    for (int i = 0; i < 100000; ++i)
+      wrong += yd[i] != 2.0 * i;
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("session runs the dlopen'ed fake model", "[runtime][session]") {
+  dlc_module_t *rawModule = nullptr;
+  REQUIRE(dlc_module_load(DLC_FAKE_MODEL_PATH, &rawModule) == DLC_OK);
+  ModulePtr m(rawModule);
+  for (int32_t threads : {1, 4}) {
+    SessionPtr s = makeSession(m.get(), threads);
+    TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+    TensorPtr bias = makeTensor(DLC_DTYPE_FLOAT, {3});
+    for (int i = 0; i < 6; ++i)
+      floats(x)[i] = static_cast<float>(i);
+    floats(bias)[0] = 10;
+    floats(bias)[1] = 20;
+    floats(bias)[2] = 30;
+    dlc_tensor_t *outs[2] = {nullptr, nullptr};
+    REQUIRE(dlc_session_create_outputs(s.get(), outs) == DLC_OK);
+    TensorPtr y(outs[0]), count(outs[1]);
+    CHECK(dlc_tensor_rank(count.get()) == 0);
+    const dlc_tensor_t *inputs[] = {x.get(), bias.get()};
+    REQUIRE(dlc_session_run(s.get(), inputs, 2, outs, 2) == DLC_OK);
+    const float expected[6] = {10, 21, 32, 13, 24, 35};
+    for (int i = 0; i < 6; ++i)
+      CHECK(floats(y)[i] == expected[i]);
+    CHECK(*static_cast<int64_t *>(dlc_tensor_data(count.get())) == 6);
+
+    // The decoded output name appears in messages.
+    TensorPtr wrong = makeTensor(DLC_DTYPE_FLOAT, {3, 2});
+    dlc_tensor_t *bad_outs[2] = {wrong.get(), count.get()};
+    CHECK(dlc_session_run(s.get(), inputs, 2, bad_outs, 2) ==
+          DLC_ERROR_SHAPE_MISMATCH);
+    CHECK(message() == "output 'y out': expected shape [2,3], got [3,2]");
+    TensorPtr f32Scalar = makeTensor(DLC_DTYPE_FLOAT, {});
+    dlc_tensor_t *bad_dtype_outs[2] = {y.get(), f32Scalar.get()};
+    CHECK(dlc_session_run(s.get(), inputs, 2, bad_dtype_outs, 2) ==
+          DLC_ERROR_DTYPE_MISMATCH);
+    CHECK(message() == "output 'count': expected dtype i64, got f32");
+  }
+}
+
+TEST_CASE("outputs may not alias each other", "[runtime][session]") {
+  const char *descriptor = "dlc-module 1\noutput a 6 1 4\noutput b 6 1 4\n";
+  ModulePtr m = makeModule(descriptor, failingEntry);
+  SessionPtr s = makeSession(m.get(), 1);
+  int32_t storage[4] = {};
+  const int64_t shape[] = {4};
+  dlc_tensor_t *raw = nullptr;
+  REQUIRE(dlc_tensor_wrap(DLC_DTYPE_INT32, 1, shape, storage, &raw) == DLC_OK);
+  TensorPtr a(raw);
+  dlc_tensor_t *outs[] = {a.get(), a.get()};
+  CHECK(dlc_session_run(s.get(), nullptr, 0, outs, 2) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "output 'b' overlaps output 'a'");
+}

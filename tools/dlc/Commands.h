@@ -1,0 +1,34 @@
+// The dlc subcommands and the helpers they share (model loading, tensor summaries).
+#ifndef DLC_TOOLS_DLC_COMMANDS_H
+#define DLC_TOOLS_DLC_COMMANDS_H
+
+#include "runtime/dlc_runtime.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dlc::cli {
+
+int compileCommand(int argc, char **argv);
+int runCommand(int argc, char **argv);
+int benchCommand(int argc, char **argv);
+int infoCommand(int argc, char **argv);
+
+bool isOnnxPath(const std::string &path);
+
+/// Loads a compiled .so, or JIT-compiles a .onnx (input shapes specialize
+/// symbolic dims). Null with `error` set on failure.
+dlc_module_t *loadModel(const std::string &path,
+                        const std::map<std::string, std::vector<int64_t>> &inputShapes,
+                        std::string &error);
+
+/// Parses "1x3x224x224" (or "" for a scalar) into dims.
+bool parseShape(const std::string &text, std::vector<int64_t> &dims);
+/// "NAME=VALUE" option values -> (name, value); false if malformed.
+bool splitAssignment(const std::string &text, std::string &name, std::string &value);
+std::string shapeString(int32_t rank, const int64_t *shape);
+
+} // namespace dlc::cli
+
+#endif

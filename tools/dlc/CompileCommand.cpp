@@ -1,0 +1,111 @@
+// `dlc compile`: ONNX -> shared library, or the IR/object of any phase with --emit.
+#include "compiler/Compiler.h"
+#include "tools/dlc/Args.h"
+#include "tools/dlc/Commands.h"
+
+#include <cstdio>
+
+namespace dlc::cli {
+
+static const char *kHelp =
+    "usage: dlc compile MODEL.onnx -o OUT [options]\n"
+    "\n"
+    "Compiles an ONNX model to a shared library that runtime/dlc_runtime.h loads\n"
+    "(`dlc run OUT.so`), or writes an intermediate stage with --emit.\n"
+    "\n"
+    "options:\n"
+    "  -o PATH                    output file (required)\n"
+    "  -O0 | -O1 | -O2 | -O3      LLVM optimization level (default -O3)\n"
+    "  --target=host|x86-64-v3|x86-64-v4\n"
+    "                             CPU to generate code for (default host: this machine's\n"
+    "                             CPU and features, AVX-512 where present)\n"
+    "  --emit=graph|linalg|llvm|obj|so\n"
+    "                             graph: dlc_graph IR after graph optimization; linalg: IR\n"
+    "                             after lowering to linalg; llvm: LLVM IR; obj: object file;\n"
+    "                             so: shared library (default)\n"
+    "  --input-shape NAME=DxDx..  fix the shape of input NAME (repeatable); symbolic dims\n"
+    "                             default to 1\n"
+    "  -h, --help                 show this help\n";
+
+int compileCommand(int argc, char **argv) {
+  Args args;
+  std::string error;
+  if (!parseArgs(argc, argv, 2,
+                 {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
+                  {"--input-shape", true}, {"--help", false}, {"-h", false}},
+                 args, error))
+    return fail(error);
+  if (args.has("--help") || args.has("-h")) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  if (args.positional.size() != 1)
+    return fail("expected exactly one model file (dlc compile MODEL.onnx -o OUT)");
+  if (!args.has("-o"))
+    return fail("missing -o OUT");
+  CompileOptions options;
+  std::string opt = args.get("-O", "3");
+  if (opt.size() != 1 || opt[0] < '0' || opt[0] > '3')
+    return fail("invalid optimization level '-O" + opt + "' (expected -O0 to -O3)");
+  options.optLevel = opt[0] - '0';
+  options.target = args.get("--target", "host");
+  if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
+    return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
+  for (const std::string &s : args.all("--input-shape")) {
+    std::string name, dims;
+    std::vector<int64_t> shape;
+    if (!splitAssignment(s, name, dims) || !parseShape(dims, shape))
+      return fail("invalid --input-shape '" + s + "' (expected NAME=1x3x224x224)");
+    options.inputShapes[name] = shape;
+  }
+  std::string emit = args.get("--emit", "so");
+  Phase phase;
+  if (emit == "graph")
+    phase = Phase::Graph;
+  else if (emit == "linalg")
+    phase = Phase::Linalg;
+  else if (emit == "llvm")
+    phase = Phase::LLVM;
+  else if (emit == "obj")
+    phase = Phase::Obj;
+  else if (emit == "so")
+    phase = Phase::So;
+  else
+    return fail("invalid --emit '" + emit + "' (expected graph, linalg, llvm, obj or so)");
+
+  const std::string &model = args.positional[0], out = args.get("-o");
+  Compilation c(options);
+  auto report = [&]() {
+    for (const std::string &e : c.errors())
+      std::fprintf(stderr, "error: %s\n", e.c_str());
+    return 1;
+  };
+  if (failed(c.importOnnx(model)))
+    return report();
+  std::string data;
+  switch (phase) {
+  case Phase::Graph:
+  case Phase::Linalg:
+    if (failed(c.runTo(phase)))
+      return report();
+    data = c.printIR();
+    break;
+  case Phase::LLVM:
+    if (failed(c.emitLLVMIR(data)))
+      return report();
+    break;
+  case Phase::Obj:
+    if (failed(c.emitObject(data)))
+      return report();
+    break;
+  case Phase::So:
+    if (failed(c.writeSharedLibrary(out)))
+      return report();
+    return 0;
+  }
+  if (failed(writeFileAtomically(out, data, error)))
+    return fail(error);
+  return 0;
+}
+
+} // namespace dlc::cli

@@ -1,0 +1,74 @@
+// `dlc info`: a model's inputs and outputs (names, dtypes, shapes) from .onnx or compiled .so.
+#include "compiler/Compiler.h"
+#include "frontends/Onnx/Importer.h"
+#include "tools/dlc/Args.h"
+#include "tools/dlc/Commands.h"
+
+#include <cstdio>
+
+namespace dlc::cli {
+
+static const char *kHelp =
+    "usage: dlc info MODEL.onnx|OUT.so\n"
+    "\n"
+    "Lists the model's inputs and outputs with names, dtypes and shapes. For .onnx\n"
+    "files symbolic dims are shown by name (dlc specializes them to 1 unless\n"
+    "--input-shape or the run inputs say otherwise).\n";
+
+static void printTensor(const char *kind, const std::string &name, int dtype,
+                        const std::string &shape) {
+  std::printf("  %s '%s' %s%s\n", kind, name.c_str(), dlc_dtype_name(dtype), shape.c_str());
+}
+
+int infoCommand(int argc, char **argv) {
+  Args args;
+  std::string error;
+  if (!parseArgs(argc, argv, 2, {{"--help", false}, {"-h", false}}, args, error))
+    return fail(error);
+  if (args.has("--help") || args.has("-h")) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  if (args.positional.size() != 1)
+    return fail("expected exactly one model (dlc info MODEL.onnx|OUT.so)");
+  const std::string &path = args.positional[0];
+  if (isOnnxPath(path)) {
+    Compilation c({});
+    c.setSourceName(path);
+    auto s = onnx_frontend::summarizeOnnxFile(c.context(), path);
+    if (failed(s)) {
+      for (const auto &e : c.errors())
+        std::fprintf(stderr, "error: %s\n", e.c_str());
+      return 1;
+    }
+    std::printf("%s: ONNX opset %d, %d nodes%s%s\n", path.c_str(), s->opset, s->numNodes,
+                s->producer.empty() ? "" : ", produced by ", s->producer.c_str());
+    for (auto [kind, list] : {std::pair{"input", &s->inputs}, std::pair{"output", &s->outputs}}) {
+      for (const auto &t : *list) {
+        std::string shape = "[";
+        for (size_t i = 0; i < t.dims.size(); ++i)
+          shape += (i ? "," : "") + t.dims[i];
+        printTensor(kind, t.name, t.dtype, t.unknownRank ? "[?]" : shape + "]");
+      }
+    }
+    return 0;
+  }
+  dlc_module_t *m = loadModel(path, {}, error);
+  if (!m)
+    return fail(error);
+  std::printf("%s: compiled dlc module\n", path.c_str());
+  for (size_t i = 0; i < dlc_module_num_inputs(m); ++i) {
+    dlc_tensor_info_t info;
+    dlc_module_input_info(m, i, &info);
+    printTensor("input", info.name, info.dtype, shapeString(info.rank, info.shape));
+  }
+  for (size_t i = 0; i < dlc_module_num_outputs(m); ++i) {
+    dlc_tensor_info_t info;
+    dlc_module_output_info(m, i, &info);
+    printTensor("output", info.name, info.dtype, shapeString(info.rank, info.shape));
+  }
+  dlc_module_free(m);
+  return 0;
+}
+
+} // namespace dlc::cli

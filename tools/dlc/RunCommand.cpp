@@ -1,0 +1,348 @@
+// `dlc run` and `dlc bench`: load or JIT a model, feed .npy inputs, write/summarize/time outputs.
+#include "compiler/Jit/Jit.h"
+#include "tools/dlc/Args.h"
+#include "tools/dlc/Commands.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+
+namespace dlc::cli {
+
+bool isOnnxPath(const std::string &path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
+bool parseShape(const std::string &text, std::vector<int64_t> &dims) {
+  dims.clear();
+  if (text.empty() || text == "scalar")
+    return true;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t x = text.find('x', pos);
+    std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos ||
+        part.size() > 12)
+      return false;
+    dims.push_back(std::stoll(part));
+    if (x == std::string::npos)
+      break;
+    pos = x + 1;
+  }
+  return true;
+}
+
+bool splitAssignment(const std::string &text, std::string &name, std::string &value) {
+  size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0)
+    return false;
+  name = text.substr(0, eq);
+  value = text.substr(eq + 1);
+  return true;
+}
+
+std::string shapeString(int32_t rank, const int64_t *shape) {
+  std::string s = "[";
+  for (int32_t i = 0; i < rank; ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+dlc_module_t *loadModel(const std::string &path,
+                        const std::map<std::string, std::vector<int64_t>> &inputShapes,
+                        std::string &error) {
+  if (!llvm::sys::fs::exists(path)) {
+    error = path + ": no such file";
+    return nullptr;
+  }
+  if (isOnnxPath(path)) {
+    CompileOptions options;
+    options.inputShapes = inputShapes;
+    std::vector<std::string> errors;
+    dlc_module_t *m = jit::compileOnnxFile(path, options, errors);
+    if (!m)
+      error = errors.empty() ? path + ": compilation failed" : errors.front();
+    return m;
+  }
+  dlc_module_t *m = nullptr;
+  if (dlc_module_load(path.c_str(), &m) != DLC_OK) {
+    error = dlc_status_message();
+    return nullptr;
+  }
+  return m;
+}
+
+namespace {
+
+struct TensorDeleter {
+  void operator()(dlc_tensor_t *t) const { dlc_tensor_free(t); }
+};
+using TensorPtr = std::unique_ptr<dlc_tensor_t, TensorDeleter>;
+
+/// Everything a run needs: module, session, inputs and outputs in ABI order.
+struct Runner {
+  dlc_module_t *module = nullptr;
+  dlc_session_t *session = nullptr;
+  std::vector<TensorPtr> inputs, outputs;
+  ~Runner() {
+    outputs.clear();
+    inputs.clear();
+    dlc_session_free(session);
+    dlc_module_free(module);
+  }
+  std::vector<const dlc_tensor_t *> inPtrs() const {
+    std::vector<const dlc_tensor_t *> v;
+    for (auto &t : inputs)
+      v.push_back(t.get());
+    return v;
+  }
+  std::vector<dlc_tensor_t *> outPtrs() const {
+    std::vector<dlc_tensor_t *> v;
+    for (auto &t : outputs)
+      v.push_back(t.get());
+    return v;
+  }
+  bool run(std::string &error) {
+    auto in = inPtrs();
+    auto out = outPtrs();
+    if (dlc_session_run(session, in.data(), in.size(), out.data(), out.size()) != DLC_OK) {
+      error = dlc_status_message();
+      return false;
+    }
+    return true;
+  }
+};
+
+/// Fills a tensor with reproducible random values (bench inputs).
+void fillRandom(dlc_tensor_t *t, std::mt19937 &rng) {
+  int64_t n = dlc_tensor_num_elements(t);
+  void *d = dlc_tensor_data(t);
+  std::uniform_real_distribution<float> uf(0.f, 1.f);
+  switch (dlc_tensor_dtype(t)) {
+  case DLC_DTYPE_FLOAT:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<float *>(d)[i] = uf(rng);
+    break;
+  case DLC_DTYPE_DOUBLE:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<double *>(d)[i] = uf(rng);
+    break;
+  case DLC_DTYPE_INT64:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<int64_t *>(d)[i] = rng() % 2;
+    break;
+  case DLC_DTYPE_INT32:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<int32_t *>(d)[i] = rng() % 2;
+    break;
+  default: // zeros for everything else
+    break;
+  }
+}
+
+/// Loads the model and binds inputs: from --input files, or random when `randomFill`.
+int prepare(const Args &args, Runner &r, bool randomFill) {
+  const std::string &model = args.positional[0];
+  std::map<std::string, TensorPtr> given;
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const std::string &spec : args.all("--input")) {
+    std::string name, file;
+    if (!splitAssignment(spec, name, file))
+      return fail("invalid --input '" + spec + "' (expected NAME=FILE.npy)");
+    dlc_tensor_t *t = nullptr;
+    if (dlc_tensor_load_npy(file.c_str(), &t) != DLC_OK)
+      return fail(dlc_status_message());
+    shapes[name] = std::vector<int64_t>(dlc_tensor_shape(t), dlc_tensor_shape(t) + dlc_tensor_rank(t));
+    if (!given.emplace(name, TensorPtr(t)).second)
+      return fail("input '" + name + "' given twice");
+  }
+  std::string error;
+  r.module = loadModel(model, shapes, error);
+  if (!r.module)
+    return fail(error);
+  for (auto &kv : given) {
+    size_t idx;
+    if (dlc_module_find_input(r.module, kv.first.c_str(), &idx) != DLC_OK)
+      return fail(model + ": model has no input named '" + kv.first + "'");
+  }
+  long long threads = 1;
+  if (args.has("--threads") && !parseCount("--threads", args.get("--threads"), threads, error))
+    return fail(error);
+  if (dlc_session_create(r.module, (int32_t)threads, &r.session) != DLC_OK)
+    return fail(dlc_status_message());
+  std::mt19937 rng(42);
+  for (size_t i = 0; i < dlc_module_num_inputs(r.module); ++i) {
+    dlc_tensor_info_t info;
+    dlc_module_input_info(r.module, i, &info);
+    auto it = given.find(info.name);
+    if (it != given.end()) {
+      r.inputs.push_back(std::move(it->second));
+      continue;
+    }
+    if (!randomFill)
+      return fail(model + ": missing --input for model input '" + std::string(info.name) + "' (" +
+                  dlc_dtype_name(info.dtype) + shapeString(info.rank, info.shape) + ")");
+    dlc_tensor_t *t = nullptr;
+    if (dlc_tensor_create(info.dtype, info.rank, info.shape, &t) != DLC_OK)
+      return fail(dlc_status_message());
+    fillRandom(t, rng);
+    r.inputs.emplace_back(t);
+  }
+  std::vector<dlc_tensor_t *> outs(dlc_module_num_outputs(r.module));
+  if (dlc_session_create_outputs(r.session, outs.data()) != DLC_OK)
+    return fail(dlc_status_message());
+  for (dlc_tensor_t *t : outs)
+    r.outputs.emplace_back(t);
+  return 0;
+}
+
+std::string sanitize(const std::string &name) {
+  std::string s = name;
+  for (char &c : s)
+    if (!(std::isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-'))
+      c = '_';
+  return s;
+}
+
+/// min / max / mean of a tensor as doubles (for the stdout summary).
+void stats(const dlc_tensor_t *t, double &mn, double &mx, double &mean) {
+  int64_t n = dlc_tensor_num_elements(t);
+  mn = INFINITY, mx = -INFINITY, mean = 0;
+  const void *d = dlc_tensor_data(t);
+  for (int64_t i = 0; i < n; ++i) {
+    double v;
+    switch (dlc_tensor_dtype(t)) {
+    case DLC_DTYPE_FLOAT: v = static_cast<const float *>(d)[i]; break;
+    case DLC_DTYPE_DOUBLE: v = static_cast<const double *>(d)[i]; break;
+    case DLC_DTYPE_INT64: v = (double)static_cast<const int64_t *>(d)[i]; break;
+    case DLC_DTYPE_INT32: v = static_cast<const int32_t *>(d)[i]; break;
+    case DLC_DTYPE_BOOL: case DLC_DTYPE_UINT8: v = static_cast<const uint8_t *>(d)[i]; break;
+    case DLC_DTYPE_INT8: v = static_cast<const int8_t *>(d)[i]; break;
+    default: v = NAN;
+    }
+    mn = std::min(mn, v);
+    mx = std::max(mx, v);
+    mean += v;
+  }
+  mean = n ? mean / n : NAN;
+}
+
+const char *kRunHelp =
+    "usage: dlc run MODEL.onnx|OUT.so [--input NAME=FILE.npy]... [--output-dir DIR] [--threads N]\n"
+    "\n"
+    "Runs a model. A .onnx model is JIT-compiled in process, with symbolic input dims\n"
+    "taken from the given .npy files; a .so comes from `dlc compile`.\n"
+    "Each output is summarized on stdout and, with --output-dir, written to\n"
+    "DIR/<name>.npy (characters outside [A-Za-z0-9_.-] in the name become '_').\n"
+    "\n"
+    "options:\n"
+    "  --input NAME=FILE.npy   value of model input NAME (repeatable; every input is required)\n"
+    "  --output-dir DIR        write outputs here (created if missing)\n"
+    "  --threads N             threads to run with (default 1)\n"
+    "  -h, --help              show this help\n";
+
+const char *kBenchHelp =
+    "usage: dlc bench MODEL.onnx|OUT.so [--threads N] [--runs N] [--warmup N] [--input NAME=FILE.npy]...\n"
+    "\n"
+    "Times repeated runs of a model (inputs not given are random) and prints the\n"
+    "min, median and p90 latency.\n"
+    "\n"
+    "options:\n"
+    "  --threads N     threads to run with (default 1)\n"
+    "  --runs N        timed runs (default 100)\n"
+    "  --warmup N      untimed runs first (default 5)\n"
+    "  --input NAME=FILE.npy   fixed value of an input (repeatable)\n"
+    "  -h, --help      show this help\n";
+
+} // namespace
+
+int runCommand(int argc, char **argv) {
+  Args args;
+  std::string error;
+  if (!parseArgs(argc, argv, 2,
+                 {{"--input", true}, {"--output-dir", true}, {"--threads", true},
+                  {"--help", false}, {"-h", false}},
+                 args, error))
+    return fail(error);
+  if (args.has("--help") || args.has("-h")) {
+    std::fputs(kRunHelp, stdout);
+    return 0;
+  }
+  if (args.positional.size() != 1)
+    return fail("expected exactly one model (dlc run MODEL.onnx|OUT.so --input NAME=FILE.npy ...)");
+  Runner r;
+  if (int rc = prepare(args, r, /*randomFill=*/false))
+    return rc;
+  if (!r.run(error))
+    return fail(args.positional[0] + ": " + error);
+  std::string dir = args.get("--output-dir");
+  if (!dir.empty())
+    if (auto ec = llvm::sys::fs::create_directories(dir))
+      return fail("cannot create output directory '" + dir + "': " + ec.message());
+  for (size_t i = 0; i < r.outputs.size(); ++i) {
+    dlc_tensor_info_t info;
+    dlc_module_output_info(r.module, i, &info);
+    const dlc_tensor_t *t = r.outputs[i].get();
+    double mn, mx, mean;
+    stats(t, mn, mx, mean);
+    std::string line = "output '" + std::string(info.name) + "' " + dlc_dtype_name(info.dtype) +
+                       shapeString(info.rank, info.shape);
+    std::printf("%s min %.6g max %.6g mean %.6g", line.c_str(), mn, mx, mean);
+    if (!dir.empty()) {
+      std::string path = dir + "/" + sanitize(info.name) + ".npy";
+      if (dlc_tensor_save_npy(t, path.c_str()) != DLC_OK)
+        return fail(dlc_status_message());
+      std::printf(" -> %s", path.c_str());
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+int benchCommand(int argc, char **argv) {
+  Args args;
+  std::string error;
+  if (!parseArgs(argc, argv, 2,
+                 {{"--input", true}, {"--threads", true}, {"--runs", true}, {"--warmup", true},
+                  {"--help", false}, {"-h", false}},
+                 args, error))
+    return fail(error);
+  if (args.has("--help") || args.has("-h")) {
+    std::fputs(kBenchHelp, stdout);
+    return 0;
+  }
+  if (args.positional.size() != 1)
+    return fail("expected exactly one model (dlc bench MODEL.onnx|OUT.so)");
+  long long runs = 100, warmup = 5;
+  if (args.has("--runs") && !parseCount("--runs", args.get("--runs"), runs, error))
+    return fail(error);
+  if (args.has("--warmup") && !parseCount("--warmup", args.get("--warmup"), warmup, error))
+    return fail(error);
+  Runner r;
+  if (int rc = prepare(args, r, /*randomFill=*/true))
+    return rc;
+  for (long long i = 0; i < warmup; ++i)
+    if (!r.run(error))
+      return fail(error);
+  std::vector<double> ms;
+  for (long long i = 0; i < runs; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (!r.run(error))
+      return fail(error);
+    auto t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  auto pct = [&](double p) { return ms[std::min(ms.size() - 1, (size_t)(p * (ms.size() - 1) + 0.5))]; };
+  std::printf("%s: %lld runs, %d thread(s)\n", args.positional[0].c_str(), runs,
+              dlc_session_num_threads(r.session));
+  std::printf("min %.3f ms  median %.3f ms  p90 %.3f ms\n", ms.front(), pct(0.5), pct(0.9));
+  return 0;
+}
+
+} // namespace dlc::cli

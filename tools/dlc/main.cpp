@@ -1,0 +1,38 @@
+// dlc: the command-line driver (compile, run, bench, info). Thin: parses flags, calls the library.
+#include "tools/dlc/Args.h"
+#include "tools/dlc/Commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+static const char *kUsage =
+    "dlc - a graph-mode deep-learning compiler (ONNX -> native x86 code)\n"
+    "\n"
+    "usage: dlc <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  compile MODEL.onnx -o OUT.so   compile a model to a shared library (or --emit IR)\n"
+    "  run MODEL.onnx|OUT.so          run a model on .npy inputs (.onnx is JIT-compiled)\n"
+    "  bench MODEL.onnx|OUT.so        time a model: min / median / p90 latency\n"
+    "  info MODEL.onnx|OUT.so         list inputs and outputs with dtypes and shapes\n"
+    "\n"
+    "Run 'dlc <command> --help' for a command's options.\n"
+    "Errors are one line starting 'error:'; the exit code is 1 for bad input.\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 1 : 0;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "compile")
+    return dlc::cli::compileCommand(argc, argv);
+  if (cmd == "run")
+    return dlc::cli::runCommand(argc, argv);
+  if (cmd == "bench")
+    return dlc::cli::benchCommand(argc, argv);
+  if (cmd == "info")
+    return dlc::cli::infoCommand(argc, argv);
+  return dlc::cli::fail("unknown command '" + cmd + "' (expected compile, run, bench or info)");
+}
