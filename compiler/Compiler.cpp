@@ -84,6 +84,8 @@ LogicalResult Compilation::runTo(Phase phase) {
   int want = phase == Phase::Graph ? 1 : phase == Phase::Linalg ? 2 : 3;
   for (int p = phasesDone + 1; p <= want; ++p) {
     PassManager pm(ctx.get());
+    if (options.timing)
+      pm.enableTiming();
     if (p == 1)
       buildGraphPipeline(pm);
     else if (p == 2)

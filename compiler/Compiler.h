@@ -23,6 +23,8 @@ struct CompileOptions {
   std::string target = "host"; // host | x86-64-v3 | x86-64-v4
   /// Static shapes for model inputs (overrides symbolic dims).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Print per-pass timing to stderr (dlc compile --timing).
+  bool timing = false;
 };
 
 /// One model's way through the compiler. Errors are collected as one-line

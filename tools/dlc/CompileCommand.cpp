@@ -25,6 +25,7 @@ static const char *kHelp =
     "                             so: shared library (default)\n"
     "  --input-shape NAME=DxDx..  fix the shape of input NAME (repeatable); symbolic dims\n"
     "                             default to 1\n"
+    "  --timing                   print the time each compiler pass takes (stderr)\n"
     "  -h, --help                 show this help\n";
 
 int compileCommand(int argc, char **argv) {
@@ -32,7 +33,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true}, {"--timing", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -49,6 +50,7 @@ int compileCommand(int argc, char **argv) {
     return fail("invalid optimization level '-O" + opt + "' (expected -O0 to -O3)");
   options.optLevel = opt[0] - '0';
   options.target = args.get("--target", "host");
+  options.timing = args.has("--timing");
   if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
     return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
   for (const std::string &s : args.all("--input-shape")) {

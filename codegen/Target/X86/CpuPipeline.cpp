@@ -17,6 +17,13 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "canonicalize", "cse",
       // Caller-owned input/output buffers, outputs computed in place (DPS).
       "dlc-prepare-abi",
+      // Register tiles and vectors for every linalg op (KernelConfig.cpp decides).
+      "func.func(dlc-cpu-tile-vectorize)",
+      // Polynomial exp/tanh/erf/...: no libm calls inside vector loops.
+      "func.func(dlc-math-approximation)",
+      "canonicalize", "cse",
+      // Weights as flat globals (after canonicalization, which would undo it).
+      "func.func(dlc-flatten-constants)",
       // Tensors -> buffers; intermediates become allocations.
       "one-shot-bufferize",
       "canonicalize", "cse",
@@ -25,12 +32,15 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "buffer-deallocation-pipeline",
       "convert-bufferization-to-memref",
       // Loops; LLVM's vectorizer handles the inner loops for now.
+      // Vector transfers to loads/stores; full unroll avoids per-iteration allocas.
+      "func.func(convert-vector-to-scf{full-unroll=true})",
       "func.func(dlc-strided-copy-to-linalg)",
       "func.func(convert-linalg-to-loops)",
       "convert-scf-to-cf",
       // expand-strided-metadata must precede lower-affine (TOOLCHAIN.md 2.2).
       "expand-strided-metadata", "lower-affine",
       "convert-math-to-funcs{convert-ctlz=0}",
+      "convert-vector-to-llvm",
       "finalize-memref-to-llvm",
       // Math: LLVM intrinsics where they exist, libm calls for the rest (erf).
       "convert-math-to-llvm", "convert-math-to-libm",

@@ -40,4 +40,41 @@ def StridedCopyToLinalg : Pass<"dlc-strided-copy-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FlattenConstants : Pass<"dlc-flatten-constants"> {
+  let summary = "Store multi-dimensional tensor constants as 1-D data plus a reshape";
+  let description = [{
+    A rank-N `arith.constant` becomes a rank-1 constant and a
+    `tensor.expand_shape`. Bufferized, that is one flat `memref.global` and
+    a free view; in LLVM, one flat data array instead of millions of nested
+    constant arrays (which made translating ResNet-18's weights take
+    seconds).
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops to register-sized blocks and vectorize them (x86)";
+  let description = [{
+    Contractions (matmul, batched matmul) get a register tile (RM x RN, the
+    init fused into the tile, K stepped by one, accumulators hoisted into
+    registers: CPU-GEMM-NOTES variant b). Convolutions and pooling are tiled
+    to one output row, decomposed to 1-D and vectorized. Everything else is
+    vectorized along its innermost dimension. Tile sizes come from
+    `KernelConfig.cpp`; an op whose tiling or vectorization fails stays as
+    it is and later becomes scalar loops, never an error.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
+}
+
+def MathApproximation : Pass<"dlc-math-approximation"> {
+  let summary = "Replace f32 transcendental math ops by polynomial approximations";
+  let description = [{
+    exp, log, tanh, erf, sin, cos, ... on f32 scalars and vectors become
+    arithmetic (a few ulp of error), so vector loops never call libm
+    (ELTWISE-NOTES.md). Other element types keep their libm calls.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::math::MathDialect"];
+}
+
 #endif

@@ -1,0 +1,67 @@
+// Per-op tiling choices for the x86 CPU (register tiles, vector widths).
+#include "codegen/Target/X86/KernelConfig.h"
+
+using namespace mlir;
+
+namespace dlc::x86 {
+
+/// Largest candidate that divides `n` (1 if none).
+static int64_t divisorTile(int64_t n, std::initializer_list<int64_t> candidates) {
+  for (int64_t c : candidates)
+    if (n % c == 0)
+      return c;
+  return 1;
+}
+
+std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0)
+    return std::nullopt;
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  if (llvm::any_of(bounds, ShapedType::isDynamic))
+    return std::nullopt;
+  unsigned n = bounds.size();
+  KernelConfig cfg;
+
+  // Contraction: an RM x RN register tile (8 x 32 fp32 = 16 zmm accumulators),
+  // the K loop stepped by one inside (CPU-GEMM-NOTES.md variant b).
+  if (isa<linalg::MatmulOp>(op) || linalg::isaContractionOpInterface(op)) {
+    auto dims = linalg::inferContractionDims(op);
+    if (succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1 && dims->k.size() == 1) {
+      cfg.kind = KernelKind::Contraction;
+      cfg.tiles.assign(n, 1);
+      cfg.tiles[dims->m[0]] = divisorTile(bounds[dims->m[0]], {8, 4, 2});
+      cfg.tiles[dims->n[0]] = divisorTile(bounds[dims->n[0]], {32, 16, 8, 4, 2});
+      cfg.tiles[dims->k[0]] = 1;
+      return cfg;
+    }
+  }
+
+  // Convolution and pooling: one output row of a few channels, whole filter
+  // width; 2-D ops then decompose into vectorizable 1-D ones.
+  if (linalg::isaConvolutionOpInterface(op)) {
+    auto dims = linalg::inferConvolutionDims(op);
+    if (succeeded(dims) && dims->outputImage.size() == 2 && dims->filterLoop.size() == 2) {
+      cfg.kind = KernelKind::Convolution;
+      cfg.tiles.assign(n, 1);
+      for (unsigned d : dims->outputChannel)
+        cfg.tiles[d] = divisorTile(bounds[d], {8, 4, 2});
+      for (unsigned d : dims->depth)
+        cfg.tiles[d] = divisorTile(bounds[d], {8, 4, 2});
+      cfg.tiles[dims->outputImage[1]] = divisorTile(bounds[dims->outputImage[1]], {8, 7, 4, 2});
+      cfg.tiles[dims->filterLoop[1]] = 0;
+      for (unsigned d : dims->inputChannel)
+        cfg.tiles[d] = divisorTile(bounds[d], {8, 4, 2});
+      return cfg;
+    }
+  }
+
+  // Everything else: vectorize along the innermost loop.
+  cfg.kind = KernelKind::Generic;
+  cfg.tiles.assign(n, 1);
+  bool innerParallel = op.getIteratorTypesArray().back() == utils::IteratorType::parallel;
+  cfg.tiles[n - 1] = innerParallel ? divisorTile(bounds[n - 1], {16, 8, 4, 2})
+                                   : divisorTile(bounds[n - 1], {64, 32, 16, 8, 4, 2});
+  return cfg;
+}
+
+} // namespace dlc::x86

@@ -1,0 +1,23 @@
+// Per-op tiling choices for the x86 CPU: the one place heuristics live.
+#ifndef DLC_CODEGEN_TARGET_X86_KERNELCONFIG_H
+#define DLC_CODEGEN_TARGET_X86_KERNELCONFIG_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace dlc::x86 {
+
+enum class KernelKind { Contraction, Convolution, Generic };
+
+struct KernelConfig {
+  KernelKind kind = KernelKind::Generic;
+  /// Tile size per loop of the op (0 = not tiled). Parallel loops are tiled
+  /// first (with the init's producers fused in), reduction loops inside that.
+  llvm::SmallVector<int64_t> tiles;
+};
+
+/// Chooses how to tile `op`, or nothing when it should stay as it is.
+std::optional<KernelConfig> chooseKernelConfig(mlir::linalg::LinalgOp op);
+
+} // namespace dlc::x86
+
+#endif

@@ -1,0 +1,25 @@
+// dlc-math-approximation: polynomial f32 math so vectorized loops never call libm.
+#include "codegen/Target/X86/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace dlc::x86 {
+#define GEN_PASS_DEF_MATHAPPROXIMATION
+#include "codegen/Target/X86/Passes.h.inc"
+} // namespace dlc::x86
+
+using namespace mlir;
+
+namespace {
+struct MathApproximationPass : dlc::x86::impl::MathApproximationBase<MathApproximationPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateMathPolynomialApproximationPatterns(patterns, MathPolynomialApproximationOptions{});
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,185 @@
+// dlc-cpu-tile-vectorize: applies KernelConfig tiles, vectorizes, keeps accumulators in registers.
+#include "codegen/Target/X86/KernelConfig.h"
+#include "codegen/Target/X86/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace dlc::x86 {
+#define GEN_PASS_DEF_TILEANDVECTORIZE
+#include "codegen/Target/X86/Passes.h.inc"
+} // namespace dlc::x86
+
+using namespace mlir;
+using namespace dlc::x86;
+
+namespace {
+
+SmallVector<OpFoldResult> asOFR(Builder &b, ArrayRef<int64_t> v) {
+  return llvm::map_to_vector(v, [&](int64_t x) -> OpFoldResult { return b.getIndexAttr(x); });
+}
+
+/// Tiles `op`, fusing producers of its init (fill, bias broadcast) into the
+/// tile loop. Returns the tiled root and any tiled producers.
+FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, TilingInterface op,
+                                                    ArrayRef<int64_t> tiles) {
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(asOFR(rewriter, tiles));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer,
+         bool isDestination) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isDestination && isa<linalg::LinalgOp>(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  auto result = scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
+  if (failed(result))
+    return failure();
+  for (OpResult r : op->getResults())
+    if (Value v = result->replacements.lookup(r))
+      rewriter.replaceAllUsesWith(r, v);
+  return SmallVector<Operation *>(result->tiledAndFusedOps.begin(),
+                                  result->tiledAndFusedOps.end());
+}
+
+FailureOr<Operation *> tileOnly(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> tiles) {
+  auto tilingOp = dyn_cast<TilingInterface>(op);
+  if (!tilingOp)
+    return failure();
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(asOFR(rewriter, tiles));
+  auto result = scf::tileUsingSCF(rewriter, tilingOp, tiling);
+  if (failed(result))
+    return failure();
+  rewriter.replaceOp(op, result->replacements);
+  return result->tiledOps.front();
+}
+
+void tryVectorize(RewriterBase &rewriter, Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+    return;
+  // i1 tensors are stored a byte per element, but vector<Nxi1> loads are bit
+  // packed: keep ops touching booleans scalar.
+  for (Value v : op->getOperands())
+    if (auto t = dyn_cast<ShapedType>(v.getType()); t && t.getElementType().isInteger(1))
+      return;
+  // Only small static tiles: a whole untiled op would become one huge vector.
+  SmallVector<int64_t> bounds = linalgOp.getStaticLoopRanges();
+  int64_t volume = 1;
+  for (int64_t b : bounds)
+    volume = ShapedType::isDynamic(b) ? INT64_MAX / 2 : volume * b;
+  if (volume > 4096)
+    return;
+  rewriter.setInsertionPoint(op);
+  auto result = linalg::vectorize(rewriter, op);
+  if (succeeded(result))
+    rewriter.replaceOp(op, result->replacements);
+}
+
+/// Applies the configuration of one root op: parallel loops tiled with the
+/// init producers fused in, then reduction loops inside (never fused: a fill
+/// inside a reduction loop would reset the accumulator).
+void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConfig &cfg) {
+  auto iters = op.getIteratorTypesArray();
+  SmallVector<int64_t> parallelTiles(cfg.tiles), reductionTiles(cfg.tiles);
+  bool hasReductionTiles = false;
+  for (size_t i = 0; i < iters.size(); ++i) {
+    if (iters[i] == utils::IteratorType::reduction) {
+      parallelTiles[i] = 0;
+      hasReductionTiles |= cfg.tiles[i] != 0;
+    } else {
+      reductionTiles[i] = 0;
+    }
+  }
+  rewriter.setInsertionPoint(op);
+  auto tiled = tileAndFuseInit(rewriter, cast<TilingInterface>(op.getOperation()), parallelTiles);
+  if (failed(tiled))
+    return;
+  SmallVector<Operation *> toVectorize(*tiled);
+  Operation *root = tiled->back();
+  if (hasReductionTiles) {
+    rewriter.setInsertionPoint(root);
+    auto inner = tileOnly(rewriter, root, reductionTiles);
+    if (failed(inner))
+      return;
+    toVectorize.back() = *inner;
+  }
+  if (cfg.kind == KernelKind::Convolution) {
+    // Unit output-row / filter-row tiles let 2-D convs and pools decompose to 1-D.
+    Operation *conv = toVectorize.back();
+    Operation *parent = conv->getParentOp();
+    RewritePatternSet patterns(rewriter.getContext());
+    linalg::populateDecomposeConvolutionPatterns(patterns);
+    (void)applyOpPatternsGreedily(ArrayRef<Operation *>{conv}, std::move(patterns));
+    toVectorize.pop_back();
+    parent->walk([&](linalg::LinalgOp l) { toVectorize.push_back(l); });
+  }
+  for (Operation *t : toVectorize)
+    tryVectorize(rewriter, t);
+}
+
+struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVectorizePass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    // Roots: every linalg op except the fills and broadcasts that fuse into a consumer's tile.
+    SmallVector<std::pair<linalg::LinalgOp, KernelConfig>> roots;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->getParentOfType<scf::ForOp>())
+        return;
+      if (auto cfg = chooseKernelConfig(op))
+        roots.push_back({op, *cfg});
+    });
+    IRRewriter rewriter(ctx);
+    // Consumers first, so their init producers are still there to fuse.
+    for (auto &[op, cfg] : llvm::reverse(roots)) {
+      if (!op->getBlock() || op->use_empty())
+        continue;
+      if (op->getParentOfType<scf::ForOp>())
+        continue; // already fused into another op's tile
+      transformRoot(rewriter, op, cfg);
+    }
+
+    // Clean up: contractions from reductions, fold slices into transfers.
+    {
+      RewritePatternSet patterns(ctx);
+      vector::populateVectorReductionToContractPatterns(patterns);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      vector::populateSinkVectorOpsPatterns(patterns);
+      tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+      scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+      (void)applyPatternsGreedily(func, std::move(patterns));
+    }
+    // Accumulator read/write pairs become loop-carried vectors (registers).
+    func.walk([&](scf::ForOp loop) { (void)hoistLoopInvariantSubsets(rewriter, loop); });
+    {
+      RewritePatternSet patterns(ctx);
+      tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+      vector::populateVectorContractLoweringPatterns(patterns,
+                                                     vector::VectorContractLowering::OuterProduct);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      vector::populateVectorMultiReductionLoweringPatterns(
+          patterns, vector::VectorMultiReductionLowering::InnerParallel);
+      vector::populateVectorOuterProductLoweringPatterns(patterns);
+      vector::populateVectorTransposeLoweringPatterns(patterns,
+                                                      vector::VectorTransposeLowering::Shuffle1D);
+      vector::populateVectorShapeCastLoweringPatterns(patterns);
+      (void)applyPatternsGreedily(func, std::move(patterns));
+    }
+  }
+};
+
+} // namespace
