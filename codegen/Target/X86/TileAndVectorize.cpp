@@ -106,15 +106,19 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
   auto tiled = tileAndFuseInit(rewriter, cast<TilingInterface>(op.getOperation()), parallelTiles);
   if (failed(tiled))
     return;
-  SmallVector<Operation *> toVectorize(*tiled);
-  Operation *root = tiled->back();
+  // The tiled consumer comes first, then the fused producers; keep it last here.
+  SmallVector<Operation *> toVectorize(tiled->begin() + 1, tiled->end());
+  Operation *root = tiled->front();
+  if (root->getName() != op->getName())
+    return;
   if (hasReductionTiles) {
     rewriter.setInsertionPoint(root);
     auto inner = tileOnly(rewriter, root, reductionTiles);
     if (failed(inner))
       return;
-    toVectorize.back() = *inner;
+    root = *inner;
   }
+  toVectorize.push_back(root);
   if (cfg.kind == KernelKind::Convolution) {
     // Unit output-row / filter-row tiles let 2-D convs and pools decompose to 1-D.
     Operation *conv = toVectorize.back();
