@@ -166,7 +166,7 @@ LogicalResult Compilation::writeSharedLibrary(const std::string &path) {
   if (llvm::sys::fs::createTemporaryFile("dlc-model", "o", objPath) ||
       llvm::sys::fs::createTemporaryFile("dlc-model", "so", soPath))
     return fail("cannot create temporary files");
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(objPath);
     llvm::sys::fs::remove(soPath);
   });

@@ -16,5 +16,5 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["dlc", "dlc-opt"], [config.dlc_tools_dir])
 # The project's venv Python (onnx, numpy), never whatever python3 is on PATH.
-config.substitutions.append(("%python", config.python_executable))
+config.substitutions.insert(0, ("%python", config.dlc_python))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

@@ -32,7 +32,7 @@ dlc_module_t *compile(Compilation &c, std::vector<std::string> &errors) {
   opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(c.module(), opts);
   if (!engine) {
-    c.fail("JIT compilation failed: " + llvm::toString(engine.takeError()));
+    (void)c.fail("JIT compilation failed: " + llvm::toString(engine.takeError()));
     return fail();
   }
   auto entry = (*engine)->lookup(DLC_ABI_ENTRY_SYMBOL);
@@ -42,7 +42,7 @@ dlc_module_t *compile(Compilation &c, std::vector<std::string> &errors) {
       llvm::consumeError(entry.takeError());
     if (!desc)
       llvm::consumeError(desc.takeError());
-    c.fail("JIT: entry point not found");
+    (void)c.fail("JIT: entry point not found");
     return fail();
   }
   ExecutionEngine *owner = engine->release();

@@ -213,6 +213,11 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     runtimeInputs.push_back(&vi);
     argTypes.push_back(*t);
   }
+  for (const auto &kv : options.inputShapes) {
+    bool known = llvm::any_of(runtimeInputs, [&](auto *vi) { return vi->name() == kv.first; });
+    if (!known)
+      return emitError(fileLoc) << "model has no input named '" << kv.first << "'";
+  }
   if (g.output_size() == 0)
     return emitError(fileLoc) << "graph has no outputs";
 

@@ -14,7 +14,7 @@ static const char *kHelp =
     "(`dlc run OUT.so`), or writes an intermediate stage with --emit.\n"
     "\n"
     "options:\n"
-    "  -o PATH                    output file (required)\n"
+    "  -o PATH                    output file (required; '-' writes IR to stdout)\n"
     "  -O0 | -O1 | -O2 | -O3      LLVM optimization level (default -O3)\n"
     "  --target=host|x86-64-v3|x86-64-v4\n"
     "                             CPU to generate code for (default host: this machine's\n"
@@ -103,6 +103,10 @@ int compileCommand(int argc, char **argv) {
   case Phase::So:
     if (failed(c.writeSharedLibrary(out)))
       return report();
+    return 0;
+  }
+  if (out == "-") {
+    std::fwrite(data.data(), 1, data.size(), stdout);
     return 0;
   }
   if (failed(writeFileAtomically(out, data, error)))

@@ -281,9 +281,12 @@ int runCommand(int argc, char **argv) {
   if (!r.run(error))
     return fail(args.positional[0] + ": " + error);
   std::string dir = args.get("--output-dir");
-  if (!dir.empty())
+  if (!dir.empty()) {
     if (auto ec = llvm::sys::fs::create_directories(dir))
       return fail("cannot create output directory '" + dir + "': " + ec.message());
+    if (!llvm::sys::fs::is_directory(dir))
+      return fail("cannot create output directory '" + dir + "': a file is in the way");
+  }
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     dlc_tensor_info_t info;
     dlc_module_output_info(r.module, i, &info);

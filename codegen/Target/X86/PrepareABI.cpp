@@ -3,7 +3,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace dlc::x86 {
 #define GEN_PASS_DEF_PREPAREABI
@@ -21,7 +21,7 @@ std::string encodeName(StringRef name) {
     if (llvm::isAlnum(c) || StringRef("_.:/-").contains(c))
       out += c;
     else
-      out += llvm::formatv("%{0:X2}", (unsigned)c).str();
+      out += {'%', llvm::hexdigit(c >> 4), llvm::hexdigit(c & 15)};
   }
   return out.empty() ? "%" : out;
 }

@@ -437,7 +437,7 @@ LogicalResult GeluOp::verify() {
 template <typename Op>
 static LogicalResult verifySoftmaxAxis(Op op) {
   int64_t rank = op.getInput().getType().getRank();
-  if (op.getAxis() < 0 || op.getAxis() >= rank)
+  if (op.getAxis() < 0 || (int64_t)op.getAxis() >= rank)
     return op.emitOpError("axis ") << op.getAxis() << " out of range for rank " << rank;
   return success();
 }

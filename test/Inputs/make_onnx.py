@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+# Writes small ONNX models (good and deliberately broken) for the lit tests: make_onnx.py NAME OUT.onnx
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as TP
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, check=True):
+    g = h.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)], ir_version=8)
+    if check:
+        onnx.checker.check_model(m)
+    return m
+
+
+def vi(name, dtype, shape):
+    return h.make_tensor_value_info(name, dtype, shape)
+
+
+def f32(name, shape):
+    return vi(name, TP.FLOAT, shape)
+
+
+def const(name, arr):
+    return nh.from_array(np.asarray(arr), name)
+
+
+def shape_chain():
+    # The exporter idiom: x.view(x.size(0), -1) through Shape/Gather/Unsqueeze/Concat.
+    return model([
+        h.make_node("Shape", ["x"], ["s"], name="shape"),
+        h.make_node("Gather", ["s", "zero"], ["n"], axis=0, name="gather"),
+        h.make_node("Unsqueeze", ["n", "axes0"], ["n1"], name="unsqueeze"),
+        h.make_node("Concat", ["n1", "minus1"], ["target"], axis=0, name="concat"),
+        h.make_node("Reshape", ["x", "target"], ["y"], name="flatten"),
+        h.make_node("Relu", ["y"], ["out"], name="relu"),
+    ], [f32("x", [2, 3, 4])], [f32("out", [2, 12])],
+        [const("zero", np.int64(0)), const("axes0", np.array([0], np.int64)),
+         const("minus1", np.array([-1], np.int64))])
+
+
+def named_io():
+    return model([h.make_node("Mul", ["in put", "in put"], ["out/put 1"], name="square")],
+                 [f32("in put", [3])], [f32("out/put 1", [3])])
+
+
+def symbolic_batch():
+    return model([h.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [f32("x", ["batch", 4])], [f32("y", ["batch", 4])])
+
+
+def opset_forms():
+    # Opset 18: Split with num_outputs, ReduceMean with axes as an input.
+    return model([
+        h.make_node("Split", ["x"], ["a", "b"], axis=1, num_outputs=2, name="split"),
+        h.make_node("ReduceMean", ["a", "axes"], ["m"], keepdims=0, name="mean"),
+        h.make_node("Add", ["m", "b"], ["y"], name="add"),
+    ], [f32("x", [2, 8])], [f32("y", [2, 4])], [const("axes", np.array([0], np.int64))],
+        opset=18)
+
+
+def softmax_opset11():
+    return model([h.make_node("Softmax", ["x"], ["y"], axis=1, name="sm")],
+                 [f32("x", [2, 3, 4])], [f32("y", [2, 3, 4])], opset=11)
+
+
+# ---- broken models: each must give one 'error:' line and exit 1 ----
+
+def bad_attr_type():
+    n = h.make_node("Transpose", ["x"], ["y"], name="tr")
+    n.attribute.append(h.make_attribute("perm", [1.0, 0.0]))
+    return model([n], [f32("x", [2, 3])], [f32("y", [3, 2])], check=False)
+
+
+def dynamic_reshape():
+    return model([h.make_node("Reshape", ["x", "shape"], ["y"], name="reshape_dyn")],
+                 [f32("x", [2, 3]), vi("shape", TP.INT64, [2])], [f32("y", [3, 2])])
+
+
+def dangling_input():
+    return model([h.make_node("Relu", ["nowhere"], ["y"], name="relu")],
+                 [f32("x", [2])], [f32("y", [2])], check=False)
+
+
+def cycle():
+    return model([h.make_node("Relu", ["b"], ["a"], name="first"),
+                  h.make_node("Relu", ["a"], ["b"], name="second")],
+                 [f32("x", [2])], [f32("b", [2])], check=False)
+
+
+def broadcast_mismatch():
+    return model([h.make_node("Add", ["x", "y"], ["z"], name="add_bad")],
+                 [f32("x", [2, 3]), f32("y", [4])], [f32("z", [2, 3])], check=False)
+
+
+def conv3d():
+    return model([h.make_node("Conv", ["x", "w"], ["y"], name="conv3d")],
+                 [f32("x", [1, 1, 4, 4, 4])], [f32("y", [1, 1, 2, 2, 2])],
+                 [const("w", np.ones((1, 1, 3, 3, 3), np.float32))])
+
+
+def string_input():
+    return model([h.make_node("Identity", ["s"], ["t"], name="id")],
+                 [vi("s", TP.STRING, [2])], [vi("t", TP.STRING, [2])])
+
+
+def init_size_mismatch():
+    t = nh.from_array(np.ones(4, np.float32), "w")
+    t.raw_data = np.ones(3, np.float32).tobytes()
+    return model([h.make_node("Add", ["x", "w"], ["y"], name="add")],
+                 [f32("x", [4])], [f32("y", [4])], [t], check=False)
+
+
+def negative_dim():
+    return model([h.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [f32("x", [2, -3])], [f32("y", [2, 3])], check=False)
+
+
+def training_bn():
+    c = [const(n, np.ones(2, np.float32)) for n in ("s", "b", "m", "v")]
+    return model([h.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                              training_mode=1, name="bn_train")],
+                 [f32("x", [1, 2, 3, 3])], [f32("y", [1, 2, 3, 3])], c, check=False)
+
+
+if __name__ == "__main__":
+    name, out = sys.argv[1], sys.argv[2]
+    onnx.save(globals()[name](), out)

@@ -1,0 +1,36 @@
+// RUN: dlc-opt %s -split-input-file -dlc-cpu-tile-vectorize -canonicalize | FileCheck %s
+// Register-tiled matmul: 8x32 tiles, fill fused, K stepped by one with the
+// accumulator carried in registers; elementwise ops vectorized along the last dim.
+
+// CHECK-LABEL: func @matmul
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xf32>)
+// CHECK: vector.transfer_read {{.*}} vector<1x32xf32>
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK: scf.yield {{.*}} : vector<8x32xf32>
+// CHECK: vector.transfer_write %[[ACC]]
+func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>) -> tensor<64x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @elementwise
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.*}} vector<1x16xf32>
+// CHECK: vector.transfer_read {{.*}} vector<16xf32>
+// CHECK: arith.addf {{.*}} : vector<1x16xf32>
+func.func @elementwise(%x: tensor<4x64xf32>, %y: tensor<64xf32>) -> tensor<4x64xf32> {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<4x64xf32>, tensor<64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
