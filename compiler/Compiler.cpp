@@ -34,10 +34,16 @@ struct Compilation::DiagnosticCollector {
               where += " (" + op.getName().str() + ")";
             where += ": ";
           }
-          std::string msg = d.str();
-          // One line per error: notes and multi-line messages are folded.
-          std::replace(msg.begin(), msg.end(), '\n', ' ');
-          c.errorLines.push_back(where + msg);
+          // One error per node: a node's first problem is the one to fix.
+          if (!c.reportedLocations.insert(where).second)
+            return success();
+          // One line per error: newlines are folded and, since names come from
+          // the model file, control characters are masked.
+          std::string line = where + d.str();
+          for (char &ch : line)
+            if ((unsigned char)ch < 0x20 || ch == 0x7f)
+              ch = ch == '\n' ? ' ' : '?';
+          c.errorLines.push_back(line);
           return success();
         }) {}
   ScopedDiagnosticHandler handler;

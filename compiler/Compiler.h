@@ -9,6 +9,7 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,7 @@ private:
   std::unique_ptr<mlir::MLIRContext> ctx;
   mlir::OwningOpRef<mlir::ModuleOp> mod;
   std::vector<std::string> errorLines;
+  std::set<std::string> reportedLocations;
   std::string sourceName;
   int phasesDone = 0;
   struct DiagnosticCollector;

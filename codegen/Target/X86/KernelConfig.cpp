@@ -17,7 +17,8 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0)
     return std::nullopt;
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-  if (llvm::any_of(bounds, ShapedType::isDynamic))
+  // Dynamic or empty iteration spaces are left alone (empty ones run no iteration).
+  if (llvm::any_of(bounds, [](int64_t b) { return ShapedType::isDynamic(b) || b == 0; }))
     return std::nullopt;
   unsigned n = bounds.size();
   KernelConfig cfg;

@@ -16,7 +16,7 @@ def PrepareABI : Pass<"dlc-prepare-abi", "::mlir::ModuleOp"> {
     `dlc.descriptor`.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect"];
 }
 
 def AddEntryPoint : Pass<"dlc-add-entry-point", "::mlir::ModuleOp"> {

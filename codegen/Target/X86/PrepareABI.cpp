@@ -2,6 +2,7 @@
 #include "codegen/Target/X86/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -54,10 +55,14 @@ struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
       desc += describe("output", func.getResultAttrDict(i), ft.getResult(i), i);
     module->setAttr(dlc::x86::kDescriptorAttr, StringAttr::get(&getContext(), desc));
 
+    // Empty tensors have no data: they pass an unused pointer (typed as a
+    // one-element buffer, since bare-pointer calls reject zero-sized memrefs).
+    auto isEmpty = [](Type t) { return cast<RankedTensorType>(t).getNumElements() == 0; };
     SmallVector<Type> bufferTypes;
     for (Type t : llvm::concat<const Type>(ft.getInputs(), ft.getResults())) {
       auto rt = cast<RankedTensorType>(t);
-      bufferTypes.push_back(MemRefType::get(rt.getShape(), rt.getElementType()));
+      bufferTypes.push_back(isEmpty(t) ? MemRefType::get({1}, rt.getElementType())
+                                       : MemRefType::get(rt.getShape(), rt.getElementType()));
     }
     OpBuilder b(func);
     Location loc = func.getLoc();
@@ -66,14 +71,20 @@ struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
     b.setInsertionPointToStart(body);
     IRMapping map;
     UnitAttr unit = b.getUnitAttr();
-    for (unsigned i = 0; i < ft.getNumInputs(); ++i)
-      map.map(func.getArgument(i),
-              bufferization::ToTensorOp::create(b, loc, ft.getInput(i), body->getArgument(i), unit));
+    for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
+      auto type = cast<RankedTensorType>(ft.getInput(i));
+      Value in = isEmpty(type) ? Value(tensor::EmptyOp::create(b, loc, type.getShape(),
+                                                               type.getElementType()))
+                               : Value(bufferization::ToTensorOp::create(
+                                     b, loc, type, body->getArgument(i), unit));
+      map.map(func.getArgument(i), in);
+    }
     for (Operation &op : func.getBody().front().without_terminator())
       b.clone(op, map);
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands()))
-      bufferization::MaterializeInDestinationOp::create(
+      if (!isEmpty(v.getType()))
+        bufferization::MaterializeInDestinationOp::create(
           b, loc, Type(), map.lookupOrDefault(v), body->getArgument(ft.getNumInputs() + i), unit,
           unit);
     func::ReturnOp::create(b, loc);
