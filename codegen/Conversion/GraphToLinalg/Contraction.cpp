@@ -22,17 +22,31 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     Location loc = op.getLoc();
     auto type = op.getType();
     Type elt = type.getElementType();
-    Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
     auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
     if (type.getRank() == 2) {
+      Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
       b.replaceOp(op, linalg::MatmulOp::create(b, loc, TypeRange{type}, ValueRange{lhs, rhs},
                                                ValueRange{init})
                           .getResult(0));
       return success();
     }
+    // [..., M, K] x [K, N]: the batch dims fold into M, one plain matmul.
+    if (rs.size() == 2) {
+      int64_t rows = type.getNumElements() / type.getShape().back();
+      auto lhs2 = RankedTensorType::get({rows, ls.back()}, elt);
+      auto out2 = RankedTensorType::get({rows, type.getShape().back()}, elt);
+      Value flatInit = filledTensor(b, loc, out2, scalarConstant(b, loc, elt, 0));
+      Value mm = linalg::MatmulOp::create(b, loc, TypeRange{out2},
+                                          ValueRange{reshapeTensor(b, loc, lhs, lhs2), rhs},
+                                          ValueRange{flatInit})
+                     .getResult(0);
+      b.replaceOp(op, reshapeTensor(b, loc, mm, type));
+      return success();
+    }
     // Batched with broadcast: loops (batch..., m, n, k).
+    Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
     MLIRContext *ctx = b.getContext();
     int64_t nb = type.getRank() - 2, nd = nb + 3;
     auto operandMap = [&](ArrayRef<int64_t> shape, unsigned d0, unsigned d1) {

@@ -13,7 +13,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
   // readable and stable across MLIR's C++ API renames.
   const char *steps[] = {
       // Fuse producer/consumer elementwise generics into single loop nests.
-      "func.func(linalg-fuse-elementwise-ops)",
+      "func.func(dlc-fuse-elementwise)",
       "canonicalize", "cse",
       // Caller-owned input/output buffers, outputs computed in place (DPS).
       "dlc-prepare-abi",

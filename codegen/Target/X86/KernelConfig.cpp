@@ -26,13 +26,14 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
   // Contraction: an RM x RN register tile (8 x 32 fp32 = 16 zmm accumulators),
   // the K loop stepped by one inside (CPU-GEMM-NOTES.md variant b).
   if (isa<linalg::MatmulOp>(op) || linalg::isaContractionOpInterface(op)) {
+    // Several M or N dims (e.g. a matmul with reshapes folded in) tile the
+    // innermost one of each to the register tile and the others to 1.
     auto dims = linalg::inferContractionDims(op);
-    if (succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1 && dims->k.size() == 1) {
+    if (succeeded(dims) && !dims->m.empty() && !dims->n.empty() && !dims->k.empty()) {
       cfg.kind = KernelKind::Contraction;
       cfg.tiles.assign(n, 1);
-      cfg.tiles[dims->m[0]] = divisorTile(bounds[dims->m[0]], {8, 4, 2});
-      cfg.tiles[dims->n[0]] = divisorTile(bounds[dims->n[0]], {32, 16, 8, 4, 2});
-      cfg.tiles[dims->k[0]] = 1;
+      cfg.tiles[dims->m.back()] = divisorTile(bounds[dims->m.back()], {8, 4, 2});
+      cfg.tiles[dims->n.back()] = divisorTile(bounds[dims->n.back()], {32, 16, 8, 4, 2});
       return cfg;
     }
   }

@@ -17,6 +17,9 @@ namespace {
 struct MathApproximationPass : dlc::x86::impl::MathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    // x^2 -> x*x, x^0.5 -> sqrt, ... for constant exponents; other powf -> exp/log.
+    populateMathAlgebraicSimplificationPatterns(patterns);
+    math::populateExpansionPatterns(patterns, {"powf"});
     populateMathPolynomialApproximationPatterns(patterns, MathPolynomialApproximationOptions{});
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -72,9 +72,22 @@ def MathApproximation : Pass<"dlc-math-approximation"> {
   let description = [{
     exp, log, tanh, erf, sin, cos, ... on f32 scalars and vectors become
     arithmetic (a few ulp of error), so vector loops never call libm
-    (ELTWISE-NOTES.md). Other element types keep their libm calls.
+    (ELTWISE-NOTES.md). Powers with constant exponents become
+    multiplications or square roots, other powers exp(y * log(x)). Other
+    element types keep their libm calls.
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::math::MathDialect"];
+}
+
+def FuseElementwise : Pass<"dlc-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg producers into elementwise consumers";
+  let description = [{
+    Upstream elementwise fusion, restricted to all-parallel consumers: fusing
+    into a contraction or reduction would hide it from KernelConfig (a
+    LayerNorm fused into the following MatMul's body is no longer a matmul,
+    and each element would be recomputed K times).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 #endif

@@ -34,3 +34,22 @@ func.func @elementwise(%x: tensor<4x64xf32>, %y: tensor<64xf32>) -> tensor<4x64x
   } -> tensor<4x64xf32>
   return %r : tensor<4x64xf32>
 }
+
+// -----
+
+// Two M dims (a matmul with a reshape folded in): the inner one gets the register tile.
+// CHECK-LABEL: func @contraction_two_m_dims
+// CHECK: iter_args(%{{.*}} = %{{.*}}) -> (vector<1x8x32xf32>)
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+func.func @contraction_two_m_dims(%a: tensor<2x16x64xf32>, %b: tensor<64x32xf32>) -> tensor<2x16x32xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x32xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<2x16x64xf32>, tensor<64x32xf32>) outs(%f : tensor<2x16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x32xf32>
+  return %r : tensor<2x16x32xf32>
+}

@@ -1,0 +1,26 @@
+// RUN: dlc-opt %s -dlc-math-approximation | FileCheck %s
+// f32 transcendentals become polynomials; constant powers become multiplications.
+
+// CHECK-LABEL: func @approximate
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.tanh
+// CHECK-NOT: math.erf
+// CHECK-NOT: math.powf
+// CHECK: return
+func.func @approximate(%x: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+  %three = arith.constant dense<3.0> : vector<16xf32>
+  %0 = math.exp %x : vector<16xf32>
+  %1 = math.tanh %x : vector<16xf32>
+  %2 = math.erf %x : vector<16xf32>
+  %3 = math.powf %x, %three : vector<16xf32>
+  return %0, %1, %2, %3 : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
+}
+
+// CHECK-LABEL: func @cube
+// CHECK: %[[SQ:.*]] = arith.mulf %arg0, %arg0
+// CHECK: arith.mulf %arg0, %[[SQ]]
+func.func @cube(%x: f32) -> f32 {
+  %three = arith.constant 3.0 : f32
+  %0 = math.powf %x, %three : f32
+  return %0 : f32
+}
