@@ -11,11 +11,9 @@ using Results = SmallVectorImpl<Value>;
 
 template <typename OpTy> LogicalResult unary(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  if (failed(x))
-    return failure();
+  TRY(x);
   auto r = n.create<OpTy>({*x});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -23,16 +21,13 @@ template <typename OpTy> LogicalResult unary(NodeImporter &n, Results &out) {
 /// Binary ops; variadic ONNX forms (Max, Min, Sum, Mean) fold left.
 template <typename OpTy> LogicalResult binary(NodeImporter &n, Results &out) {
   auto acc = n.requiredInput(0);
-  if (failed(acc))
-    return failure();
+  TRY(acc);
   Value r = *acc;
   for (unsigned i = 1; i < n.numInputs(); ++i) {
     auto rhs = n.requiredInput(i);
-    if (failed(rhs))
-      return failure();
+    TRY(rhs);
     auto next = n.create<OpTy>({r, *rhs});
-    if (failed(next))
-      return failure();
+    TRY(next);
     r = *next;
   }
   out.push_back(r);
@@ -41,19 +36,16 @@ template <typename OpTy> LogicalResult binary(NodeImporter &n, Results &out) {
 
 LogicalResult identity(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  if (failed(x))
-    return failure();
+  TRY(x);
   auto r = n.create<IdentityOp>({*x});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }
 
 LogicalResult dropout(NodeImporter &n, Results &out) {
   // Inference: output = input; the optional mask is all true.
-  if (failed(identity(n, out)))
-    return failure();
+  TRY(identity(n, out));
   if (n.numUsedOutputs() > 1) {
     auto t = tensorType(out[0]);
     out.push_back(n.constant(DenseElementsAttr::get(
@@ -63,31 +55,27 @@ LogicalResult dropout(NodeImporter &n, Results &out) {
 }
 
 LogicalResult mean(NodeImporter &n, Results &out) {
-  if (failed(binary<AddOp>(n, out)))
-    return failure();
+  TRY(binary<AddOp>(n, out));
   Value s = out.pop_back_val();
   auto r = n.create<DivOp>({s, n.scalarConstant(tensorType(s).getElementType(), n.numInputs())});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }
 
 LogicalResult pow(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), y = n.requiredInput(1);
-  if (failed(x) || failed(y))
-    return failure();
+  TRY(x);
+  TRY(y);
   Value e = *y;
   Type elt = tensorType(*x).getElementType();
   if (tensorType(e).getElementType() != elt) {
     auto c = n.create<CastOp>({e}, {}, {RankedTensorType::get(tensorType(e).getShape(), elt)});
-    if (failed(c))
-      return failure();
+    TRY(c);
     e = *c;
   }
   auto r = n.create<PowOp>({*x, e});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -95,11 +83,10 @@ LogicalResult pow(NodeImporter &n, Results &out) {
 LogicalResult leakyRelu(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto alpha = n.floatAttr("alpha", 0.01f);
-  if (failed(x) || failed(alpha))
-    return failure();
+  TRY(x);
+  TRY(alpha);
   auto r = n.create<LeakyReluOp>({*x}, {n.named("alpha", n.b.getF32FloatAttr(*alpha))});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -107,25 +94,23 @@ LogicalResult leakyRelu(NodeImporter &n, Results &out) {
 LogicalResult gelu(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto approx = n.stringAttr("approximate", "none");
-  if (failed(x) || failed(approx))
-    return failure();
+  TRY(x);
+  TRY(approx);
   auto r = n.create<GeluOp>({*x}, {n.named("approximate", n.b.getStringAttr(*approx))});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }
 
 LogicalResult clip(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  if (failed(x))
-    return failure();
+  TRY(x);
   Type elt = tensorType(*x).getElementType();
   Value lo = n.input(1), hi = n.input(2);
   if (n.opset < 11) {
     auto mn = n.floatAttr("min", -INFINITY), mx = n.floatAttr("max", INFINITY);
-    if (failed(mn) || failed(mx))
-      return failure();
+    TRY(mn);
+  TRY(mx);
     lo = n.scalarConstant(elt, *mn);
     hi = n.scalarConstant(elt, *mx);
   }
@@ -143,8 +128,7 @@ LogicalResult clip(NodeImporter &n, Results &out) {
   if (!hi)
     hi = extreme(false);
   auto r = n.create<ClipOp>({*x, lo, hi});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -152,25 +136,24 @@ LogicalResult clip(NodeImporter &n, Results &out) {
 LogicalResult cast(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto to = n.intAttr("to", 0);
-  if (failed(x) || failed(to))
-    return failure();
+  TRY(x);
+  TRY(to);
   Type elt = elementTypeFor(n.b.getContext(), *to);
   if (!elt)
     return n.error("unsupported target data type " + Twine(*to));
   auto r = n.create<CastOp>({*x}, {}, {RankedTensorType::get(tensorType(*x).getShape(), elt)});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }
 
 LogicalResult where(NodeImporter &n, Results &out) {
   auto c = n.requiredInput(0), x = n.requiredInput(1), y = n.requiredInput(2);
-  if (failed(c) || failed(x) || failed(y))
-    return failure();
+  TRY(c);
+  TRY(x);
+  TRY(y);
   auto r = n.create<WhereOp>({*c, *x, *y});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -178,16 +161,15 @@ LogicalResult where(NodeImporter &n, Results &out) {
 /// PRelu: x < 0 ? slope * x : x, slope broadcast against x.
 LogicalResult prelu(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), slope = n.requiredInput(1);
-  if (failed(x) || failed(slope))
-    return failure();
+  TRY(x);
+  TRY(slope);
   Value zero = n.scalarConstant(tensorType(*x).getElementType(), 0);
   auto neg = n.create<LessOp>({*x, zero});
   auto scaled = n.create<MulOp>({*x, *slope});
-  if (failed(neg) || failed(scaled))
-    return failure();
+  TRY(neg);
+  TRY(scaled);
   auto r = n.create<WhereOp>({*neg, *scaled, *x});
-  if (failed(r))
-    return failure();
+  TRY(r);
   out.push_back(*r);
   return success();
 }

@@ -9,10 +9,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-#define TRY(x)                                                                                 \
-  if (failed(x))                                                                             \
-  return failure()
-
 LogicalResult matmul(NodeImporter &n, Results &out) {
   auto a = n.requiredInput(0), b = n.requiredInput(1);
   TRY(a);

@@ -9,6 +9,12 @@
 
 #include <onnx/onnx_pb.h>
 
+/// In op builders: return failure if a FailureOr/LogicalResult failed (the
+/// diagnostic has already been emitted at the node).
+#define TRY(x)                                                                                 \
+  if (mlir::failed(x))                                                                       \
+  return mlir::failure()
+
 namespace dlc::onnx_frontend {
 
 /// ONNX TensorProto data type -> MLIR element type (null when unsupported).

@@ -9,10 +9,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-#define TRY(x)                                                                                 \
-  if (failed(x))                                                                             \
-  return failure()
-
 LogicalResult push(FailureOr<Value> v, Results &out) {
   TRY(v);
   out.push_back(*v);

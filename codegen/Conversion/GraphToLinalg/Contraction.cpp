@@ -89,16 +89,9 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     // The accumulator starts from the bias (broadcast over N, H, W) or zero.
     Value init;
     if (Value bias = adaptor.getBias()) {
-      MLIRContext *ctx = b.getContext();
-      SmallVector<AffineMap> maps = {
-          AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx),
-          AffineMap::getMultiDimIdentityMap(4, ctx)};
-      SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
-      init = linalg::GenericOp::create(
-                 b, loc, TypeRange{type}, ValueRange{bias}, ValueRange{emptyTensor(b, loc, type)},
-                 maps, iters,
-                 [](OpBuilder &nb, Location l, ValueRange a) { linalg::YieldOp::create(nb, l, a[0]); })
-                 .getResult(0);
+      auto column = RankedTensorType::get({type.getDimSize(1), 1, 1}, elt);
+      init = buildElementwise(b, loc, type, {reshapeTensor(b, loc, bias, column)},
+                              [](OpBuilder &, Location, ValueRange a) { return a[0]; });
     } else {
       init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
     }

@@ -71,14 +71,23 @@ static std::unique_ptr<llvm::Module> translate(ModuleOp module, llvm::LLVMContex
   return llmod;
 }
 
-LogicalResult emitLLVMIR(ModuleOp module, const TargetOptions &options, std::string &text,
-                         std::string &error) {
-  auto tm = createTargetMachine(options, error);
+/// Target machine + optimized LLVM module for `module`, or failure with `error` set.
+static LogicalResult prepare(ModuleOp module, const TargetOptions &options,
+                             llvm::LLVMContext &llctx, std::unique_ptr<llvm::TargetMachine> &tm,
+                             std::unique_ptr<llvm::Module> &llmod, std::string &error) {
+  tm = createTargetMachine(options, error);
   if (!tm)
     return failure();
+  llmod = translate(module, llctx, *tm, options.optLevel, error);
+  return success(llmod != nullptr);
+}
+
+LogicalResult emitLLVMIR(ModuleOp module, const TargetOptions &options, std::string &text,
+                         std::string &error) {
   llvm::LLVMContext llctx;
-  auto llmod = translate(module, llctx, *tm, options.optLevel, error);
-  if (!llmod)
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::unique_ptr<llvm::Module> llmod;
+  if (failed(prepare(module, options, llctx, tm, llmod, error)))
     return failure();
   llvm::raw_string_ostream os(text);
   llmod->print(os, nullptr);
@@ -87,12 +96,10 @@ LogicalResult emitLLVMIR(ModuleOp module, const TargetOptions &options, std::str
 
 LogicalResult emitObject(ModuleOp module, const TargetOptions &options, std::string &object,
                          std::string &error) {
-  auto tm = createTargetMachine(options, error);
-  if (!tm)
-    return failure();
   llvm::LLVMContext llctx;
-  auto llmod = translate(module, llctx, *tm, options.optLevel, error);
-  if (!llmod)
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::unique_ptr<llvm::Module> llmod;
+  if (failed(prepare(module, options, llctx, tm, llmod, error)))
     return failure();
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);

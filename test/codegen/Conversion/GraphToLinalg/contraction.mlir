@@ -27,7 +27,8 @@ func.func @matmul_batched_broadcast(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf3
 
 // CHECK-LABEL: func @conv
 // CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
-// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<8xf32>)
+// CHECK: %[[COL:.*]] = tensor.expand_shape %arg2 {{\[}}[0, 1, 2]] output_shape [8, 1, 1]
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[COL]] : tensor<8x1x1xf32>)
 // CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %arg1 : {{.*}}) outs(%[[B]] : tensor<1x8x4x4xf32>)
 func.func @conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x4x4xf32> {
   %0 = dlc_graph.conv %x, %w, %b : tensor<8xf32> {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32> -> tensor<1x8x4x4xf32>
