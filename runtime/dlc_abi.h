@@ -42,6 +42,13 @@
  *       inline. A model leaves this symbol undefined; the dynamic loader
  *       binds it to libdlc_runtime.so, which the host must have loaded with
  *       global visibility, as linking against it does.)
+ *
+ *   void *_mlir_memref_to_llvm_alloc(size_t size);
+ *   void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+ *   void _mlir_memref_to_llvm_free(void *ptr);
+ *       Allocation of the model's intermediate buffers (MLIR's generic
+ *       allocation functions). The runtime keeps freed blocks for reuse by the
+ *       next run, so a model's steady state allocates nothing from the system.
  */
 #ifndef DLC_ABI_H
 #define DLC_ABI_H

@@ -5,9 +5,11 @@
 Usage::
 
     run_e2e.py --dlc build/bin/dlc [--mode aot|jit|both] [--rtol 1e-4]
-               [--seed 0] [--timeout 600] [--keep] [MODEL ...]
+               [--seed 0] [--timeout 600] [--keep] [--suite models|ops|all] [MODEL ...]
 
-For every model (default: all of ``models.MODELS``) the driver writes
+``--suite`` picks the models: ``models`` (default) is ``models.MODELS``, ``ops`` the
+single-op cases of ``op_models.OP_MODELS``, ``all`` both.  For every model (default: all
+of the suite) the driver writes
 ``model.onnx`` and one ``<input>.npy`` per graph input into a temporary
 directory, computes the reference outputs with ONNX Runtime
 (CPUExecutionProvider, graph optimisations disabled), then
@@ -41,6 +43,9 @@ import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from models import MODELS, sanitize_name  # noqa: E402
+from op_models import OP_MODELS  # noqa: E402
+
+SUITES = {"models": MODELS, "ops": OP_MODELS, "all": {**MODELS, **OP_MODELS}}
 
 
 class Failure(Exception):
@@ -178,20 +183,24 @@ def main(argv=None) -> int:
                     help="timeout per dlc invocation in seconds (default 600)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the temporary directories and print their paths")
+    ap.add_argument("--suite", choices=list(SUITES), default="models",
+                    help="models.py networks (default), op_models.py single-op cases, or all")
     ap.add_argument("models", nargs="*", metavar="MODEL",
-                    help=f"models to run (default: all): {', '.join(MODELS)}")
+                    help=f"models of the suite to run (default: all); models: {', '.join(MODELS)}"
+                         f"; ops: see op_models.py")
     args = ap.parse_args(argv)
+    suite = SUITES[args.suite]
 
     dlc = os.path.abspath(args.dlc)
     if not (os.path.isfile(dlc) and os.access(dlc, os.X_OK)):
         print(f"error: dlc binary not found or not executable: {args.dlc}", file=sys.stderr)
         return 2
-    unknown = [m for m in args.models if m not in MODELS]
+    unknown = [m for m in args.models if m not in suite]
     if unknown:
-        print(f"error: unknown model(s): {', '.join(unknown)}; known: {', '.join(MODELS)}",
+        print(f"error: unknown model(s): {', '.join(unknown)}; known: {', '.join(suite)}",
               file=sys.stderr)
         return 2
-    names = args.models or list(MODELS)
+    names = args.models or list(suite)
     modes = ["aot", "jit"] if args.mode == "both" else [args.mode]
 
     failures = 0
@@ -199,7 +208,7 @@ def main(argv=None) -> int:
     for name in names:
         work = Path(tempfile.mkdtemp(prefix=f"dlc_e2e_{name}_"))
         try:
-            model, inputs = MODELS[name](args.seed)
+            model, inputs = suite[name](args.seed)
             model_path = work / "model.onnx"
             onnx.save(model, str(model_path))
             input_files = {}

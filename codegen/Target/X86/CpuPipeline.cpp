@@ -41,7 +41,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "expand-strided-metadata", "lower-affine",
       "convert-math-to-funcs{convert-ctlz=0}",
       "convert-vector-to-llvm",
-      "finalize-memref-to-llvm",
+      // Intermediates through the runtime allocator (dlc_abi.h): no page faults per run.
+      "finalize-memref-to-llvm{use-generic-functions=1}",
       // Math: LLVM intrinsics where they exist, libm calls for the rest (erf).
       "convert-math-to-llvm", "convert-math-to-libm",
       "convert-arith-to-llvm", "convert-index-to-llvm",

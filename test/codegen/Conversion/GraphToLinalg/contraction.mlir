@@ -37,9 +37,14 @@ func.func @conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<8xf
 
 // -----
 
+// Depthwise: a sum over the 9 filter taps of strided input views times per-channel weights.
 // CHECK-LABEL: func @depthwise
-// CHECK: tensor.expand_shape {{.*}} into tensor<4x3x3xf32>
-// CHECK: linalg.depthwise_conv_2d_nchw_chw
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 4, 6, 6] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %arg0[0, 0, 2, 2] [1, 4, 6, 6] [1, 1, 1, 1]
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-COUNT-9: arith.mulf
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
 func.func @depthwise(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> {
   %0 = dlc_graph.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4} : tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>

@@ -1,0 +1,219 @@
+# Single-op ONNX test cases for dlc, part 2: shape/data-movement ops; merges part 1 into OP_MODELS.
+"""Small single-op models for the dlc end-to-end tests (``run_e2e.py --suite ops``).
+
+:data:`OP_MODELS` has the same interface as ``models.MODELS``: name -> ``build(seed)``
+returning ``(onnx.ModelProto, {input name: numpy array})``.  The math/NN cases live in
+op_models_math.py (see there for the ``op(...)`` / ``@case`` notation); this file adds the
+shape and data-movement ops.  All shapes are static; output types come from ONNX shape
+inference.  ``python op_models.py [NAME ...]`` checks each model and runs it on ONNX Runtime.
+"""
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from op_models_math import (INT64_MAX, INT64_MIN, MATH_MODELS, G, In, K, bools, case, i64,
+                            nrm)
+from op_models_math import op as _op
+
+SHAPE_MODELS: dict = {}
+
+
+def op(name, op_type, spec, opset=17, n_out=1, **attrs):
+    _op(name, op_type, spec, opset=opset, n_out=n_out, table=SHAPE_MODELS, **attrs)
+
+
+def scase(name, opset=17):
+    return case(name, opset, table=SHAPE_MODELS)
+
+
+def _a(*v):
+    return np.array(v, dtype=np.int64)
+
+
+_x234 = lambda r: nrm(r, 2, 3, 4)  # noqa: E731
+_x2345 = lambda r: nrm(r, 2, 3, 4, 5)  # noqa: E731
+
+# ---- Reshape / Flatten / Squeeze / Unsqueeze / Transpose ---------------------
+op("reshape_zero_neg1", "Reshape", lambda r: [In(_x234(r)), K(_a(0, -1))])
+op("reshape_neg1_zero", "Reshape", lambda r: [In(_x234(r)), K(_a(-1, 0, 2))], allowzero=0)
+op("reshape_to_rank4", "Reshape", lambda r: [In(_x234(r)), K(_a(2, 1, 3, 4))], opset=13)
+op("reshape_i64", "Reshape", lambda r: [In(i64(r, 6, 4)), K(_a(3, -1, 2))])
+op("flatten_axis0", "Flatten", lambda r: [In(_x2345(r))], axis=0)
+op("flatten_axis1", "Flatten", lambda r: [In(_x2345(r))], axis=1)
+op("flatten_axis_neg1", "Flatten", lambda r: [In(_x2345(r))], axis=-1)
+op("flatten_axis2", "Flatten", lambda r: [In(_x2345(r))], axis=2)
+op("squeeze_op13_axes", "Squeeze", lambda r: [In(nrm(r, 2, 1, 3, 1)), K(_a(1, -1))], opset=13)
+op("squeeze_op13_no_axes", "Squeeze", lambda r: [In(nrm(r, 1, 3, 1, 4, 1))], opset=13)
+op("squeeze_op11_attr", "Squeeze", lambda r: [In(nrm(r, 2, 1, 3, 1))], opset=11, axes=[-3])
+op("unsqueeze_op13_axes", "Unsqueeze", lambda r: [In(nrm(r, 3, 4)), K(_a(0, -1))], opset=13)
+op("unsqueeze_op13_unsorted", "Unsqueeze", lambda r: [In(nrm(r, 3, 4)), K(_a(3, 1))], opset=13)
+op("unsqueeze_scalar", "Unsqueeze", lambda r: [In(np.float32(r.standard_normal())), K(_a(0))],
+   opset=13)
+op("unsqueeze_op11_attr", "Unsqueeze", lambda r: [In(nrm(r, 3, 4))], opset=11, axes=[1, -1])
+op("transpose_default", "Transpose", lambda r: [In(_x234(r))])
+op("transpose_4d", "Transpose", lambda r: [In(_x2345(r))], perm=[0, 3, 1, 2])
+op("transpose_i64", "Transpose", lambda r: [In(i64(r, 2, 3, 4))], perm=[2, 0, 1])
+
+# ---- Concat / Split / Slice ---------------------------------------------------------
+op("concat_neg_axis_3in", "Concat", lambda r: [In(nrm(r, 2, 3, 1)), In(nrm(r, 2, 3, 4)),
+                                               K(nrm(r, 2, 3, 2))], axis=-1)
+op("concat_axis0_i64", "Concat", lambda r: [In(i64(r, 1, 3)), In(i64(r, 2, 3))], axis=0)
+op("concat_axis1_4d", "Concat", lambda r: [In(nrm(r, 1, 2, 3, 3)), In(nrm(r, 1, 5, 3, 3))], axis=1)
+op("split_op13_sizes", "Split", lambda r: [In(nrm(r, 2, 6, 3)), K(_a(2, 4))], opset=13, n_out=2,
+   axis=1)
+op("split_op13_equal", "Split", lambda r: [In(nrm(r, 6, 4))], opset=13, n_out=3)
+op("split_op18_uneven", "Split", lambda r: [In(nrm(r, 2, 7))], opset=18, n_out=3, axis=-1,
+   num_outputs=3)
+op("split_op11_attr", "Split", lambda r: [In(nrm(r, 5, 4))], opset=11, n_out=2, split=[1, 4])
+op("slice_neg_starts_ends", "Slice", lambda r: [In(nrm(r, 6, 8)), K(_a(-4, 1)), K(_a(-1, -2))])
+op("slice_step2_axes_subset", "Slice", lambda r: [In(_x2345(r)), K(_a(1)), K(_a(5)), K(_a(3)),
+                                                  K(_a(2))])
+op("slice_reverse_full", "Slice", lambda r: [In(nrm(r, 4, 6)), K(_a(-1)), K(_a(INT64_MIN)),
+                                             K(_a(1)), K(_a(-1))])
+op("slice_reverse_step_neg2", "Slice", lambda r: [In(nrm(r, 3, 9)), K(_a(7, 2)), K(_a(1, -100)),
+                                                  K(_a(1, 0)), K(_a(-2, -1))])
+op("slice_ends_int64max", "Slice", lambda r: [In(_x234(r)), K(_a(1, 2)),
+                                              K(_a(INT64_MAX, INT64_MAX)), K(_a(0, -1))])
+op("slice_neg_axes_no_steps", "Slice", lambda r: [In(_x234(r)), K(_a(0, 1)), K(_a(2, -1)),
+                                                  K(_a(-2, -3))])
+op("slice_clamped_bounds", "Slice", lambda r: [In(nrm(r, 5, 6)), K(_a(-100, 2)), K(_a(100, 1000))])
+op("slice_i64_data", "Slice", lambda r: [In(i64(r, 10)), K(_a(1)), K(_a(9)), K(_a(0)), K(_a(3))])
+
+# ---- Gather / Expand / Pad ----------------------------------------------------------
+op("gather_axis0_2d_idx", "Gather", lambda r: [In(nrm(r, 5, 4)), K(_a([0, 4], [2, 2], [1, 3]))],
+   axis=0)
+op("gather_axis1_neg_idx", "Gather", lambda r: [In(_x234(r)), K(_a(-1, 0, -3))], axis=1)
+op("gather_scalar_idx", "Gather", lambda r: [In(_x234(r)), K(np.int64(-2))], axis=2)
+op("gather_idx_input", "Gather", lambda r: [In(nrm(r, 6, 3)), In(r.integers(-6, 6, (2, 4)))],
+   axis=0)
+op("gather_i64_data_i32_idx", "Gather", lambda r: [In(i64(r, 4, 5)),
+                                                   K(np.array([3, -1], np.int32))], axis=1)
+op("expand_larger_rank", "Expand", lambda r: [In(nrm(r, 3, 1)), K(_a(2, 1, 4))])
+op("expand_shape_has_ones", "Expand", lambda r: [In(nrm(r, 2, 1, 4)), K(_a(1, 3, 1))])
+op("expand_i64", "Expand", lambda r: [In(i64(r, 1, 4)), K(_a(3, 4))])
+op("pad_constant_value", "Pad", lambda r: [In(nrm(r, 2, 3, 4)), K(_a(0, 1, 2, 1, 0, 1)),
+                                           K(np.float32(1.5))], mode="constant")
+op("pad_negative", "Pad", lambda r: [In(nrm(r, 3, 6)), K(_a(-1, 2, 1, -2))])
+op("pad_reflect", "Pad", lambda r: [In(nrm(r, 1, 2, 5, 6)), K(_a(0, 0, 2, 1, 0, 0, 1, 3))],
+   mode="reflect")
+op("pad_edge", "Pad", lambda r: [In(nrm(r, 2, 5, 6)), K(_a(0, 1, 3, 0, 2, 1))], mode="edge")
+op("pad_op18_axes", "Pad", lambda r: [In(nrm(r, 2, 3, 4)), K(_a(1, 2, 0, 3)), K(np.float32(-1.0)),
+                                      K(_a(-1, 0))], opset=18)
+op("pad_op11_i64", "Pad", lambda r: [In(i64(r, 3, 4)), K(_a(1, 0, 0, 2))], opset=11)
+op("pad_op10_attrs", "Pad", lambda r: [In(nrm(r, 3, 4))], opset=10, pads=[0, 1, 2, 0], value=0.5)
+
+# ---- Shape / Size / ConstantOfShape / Range / Constant / Identity / Dropout ---------------
+op("shape", "Shape", lambda r: [In(_x2345(r))])
+op("shape_op15_start_end", "Shape", lambda r: [In(_x2345(r))], opset=15, start=1, end=-1)
+op("shape_op15_neg_start", "Shape", lambda r: [In(_x2345(r))], opset=15, start=-2)
+op("size", "Size", lambda r: [In(_x234(r))])
+
+
+@scase("shape_gather_reshape")
+def _shape_gather_reshape(g: G):
+    """Reshape target computed from Shape -> Gather -> Concat (exporter pattern)."""
+    x = g.add(In(nrm(g.r, 2, 3, 4)))
+    s = g.node("Shape", [x])
+    d0 = g.node("Gather", [s, K(_a(0))], axis=0)
+    return g.node("Reshape", [x, g.node("Concat", [d0, K(_a(-1))], axis=0)])
+
+
+@scase("constant_of_shape_add")
+def _const_of_shape(g: G):
+    """ConstantOfShape([2,3], value=1.5) + x."""
+    c = g.node("ConstantOfShape", [K(_a(2, 3))],
+               value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.5]))
+    return g.node("Add", [In(nrm(g.r, 2, 3)), c])
+
+
+@scase("constant_of_shape_default_i64")
+def _const_of_shape_i64(g: G):
+    """ConstantOfShape from a Shape (default value: float 0) and an int64 one, both outputs."""
+    x = g.add(In(nrm(g.r, 3, 2)))
+    z = g.node("ConstantOfShape", [g.node("Shape", [x])])
+    k = g.node("ConstantOfShape", [K(_a(4))],
+               value=helper.make_tensor("v", TensorProto.INT64, [1], [7]))
+    return [g.node("Add", [x, z]), k]
+
+
+@scase("range_i64_add")
+def _range_i64(g: G):
+    """Range(2, 11, 3) (int64) added to an int64 input."""
+    rg = g.node("Range", [K(np.int64(2)), K(np.int64(11)), K(np.int64(3))])
+    return g.node("Add", [In(i64(g.r, 2, 3)), rg])
+
+
+@scase("range_f32_negative_delta")
+def _range_f32(g: G):
+    """Range(1.0, -2.0, -0.5) (float, 6 values) multiplied with an input."""
+    rg = g.node("Range", [K(np.float32(1.0)), K(np.float32(-2.0)), K(np.float32(-0.5))])
+    return g.node("Mul", [In(nrm(g.r, 6)), rg])
+
+
+@scase("constant_value_float")
+def _constant_float(g: G):
+    """Constant(value_float=2.5) * x."""
+    return g.node("Mul", [In(nrm(g.r, 3, 4)), g.node("Constant", [], value_float=2.5)])
+
+
+@scase("constant_value_ints")
+def _constant_ints(g: G):
+    """Constant(value_ints=[1,-2,3]) + int64 x; also output the constant itself."""
+    c = g.node("Constant", [], value_ints=[1, -2, 3])
+    return [g.node("Add", [In(i64(g.r, 2, 3)), c]), c]
+
+
+@scase("constant_tensor_reshape")
+def _constant_tensor(g: G):
+    """Constant(value=tensor int64 [4,-1]) as the Reshape target."""
+    c = g.node("Constant", [], value=helper.make_tensor("t", TensorProto.INT64, [2], [4, -1]))
+    return g.node("Reshape", [In(nrm(g.r, 2, 3, 4)), c])
+
+
+op("identity", "Identity", lambda r: [In(nrm(r, 3, 4))])
+op("identity_bool", "Identity", lambda r: [In(bools(r, 3, 4))])
+
+
+@scase("dropout_mask_used")
+def _dropout(g: G):
+    """Dropout (opset 17, ratio input, inference): Y and the all-true mask both consumed."""
+    x = g.add(In(nrm(g.r, 3, 4)))
+    y, mask = g.node("Dropout", [x, K(np.float32(0.3))], n_out=2)
+    return [g.node("Where", [mask, y, K(np.float32(-7.0))]), mask]
+
+
+op("dropout_op12_only_y", "Dropout", lambda r: [In(nrm(r, 3, 4))], opset=12)
+op("dropout_op7_ratio_attr", "Dropout", lambda r: [In(nrm(r, 3, 4))], opset=7, ratio=0.25)
+
+
+OP_MODELS: dict = {**MATH_MODELS, **SHAPE_MODELS}
+assert len(OP_MODELS) == len(MATH_MODELS) + len(SHAPE_MODELS), "duplicate case name"
+
+
+if __name__ == "__main__":
+    # Check every case with the ONNX checker and run it on ONNX Runtime; print the output shapes.
+    import sys
+
+    import onnx
+    import onnxruntime as ort
+
+    bad = 0
+    for case_name in sys.argv[1:] or OP_MODELS:
+        try:
+            m, ins = OP_MODELS[case_name](0)
+            onnx.checker.check_model(m, full_check=True)
+            so = ort.SessionOptions()
+            so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            sess = ort.InferenceSession(m.SerializeToString(), so,
+                                        providers=["CPUExecutionProvider"])
+            outs = sess.run(None, ins)
+            for vi, o in zip(m.graph.output, outs):
+                want = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+                assert list(o.shape) == want, f"{vi.name}: ORT shape {o.shape} != declared {want}"
+            print(f"ok   {case_name:<30} {[(o.dtype.name, o.shape) for o in outs]}")
+        except Exception as e:  # noqa: BLE001
+            bad += 1
+            print(f"BAD  {case_name:<30} {type(e).__name__}: {str(e)[:300]}")
+    print(f"{len(OP_MODELS)} cases, {bad} bad")
+    sys.exit(1 if bad else 0)
