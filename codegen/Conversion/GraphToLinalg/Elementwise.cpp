@@ -51,7 +51,6 @@ DLC_SCALAR(FloorOp, (math::FloorOp::create(b, loc, a[0])))
 DLC_SCALAR(CeilOp, (math::CeilOp::create(b, loc, a[0])))
 DLC_SCALAR(SinOp, (math::SinOp::create(b, loc, a[0])))
 DLC_SCALAR(CosOp, (math::CosOp::create(b, loc, a[0])))
-DLC_SCALAR(AbsOp, (floatOrInt<math::AbsFOp, math::AbsIOp>(b, loc, a)))
 DLC_SCALAR(NotOp, (arith::XOrIOp::create(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), 1))))
 DLC_SCALAR(ReciprocalOp, (arith::DivFOp::create(b, loc, scalarConstant(b, loc, a[0].getType(), 1), a[0])))
 DLC_SCALAR(CastOp, (convertScalar(b, loc, a[0], op.getType().getElementType())))
@@ -64,6 +63,15 @@ template <> struct Scalar<NegOp> {
     if (isa<FloatType>(a[0].getType()))
       return arith::NegFOp::create(b, loc, a[0]);
     return arith::SubIOp::create(b, loc, scalarConstant(b, loc, a[0].getType(), 0), a[0]);
+  }
+};
+template <> struct Scalar<AbsOp> {
+  static Value build(B &b, L loc, AbsOp, Args a) {
+    if (isa<FloatType>(a[0].getType()))
+      return math::AbsFOp::create(b, loc, a[0]);
+    // |x| = max(x, -x) (math.absi has no LLVM lowering here).
+    Value neg = arith::SubIOp::create(b, loc, scalarConstant(b, loc, a[0].getType(), 0), a[0]);
+    return arith::MaxSIOp::create(b, loc, a[0], neg);
   }
 };
 template <> struct Scalar<ReluOp> {

@@ -17,9 +17,9 @@ namespace {
 struct MathApproximationPass : dlc::x86::impl::MathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    // x^2 -> x*x, x^0.5 -> sqrt, ... for constant exponents; other powf -> exp/log.
+    // x^2 -> x*x, x^0.5 -> sqrt, ... for constant exponents. Other powf stay
+    // libm calls: the exp(y log x) expansion is NaN for negative bases.
     populateMathAlgebraicSimplificationPatterns(patterns);
-    math::populateExpansionPatterns(patterns, {"powf"});
     populateMathPolynomialApproximationPatterns(patterns, MathPolynomialApproximationOptions{});
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

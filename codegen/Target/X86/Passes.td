@@ -73,8 +73,8 @@ def MathApproximation : Pass<"dlc-math-approximation"> {
     exp, log, tanh, erf, sin, cos, ... on f32 scalars and vectors become
     arithmetic (a few ulp of error), so vector loops never call libm
     (ELTWISE-NOTES.md). Powers with constant exponents become
-    multiplications or square roots, other powers exp(y * log(x)). Other
-    element types keep their libm calls.
+    multiplications or square roots; other powers and other element types
+    keep their libm calls.
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::math::MathDialect"];
 }

@@ -24,3 +24,11 @@ func.func @cube(%x: f32) -> f32 {
   %0 = math.powf %x, %three : f32
   return %0 : f32
 }
+
+// A power with a variable exponent stays exact (libm): exp(y log x) is NaN for x < 0.
+// CHECK-LABEL: func @variable_power
+// CHECK: math.powf
+func.func @variable_power(%x: f32, %y: f32) -> f32 {
+  %0 = math.powf %x, %y : f32
+  return %0 : f32
+}
