@@ -141,7 +141,10 @@ LogicalResult cast(NodeImporter &n, Results &out) {
   Type elt = elementTypeFor(n.b.getContext(), *to);
   if (!elt)
     return n.error("unsupported target data type " + Twine(*to));
-  auto r = n.create<CastOp>({*x}, {}, {RankedTensorType::get(tensorType(*x).getShape(), elt)});
+  SmallVector<NamedAttribute> attrs;
+  if (n.isUnsigned(0))
+    attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
+  auto r = n.create<CastOp>({*x}, attrs, {RankedTensorType::get(tensorType(*x).getShape(), elt)});
   TRY(r);
   out.push_back(*r);
   return success();

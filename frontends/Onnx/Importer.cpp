@@ -106,6 +106,8 @@ private:
   onnx::ModelProto model;
   int opset = 0;
   llvm::StringMap<Value> values;
+  /// Values of ONNX unsigned integer types (stored as signless integers).
+  llvm::DenseSet<Value> unsignedValues;
   std::unique_ptr<OpBuilder> builder;
 };
 
@@ -175,7 +177,11 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     inputs.push_back(it->second);
   }
   builder->setInsertionPointToEnd(builder->getBlock());
-  NodeImporter ni(node, opset, *builder, loc, std::move(inputs), baseDir);
+  bool firstUnsigned = !inputs.empty() && inputs[0] && unsignedValues.contains(inputs[0]);
+  Type firstElt = !inputs.empty() && inputs[0]
+                      ? cast<RankedTensorType>(inputs[0].getType()).getElementType()
+                      : Type();
+  NodeImporter ni(node, opset, *builder, loc, std::move(inputs), baseDir, unsignedValues);
   SmallVector<Value> results;
   if (failed(entry->build(ni, results)))
     return failure();
@@ -185,6 +191,16 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     if (i >= (int)results.size() || !results[i])
       return emitError(loc) << "output " << i << " ('" << node.output(i) << "') is not supported";
     values[node.output(i)] = results[i];
+    // Unsignedness follows Cast's target type, else the first input when the
+    // element type is unchanged (reshapes, slices, elementwise math, ...).
+    Type elt = cast<RankedTensorType>(results[i].getType()).getElementType();
+    bool isUnsigned = node.op_type() == "Cast"
+                          ? llvm::any_of(node.attribute(), [](const onnx::AttributeProto &a) {
+                              return a.name() == "to" && isUnsignedOnnxType(a.i());
+                            })
+                          : firstUnsigned && elt == firstElt;
+    if (isUnsigned)
+      unsignedValues.insert(results[i]);
   }
   return success();
 }
@@ -229,6 +245,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     if (values.count(vi->name()))
       return emitError(fileLoc) << "input '" << vi->name() << "' is declared twice";
     values[vi->name()] = entry->getArgument(i);
+    if (isUnsignedOnnxType(vi->type().tensor_type().elem_type()))
+      unsignedValues.insert(entry->getArgument(i));
     func.setArgAttr(i, "dlc.name", builder->getStringAttr(vi->name()));
     func.setArgAttr(i, "dlc.dtype", builder->getI32IntegerAttr(vi->type().tensor_type().elem_type()));
   }
@@ -237,6 +255,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     if (failed(attr))
       return failure();
     values[t.name()] = arith::ConstantOp::create(*builder, NameLoc::get(builder->getStringAttr(t.name())), *attr);
+    if (isUnsignedOnnxType(t.data_type()))
+      unsignedValues.insert(values[t.name()]);
   }
   for (int i = 0; i < g.node_size(); ++i)
     if (failed(importNode(g.node(i), i)))

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -29,8 +30,10 @@ mlir::FailureOr<mlir::DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t
 class NodeImporter {
 public:
   NodeImporter(const onnx::NodeProto &node, int opset, mlir::OpBuilder &b, mlir::Location loc,
-               llvm::SmallVector<mlir::Value> inputs, const std::string &baseDir)
-      : node(node), opset(opset), b(b), loc(loc), inputs(std::move(inputs)), baseDir(baseDir) {}
+               llvm::SmallVector<mlir::Value> inputs, const std::string &baseDir,
+               const llvm::DenseSet<mlir::Value> &unsignedValues)
+      : node(node), opset(opset), b(b), loc(loc), inputs(std::move(inputs)), baseDir(baseDir),
+        unsignedValues(unsignedValues) {}
 
   const onnx::NodeProto &node;
   const int opset;
@@ -40,6 +43,8 @@ public:
   /// Input i, or null when absent or given as "" (an omitted optional input).
   mlir::Value input(unsigned i) const { return i < inputs.size() ? inputs[i] : mlir::Value(); }
   unsigned numInputs() const { return inputs.size(); }
+  /// Whether input i holds an ONNX unsigned integer type (dlc integers are signless).
+  bool isUnsigned(unsigned i) const { return input(i) && unsignedValues.contains(input(i)); }
   mlir::FailureOr<mlir::Value> requiredInput(unsigned i);
   /// Number of outputs the model actually uses (trailing "" outputs dropped).
   unsigned numUsedOutputs() const;
@@ -94,7 +99,14 @@ public:
 private:
   llvm::SmallVector<mlir::Value> inputs;
   const std::string &baseDir;
+  const llvm::DenseSet<mlir::Value> &unsignedValues;
 };
+
+/// Whether an ONNX TensorProto data type is an unsigned integer type.
+inline bool isUnsignedOnnxType(int t) {
+  return t == onnx::TensorProto::UINT8 || t == onnx::TensorProto::UINT16 ||
+         t == onnx::TensorProto::UINT32 || t == onnx::TensorProto::UINT64;
+}
 
 mlir::RankedTensorType tensorType(mlir::Value v);
 

@@ -33,6 +33,10 @@ _NP_TO_ONNX = {
     np.dtype(np.int64): TensorProto.INT64,
     np.dtype(np.int32): TensorProto.INT32,
     np.dtype(np.bool_): TensorProto.BOOL,
+    np.dtype(np.int8): TensorProto.INT8,
+    np.dtype(np.uint8): TensorProto.UINT8,
+    np.dtype(np.int16): TensorProto.INT16,
+    np.dtype(np.uint16): TensorProto.UINT16,
 }
 
 

@@ -237,6 +237,22 @@ op("cast_f64_f32", "Cast", lambda r: [In(nrm(r, 3, 5, dtype=np.float64))], to=_T
 op("cast_i32_i64", "Cast", lambda r: [In(r.integers(-2**31, 2**31 - 1, (3, 5), dtype=np.int32))],
    to=_T.INT64)
 op("cast_i64_i32", "Cast", lambda r: [In(i64(r, 3, 5, lo=-70000, hi=70000))], to=_T.INT32)
+# Unsigned sources: dlc integers are signless, so 200 must not turn into -56.
+op("cast_u8_f32", "Cast", lambda r: [In(r.integers(0, 256, (3, 5), dtype=np.uint8))], to=_T.FLOAT)
+op("cast_u8_i32", "Cast", lambda r: [In(r.integers(0, 256, (3, 5), dtype=np.uint8))], to=_T.INT32)
+op("cast_u16_f32", "Cast", lambda r: [In(r.integers(0, 65536, (3, 5), dtype=np.uint16))],
+   to=_T.FLOAT)
+op("cast_u8_init_f32", "Cast", lambda r: [K(r.integers(128, 256, (4,), dtype=np.uint8))],
+   to=_T.FLOAT)
+
+
+@case("reshape_cast_u8")
+def _reshape_cast_u8(g):
+    """uint8 image -> Reshape -> Transpose -> Cast(float): unsignedness flows through."""
+    x = g.node("Reshape", [In(g.r.integers(0, 256, (2, 12), dtype=np.uint8)),
+                           K(np.array([2, 3, 4], np.int64))])
+    t = g.node("Transpose", [x], perm=[0, 2, 1])
+    return g.node("Cast", [t], to=_T.FLOAT)
 
 # ---------------------------------------------------------------------------
 # MatMul / Gemm

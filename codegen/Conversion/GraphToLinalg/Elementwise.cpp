@@ -53,7 +53,7 @@ DLC_SCALAR(SinOp, (math::SinOp::create(b, loc, a[0])))
 DLC_SCALAR(CosOp, (math::CosOp::create(b, loc, a[0])))
 DLC_SCALAR(NotOp, (arith::XOrIOp::create(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), 1))))
 DLC_SCALAR(ReciprocalOp, (arith::DivFOp::create(b, loc, scalarConstant(b, loc, a[0].getType(), 1), a[0])))
-DLC_SCALAR(CastOp, (convertScalar(b, loc, a[0], op.getType().getElementType())))
+DLC_SCALAR(CastOp, (convertScalar(b, loc, a[0], op.getType().getElementType(), op.getUnsignedInput())))
 DLC_SCALAR(ExpandOp, (a[0]))
 // clang-format on
 #undef DLC_SCALAR

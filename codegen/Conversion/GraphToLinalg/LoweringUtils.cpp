@@ -58,7 +58,7 @@ Value extremeConstant(OpBuilder &b, Location loc, Type elt, bool lowest) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, v));
 }
 
-Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to, bool isUnsigned) {
   Type from = v.getType();
   if (from == to)
     return v;
@@ -74,13 +74,14 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
                                          : Value(arith::TruncFOp::create(b, loc, to, v));
   if (ff)
     return arith::FPToSIOp::create(b, loc, to, v);
+  bool zeroExtend = isUnsigned || from.isInteger(1);
   if (tf)
-    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
-                             : Value(arith::SIToFPOp::create(b, loc, to, v));
+    return zeroExtend ? Value(arith::UIToFPOp::create(b, loc, to, v))
+                      : Value(arith::SIToFPOp::create(b, loc, to, v));
   unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
   if (fw < tw)
-    return fw == 1 ? Value(arith::ExtUIOp::create(b, loc, to, v))
-                   : Value(arith::ExtSIOp::create(b, loc, to, v));
+    return zeroExtend ? Value(arith::ExtUIOp::create(b, loc, to, v))
+                      : Value(arith::ExtSIOp::create(b, loc, to, v));
   return arith::TruncIOp::create(b, loc, to, v);
 }
 

@@ -30,8 +30,10 @@ mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type el
 /// The identity of max (lowest value) or min (highest value) for `elt`.
 mlir::Value extremeConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, bool lowest);
 
-/// Converts a scalar between element types with ONNX Cast semantics.
-mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to);
+/// Converts a scalar between element types with ONNX Cast semantics
+/// (`isUnsigned`: the integer source holds an unsigned ONNX type).
+mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to,
+                          bool isUnsigned = false);
 
 /// Reshape through collapse/expand (static shapes; handles rank 0).
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,

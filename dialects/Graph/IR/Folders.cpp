@@ -136,6 +136,9 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
     return fromInts(outType, r);
   }
   auto v = toInts(in);
+  if (getUnsignedInput() && !inElt.isInteger(1) && inElt.getIntOrFloatBitWidth() < 64)
+    for (int64_t &x : v)
+      x &= (int64_t(1) << inElt.getIntOrFloatBitWidth()) - 1;
   if (isa<FloatType>(outElt))
     return fromDoubles(outType, llvm::to_vector(llvm::map_range(v, [](int64_t x) { return (double)x; })));
   if (outElt.isInteger(1))

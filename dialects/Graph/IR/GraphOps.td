@@ -42,12 +42,15 @@ def Graph_GeluOp : Graph_UnaryOp<"gelu"> {
 def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
-    Float to integer truncates toward zero; to i1 means `!= 0`.
+    Float to integer truncates toward zero; to i1 means `!= 0`. Integers are
+    signless; `unsigned_input` says the source holds an ONNX unsigned type
+    (zero-extended, converted to float as unsigned).
     ```mlir
     %1 = dlc_graph.cast %0 : tensor<4xf32> to tensor<4xi64>
+    %2 = dlc_graph.cast %img {unsigned_input} : tensor<4xi8> to tensor<4xf32>
     ```
   }];
-  let arguments = (ins Graph_Tensor:$input);
+  let arguments = (ins Graph_Tensor:$input, UnitAttr:$unsigned_input);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($output)";
   let hasFolder = 1;

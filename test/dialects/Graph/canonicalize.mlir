@@ -85,3 +85,13 @@ func.func @trivial(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %r2 = dlc_graph.reshape %r1 : tensor<6xf32> -> tensor<3x2xf32>
   return %r2 : tensor<3x2xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @unsigned_cast_fold
+// CHECK: arith.constant dense<[2.000000e+02, 1.000000e+00]> : tensor<2xf32>
+func.func @unsigned_cast_fold() -> tensor<2xf32> {
+  %a = arith.constant dense<[-56, 1]> : tensor<2xi8>
+  %c = dlc_graph.cast %a {unsigned_input} : tensor<2xi8> to tensor<2xf32>
+  return %c : tensor<2xf32>
+}

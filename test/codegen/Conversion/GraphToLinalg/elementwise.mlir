@@ -77,3 +77,14 @@ func.func @expand(%x: tensor<3xf32>) -> tensor<2x3xf32> {
   %0 = dlc_graph.expand %x : tensor<3xf32> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @unsigned_casts
+// CHECK: arith.uitofp %{{.*}} : i8 to f32
+// CHECK: arith.extui %{{.*}} : i8 to i32
+func.func @unsigned_casts(%x: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %0 = dlc_graph.cast %x {unsigned_input} : tensor<4xi8> to tensor<4xf32>
+  %1 = dlc_graph.cast %x {unsigned_input} : tensor<4xi8> to tensor<4xi32>
+  return %0, %1 : tensor<4xf32>, tensor<4xi32>
+}
