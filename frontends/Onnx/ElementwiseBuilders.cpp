@@ -161,6 +161,15 @@ LogicalResult where(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// Mod: fmod=0 takes the divisor's sign (integers only in ONNX), fmod=1 the dividend's.
+LogicalResult mod(NodeImporter &n, Results &out) {
+  auto fmod = n.intAttr("fmod", 0);
+  TRY(fmod);
+  if (*fmod)
+    return binary<FModOp>(n, out);
+  return binary<ModOp>(n, out);
+}
+
 /// PRelu: x < 0 ? slope * x : x, slope broadcast against x.
 LogicalResult prelu(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), slope = n.requiredInput(1);
@@ -183,6 +192,7 @@ const OpBuilderEntry kElementwise[] = {
     {"Mul", 7, binary<MulOp>},
     {"Div", 7, binary<DivOp>},
     {"Pow", 7, pow},
+    {"Mod", 10, mod},
     {"Max", 8, binary<MaxOp>},
     {"Min", 8, binary<MinOp>},
     {"Sum", 8, binary<AddOp>},

@@ -237,6 +237,12 @@ op("cast_f64_f32", "Cast", lambda r: [In(nrm(r, 3, 5, dtype=np.float64))], to=_T
 op("cast_i32_i64", "Cast", lambda r: [In(r.integers(-2**31, 2**31 - 1, (3, 5), dtype=np.int32))],
    to=_T.INT64)
 op("cast_i64_i32", "Cast", lambda r: [In(i64(r, 3, 5, lo=-70000, hi=70000))], to=_T.INT32)
+op("mod_i64", "Mod", lambda r: [In(i64(r, 3, 5, lo=-20, hi=20)),
+                                 In(np.array([3, -3, 7, -7, 5], np.int64))])
+op("fmod_i64", "Mod", lambda r: [In(i64(r, 3, 5, lo=-20, hi=20)),
+                                  In(np.array([3, -3, 7, -7, 5], np.int64))], fmod=1)
+op("fmod_f32", "Mod", lambda r: [In(f32(r, 3, 5, lo=-9, hi=9)),
+                                  In(np.array([2.5, -2.5, 1.5, -4.0, 3.0], np.float32))], fmod=1)
 # Unsigned sources: dlc integers are signless, so 200 must not turn into -56.
 op("cast_u8_f32", "Cast", lambda r: [In(r.integers(0, 256, (3, 5), dtype=np.uint8))], to=_T.FLOAT)
 op("cast_u8_i32", "Cast", lambda r: [In(r.integers(0, 256, (3, 5), dtype=np.uint8))], to=_T.INT32)

@@ -65,6 +65,25 @@ template <> struct Scalar<NegOp> {
     return arith::SubIOp::create(b, loc, scalarConstant(b, loc, a[0].getType(), 0), a[0]);
   }
 };
+/// Remainder with the divisor's sign (floor) or the dividend's (truncated, C fmod).
+Value remainder(B &b, L loc, Args a, bool floor) {
+  Value r = floatOrInt<arith::RemFOp, arith::RemSIOp>(b, loc, a);
+  if (!floor)
+    return r;
+  Value zero = scalarConstant(b, loc, a[0].getType(), 0);
+  Value rNonZero = cmp(b, loc, {r, zero}, arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne);
+  Value rNeg = cmp(b, loc, {r, zero}, arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+  Value bNeg = cmp(b, loc, {a[1], zero}, arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+  Value fix = arith::AndIOp::create(b, loc, rNonZero, arith::XOrIOp::create(b, loc, rNeg, bNeg));
+  Value shifted = floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, {r, a[1]});
+  return arith::SelectOp::create(b, loc, fix, shifted, r);
+}
+template <> struct Scalar<ModOp> {
+  static Value build(B &b, L loc, ModOp, Args a) { return remainder(b, loc, a, true); }
+};
+template <> struct Scalar<FModOp> {
+  static Value build(B &b, L loc, FModOp, Args a) { return remainder(b, loc, a, false); }
+};
 template <> struct Scalar<AbsOp> {
   static Value build(B &b, L loc, AbsOp, Args a) {
     if (isa<FloatType>(a[0].getType()))
@@ -122,7 +141,7 @@ void populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
   addElementwise<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, AndOp, OrOp, XorOp, EqualOp,
                  LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, WhereOp, ExpOp, LogOp, SqrtOp,
                  TanhOp, ErfOp, FloorOp, CeilOp, SinOp, CosOp, AbsOp, NotOp, ReciprocalOp, CastOp,
-                 ExpandOp, NegOp, ReluOp, SigmoidOp, LeakyReluOp>(patterns);
+                 ExpandOp, NegOp, ReluOp, SigmoidOp, LeakyReluOp, ModOp, FModOp>(patterns);
 }
 
 } // namespace dlc::conversion

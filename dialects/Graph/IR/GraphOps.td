@@ -83,6 +83,14 @@ def Graph_MaxOp : Graph_BinaryOp<"max", "[](auto a, auto b) { return a > b ? a :
 def Graph_MinOp : Graph_BinaryOp<"min", "[](auto a, auto b) { return a < b ? a : b; }"> {
   let summary = "elementwise minimum (NaN-propagating for floats)";
 }
+def Graph_ModOp : Graph_BinaryOp<"mod",
+    "[](auto a, auto b) { using T = decltype(a); if (b == decltype(b)(0)) return T(0); T r = T(std::fmod(double(a), double(b))); return (r != T(0) && ((r < T(0)) != (b < decltype(b)(0)))) ? T(r + b) : r; }"> {
+  let summary = "elementwise remainder with the sign of the divisor (Python %, ONNX Mod fmod=0)";
+}
+def Graph_FModOp : Graph_BinaryOp<"fmod",
+    "[](auto a, auto b) { using T = decltype(a); return b == decltype(b)(0) ? T(0) : T(std::fmod(double(a), double(b))); }"> {
+  let summary = "elementwise remainder with the sign of the dividend (C fmod, ONNX Mod fmod=1)";
+}
 def Graph_AndOp : Graph_BinaryOp<"and", "[](auto a, auto b) { return decltype(a)(a && b); }"> {
   let summary = "elementwise logical and of i1";
 }

@@ -95,3 +95,17 @@ func.func @unsigned_cast_fold() -> tensor<2xf32> {
   %c = dlc_graph.cast %a {unsigned_input} : tensor<2xi8> to tensor<2xf32>
   return %c : tensor<2xf32>
 }
+
+// -----
+
+// Mod takes the divisor's sign (Python), fmod the dividend's (C).
+// CHECK-LABEL: func @remainders
+// CHECK-DAG: arith.constant dense<[1, -2, 2, -1]> : tensor<4xi64>
+// CHECK-DAG: arith.constant dense<[1, 1, -1, -1]> : tensor<4xi64>
+func.func @remainders() -> (tensor<4xi64>, tensor<4xi64>) {
+  %a = arith.constant dense<[7, 7, -7, -7]> : tensor<4xi64>
+  %b = arith.constant dense<[3, -3, 3, -3]> : tensor<4xi64>
+  %m = dlc_graph.mod %a, %b : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
+  %f = dlc_graph.fmod %a, %b : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
+  return %m, %f : tensor<4xi64>, tensor<4xi64>
+}

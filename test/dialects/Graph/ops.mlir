@@ -10,7 +10,10 @@ func.func @elementwise(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %b: tensor<2x3xi1
   %3 = dlc_graph.div %2, %x : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
   %4 = dlc_graph.pow %3, %x : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
   %5 = dlc_graph.max %4, %x : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
-  %6 = dlc_graph.min %5, %x : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  %m1 = dlc_graph.min %5, %x : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: dlc_graph.fmod
+  %m2 = dlc_graph.fmod %m1, %y : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+  %6 = dlc_graph.mod %m2, %y : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
   // CHECK: dlc_graph.less {{.*}} -> tensor<2x3xi1>
   %c = dlc_graph.less %6, %x : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xi1>
   %e = dlc_graph.equal %6, %x : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xi1>
