@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -264,7 +265,10 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
 
   SmallVector<Value> outs;
   SmallVector<Type> outTypes;
+  llvm::StringSet<> outputNames;
   for (const auto &vi : g.output()) {
+    if (!outputNames.insert(vi.name()).second)
+      return emitError(fileLoc) << "graph output '" << vi.name() << "' is listed twice";
     auto it = values.find(vi.name());
     if (it == values.end())
       return emitError(fileLoc) << "graph output '" << vi.name() << "' is never produced";

@@ -127,6 +127,11 @@ def training_bn():
                  [f32("x", [1, 2, 3, 3])], [f32("y", [1, 2, 3, 3])], c, check=False)
 
 
+def duplicate_output():
+    return model([h.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [f32("x", [2])], [f32("y", [2]), f32("y", [2])], check=False)
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     onnx.save(globals()[name](), out)
