@@ -4,6 +4,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace dlc::graph;
 
@@ -166,10 +168,38 @@ OpFoldResult ShapeOp::fold(FoldAdaptor) {
   return fromInts(getType(), shape);
 }
 
+/// Transposes the raw bytes of a dense constant (any size): weights such as
+/// Gemm's transB operand are transposed once at compile time, not every run.
+static DenseElementsAttr transposeRaw(DenseElementsAttr in, ArrayRef<int64_t> perm,
+                                      ShapedType outType) {
+  Type elt = in.getElementType();
+  if (in.isSplat() || elt.isInteger(1) || !elt.isIntOrFloat())
+    return {};
+  size_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  ArrayRef<char> raw = in.getRawData();
+  auto inStrides = stridesOf(in.getType().getShape());
+  auto outShape = outType.getShape();
+  int64_t n = outType.getNumElements(), rank = outShape.size();
+  std::vector<char> out(raw.size());
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t flat = 0; flat < n; ++flat) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += idx[d] * inStrides[perm[d]];
+    std::memcpy(out.data() + flat * bytes, raw.data() + src * bytes, bytes);
+    for (int64_t d = rank - 1; d >= 0 && ++idx[d] == outShape[d]; --d)
+      idx[d] = 0;
+  }
+  return DenseElementsAttr::getFromRawBuffer(outType, out);
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   auto perm = getPerm();
   if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
     return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (auto t = transposeRaw(dense, perm, getType()))
+      return t;
   auto in = smallDense(adaptor.getInput());
   if (!in)
     return {};
