@@ -250,7 +250,7 @@ const char *kBenchHelp =
     "usage: dlc bench MODEL.onnx|OUT.so [--threads N] [--runs N] [--warmup N] [--input NAME=FILE.npy]...\n"
     "\n"
     "Times repeated runs of a model (inputs not given are random) and prints the\n"
-    "min, median and p90 latency.\n"
+    "min, median and p90 latency (in us below 1 ms, else in ms).\n"
     "\n"
     "options:\n"
     "  --threads N     threads to run with (default 1)\n"
@@ -344,7 +344,15 @@ int benchCommand(int argc, char **argv) {
   auto pct = [&](double p) { return ms[std::min(ms.size() - 1, (size_t)(p * (ms.size() - 1) + 0.5))]; };
   std::printf("%s: %lld runs, %d thread(s)\n", args.positional[0].c_str(), runs,
               dlc_session_num_threads(r.session));
-  std::printf("min %.3f ms  median %.3f ms  p90 %.3f ms\n", ms.front(), pct(0.5), pct(0.9));
+  // Sub-millisecond models are shown in microseconds so small latencies stay visible.
+  bool micro = pct(0.5) < 1.0;
+  auto fmt = [&](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, micro ? "%.3f us" : "%.3f ms", micro ? v * 1e3 : v);
+    return std::string(buf);
+  };
+  std::printf("min %s  median %s  p90 %s\n", fmt(ms.front()).c_str(), fmt(pct(0.5)).c_str(),
+              fmt(pct(0.9)).c_str());
   return 0;
 }
 
