@@ -23,6 +23,8 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addPass(graph::createGraphDecompose());
   // Constant parameters of the expanded ops (e.g. BatchNorm scale) fold now.
   pm.addPass(createCanonicalizerPass());
+  // Inference BatchNorm after a conv (now a per-channel mul + add) goes into its weights.
+  pm.addPass(graph::createGraphFoldConvAffine());
   pm.addPass(createCSEPass());
   pm.addPass(createSymbolDCEPass());
 }

@@ -120,6 +120,32 @@ OpFoldResult dlc::graph::foldBinaryConstants(Attribute lhs, Attribute rhs, Type 
   return fromInts(outType, llvm::to_vector(llvm::map_range(r, [](double v) { return (int64_t)v; })));
 }
 
+OpFoldResult dlc::graph::foldUnaryConstants(Attribute input, Type resultType, IntUnaryFn intFn,
+                                            FloatUnaryFn floatFn) {
+  auto a = smallDense(input);
+  auto outType = cast<ShapedType>(resultType);
+  if (!a || a.getElementType().isInteger(1))
+    return {};
+  // A splat is computed once, on a one-element view of it.
+  bool splat = a.isSplat();
+  auto one = RankedTensorType::get({1}, a.getElementType());
+  DenseElementsAttr in = splat ? DenseElementsAttr::get(one, a.getSplatValue<Attribute>()) : a;
+  ShapedType computeType = splat ? ShapedType(one) : outType;
+  DenseElementsAttr r;
+  if (in.getElementType().isIntOrIndex()) {
+    auto v = toInts(in);
+    for (int64_t &x : v)
+      x = intFn(x);
+    r = fromInts(computeType, v);
+  } else {
+    auto v = toDoubles(in);
+    for (double &x : v)
+      x = floatFn(x);
+    r = fromDoubles(computeType, v);
+  }
+  return splat ? DenseElementsAttr::get(outType, r.getSplatValue<Attribute>()) : r;
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();

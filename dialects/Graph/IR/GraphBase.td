@@ -38,12 +38,19 @@ def Graph_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def Graph_IntTensor : RankedTensorOf<[AnyInteger]>;
 def Graph_BoolTensor : RankedTensorOf<[I1]>;
 
-// x -> f(x), same type in and out.
-class Graph_UnaryOp<string mnemonic, list<Trait> traits = []>
+// x -> f(x), same type in and out. `foldFn` (a generic C++ lambda over one
+// int64_t or double) folds small constants, e.g. BatchNorm's sqrt(var + eps).
+class Graph_UnaryOp<string mnemonic, list<Trait> traits = [], string foldFn = "">
     : Graph_Op<mnemonic, traits # [Pure, SameOperandsAndResultType]> {
   let arguments = (ins Graph_Tensor:$input);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = !ne(foldFn, "");
+  let extraClassDefinition = !if(!ne(foldFn, ""), [{
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::dlc::graph::foldUnaryConstants(adaptor.getInput(), getType(), }] # foldFn # [{);
+    }
+  }], "");
 }
 
 // (x, y) -> f(x, y) with NumPy broadcasting; the result element type is the

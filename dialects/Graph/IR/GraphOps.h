@@ -38,6 +38,18 @@ mlir::OpFoldResult foldBinaryConstants(mlir::Attribute lhs, mlir::Attribute rhs,
       [fn](double a, double b) { return double(fn(a, b)); });
 }
 
+/// Folds a unary elementwise op on a small constant (int64_t or double math).
+using IntUnaryFn = std::function<int64_t(int64_t)>;
+using FloatUnaryFn = std::function<double(double)>;
+mlir::OpFoldResult foldUnaryConstants(mlir::Attribute input, mlir::Type resultType,
+                                      IntUnaryFn intFn, FloatUnaryFn floatFn);
+template <typename Fn>
+mlir::OpFoldResult foldUnaryConstants(mlir::Attribute input, mlir::Type resultType, Fn fn) {
+  return foldUnaryConstants(
+      input, resultType, [fn](int64_t a) { return int64_t(fn(a)); },
+      [fn](double a) { return double(fn(a)); });
+}
+
 /// Largest constant (in elements) the folders materialize: folding is for the
 /// small shape computations exporters emit, not for weights.
 constexpr int64_t kMaxFoldElements = 1 << 16;

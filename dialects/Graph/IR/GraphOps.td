@@ -8,15 +8,15 @@ include "dialects/Graph/IR/GraphBase.td"
 // Elementwise unary
 //===----------------------------------------------------------------------===//
 
-def Graph_NegOp : Graph_UnaryOp<"neg"> { let summary = "elementwise -x"; }
-def Graph_AbsOp : Graph_UnaryOp<"abs"> { let summary = "elementwise |x|"; }
-def Graph_ExpOp : Graph_UnaryOp<"exp"> { let summary = "elementwise e^x"; }
-def Graph_LogOp : Graph_UnaryOp<"log"> { let summary = "elementwise natural log"; }
-def Graph_SqrtOp : Graph_UnaryOp<"sqrt"> { let summary = "elementwise square root"; }
-def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal"> { let summary = "elementwise 1/x"; }
+def Graph_NegOp : Graph_UnaryOp<"neg", [], "[](auto a) { return -a; }"> { let summary = "elementwise -x"; }
+def Graph_AbsOp : Graph_UnaryOp<"abs", [], "[](auto a) { return a < decltype(a)(0) ? -a : a; }"> { let summary = "elementwise |x|"; }
+def Graph_ExpOp : Graph_UnaryOp<"exp", [], "[](auto a) { return decltype(a)(std::exp(double(a))); }"> { let summary = "elementwise e^x"; }
+def Graph_LogOp : Graph_UnaryOp<"log", [], "[](auto a) { return decltype(a)(std::log(double(a))); }"> { let summary = "elementwise natural log"; }
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", [], "[](auto a) { return decltype(a)(std::sqrt(double(a))); }"> { let summary = "elementwise square root"; }
+def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", [], "[](auto a) { return decltype(a)(1.0 / double(a)); }"> { let summary = "elementwise 1/x"; }
 def Graph_TanhOp : Graph_UnaryOp<"tanh"> { let summary = "elementwise tanh"; }
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid"> { let summary = "elementwise 1/(1+e^-x)"; }
-def Graph_ReluOp : Graph_UnaryOp<"relu"> { let summary = "elementwise max(x, 0)"; }
+def Graph_ReluOp : Graph_UnaryOp<"relu", [], "[](auto a) { return a > decltype(a)(0) ? a : decltype(a)(0); }"> { let summary = "elementwise max(x, 0)"; }
 def Graph_ErfOp : Graph_UnaryOp<"erf"> { let summary = "elementwise error function"; }
 def Graph_FloorOp : Graph_UnaryOp<"floor"> { let summary = "elementwise floor"; }
 def Graph_CeilOp : Graph_UnaryOp<"ceil"> { let summary = "elementwise ceil"; }

@@ -16,4 +16,16 @@ def GraphDecompose : Pass<"dlc-decompose"> {
   let dependentDialects = ["::dlc::graph::GraphDialect", "::mlir::arith::ArithDialect"];
 }
 
+def GraphFoldConvAffine : Pass<"dlc-fold-conv-affine"> {
+  let summary = "Fold per-channel constant scales and shifts into the preceding conv";
+  let description = [{
+    `mul(conv(x, W, b), s)` and `add(conv(x, W, b), t)` with constant
+    per-output-channel `s`, `t` (what a decomposed inference BatchNorm
+    leaves) become one conv with `W * s` and `b * s + t`, computed at compile
+    time on the raw f32 data. The conv must have no other user and constant
+    weights.
+  }];
+  let dependentDialects = ["::dlc::graph::GraphDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif

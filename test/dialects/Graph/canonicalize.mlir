@@ -123,3 +123,22 @@ func.func @large_weight_transpose() -> tensor<3x300xf32> {
   %t = dlc_graph.transpose %w {perm = array<i64: 1, 0>} : tensor<300x3xf32> -> tensor<3x300xf32>
   return %t : tensor<3x300xf32>
 }
+
+// -----
+
+// Unary ops fold on constants (what a decomposed BatchNorm needs: sqrt(var + eps)).
+// CHECK-LABEL: func @unary_fold
+// CHECK-DAG: arith.constant dense<[2.000000e+00, 3.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: arith.constant dense<[5, 3]> : tensor<2xi64>
+// CHECK-DAG: arith.constant dense<5.000000e-01> : tensor<64xf32>
+func.func @unary_fold() -> (tensor<2xf32>, tensor<2xi64>, tensor<64xf32>) {
+  %a = arith.constant dense<[4.0, 9.0]> : tensor<2xf32>
+  %s = dlc_graph.sqrt %a : tensor<2xf32>
+  %i = arith.constant dense<[-5, -3]> : tensor<2xi64>
+  %n = dlc_graph.neg %i : tensor<2xi64>
+  %r = dlc_graph.relu %n : tensor<2xi64>
+  %m = dlc_graph.abs %r : tensor<2xi64>
+  %c = arith.constant dense<2.0> : tensor<64xf32>
+  %q = dlc_graph.reciprocal %c : tensor<64xf32>
+  return %s, %m, %q : tensor<2xf32>, tensor<2xi64>, tensor<64xf32>
+}
