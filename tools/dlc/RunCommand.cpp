@@ -1,5 +1,6 @@
 // `dlc run` and `dlc bench`: load or JIT a model, feed .npy inputs, write/summarize/time outputs.
 #include "compiler/Jit/Jit.h"
+#include "frontends/Onnx/TensorFile.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <random>
 
@@ -145,23 +147,40 @@ void fillRandom(dlc_tensor_t *t, std::mt19937 &rng) {
   }
 }
 
+bool endsWith(const std::string &s, const char *suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+/// A .pb file is an ONNX TensorProto; anything else is read as .npy.
+dlc_tensor_t *loadTensorFile(const std::string &file, std::string &error) {
+  if (endsWith(file, ".pb"))
+    return onnxio::loadTensorProto(file, error);
+  dlc_tensor_t *t = nullptr;
+  if (dlc_tensor_load_npy(file.c_str(), &t) != DLC_OK) {
+    error = dlc_status_message();
+    return nullptr;
+  }
+  return t;
+}
+
 /// Loads the model and binds inputs: from --input files, or random when `randomFill`.
 int prepare(const Args &args, Runner &r, bool randomFill) {
   const std::string &model = args.positional[0];
   std::map<std::string, TensorPtr> given;
   std::map<std::string, std::vector<int64_t>> shapes;
+  std::string error;
   for (const std::string &spec : args.all("--input")) {
     std::string name, file;
     if (!splitAssignment(spec, name, file))
-      return fail("invalid --input '" + spec + "' (expected NAME=FILE.npy)");
-    dlc_tensor_t *t = nullptr;
-    if (dlc_tensor_load_npy(file.c_str(), &t) != DLC_OK)
-      return fail(dlc_status_message());
+      return fail("invalid --input '" + spec + "' (expected NAME=FILE.npy or NAME=FILE.pb)");
+    dlc_tensor_t *t = loadTensorFile(file, error);
+    if (!t)
+      return fail(error);
     shapes[name] = std::vector<int64_t>(dlc_tensor_shape(t), dlc_tensor_shape(t) + dlc_tensor_rank(t));
     if (!given.emplace(name, TensorPtr(t)).second)
       return fail("input '" + name + "' given twice");
   }
-  std::string error;
   r.module = loadModel(model, shapes, error);
   if (!r.module)
     return fail(error);
@@ -233,21 +252,26 @@ void stats(const dlc_tensor_t *t, double &mn, double &mx, double &mean) {
 }
 
 const char *kRunHelp =
-    "usage: dlc run MODEL.onnx|OUT.so [--input NAME=FILE.npy]... [--output-dir DIR] [--threads N]\n"
+    "usage: dlc run MODEL.onnx|OUT.so [--input NAME=FILE]... [--output-dir DIR]\n"
+    "               [--output-format=npy|pb] [--threads N]\n"
     "\n"
     "Runs a model. A .onnx model is JIT-compiled in process, with symbolic input dims\n"
-    "taken from the given .npy files; a .so comes from `dlc compile`.\n"
-    "Each output is summarized on stdout and, with --output-dir, written to\n"
-    "DIR/<name>.npy (characters outside [A-Za-z0-9_.-] in the name become '_').\n"
+    "taken from the given input files; a .so comes from `dlc compile`.\n"
+    "Input files are NumPy .npy files or ONNX TensorProto .pb files (as in ONNX's\n"
+    "test data). Each output is summarized on stdout and, with --output-dir, written\n"
+    "to DIR/<name>.npy, or DIR/<name>.pb with --output-format=pb or when NumPy cannot\n"
+    "hold its dtype (bfloat16); characters outside [A-Za-z0-9_.-] in the name become '_'.\n"
     "\n"
     "options:\n"
-    "  --input NAME=FILE.npy   value of model input NAME (repeatable; every input is required)\n"
+    "  --input NAME=FILE       value of model input NAME, FILE.npy or FILE.pb\n"
+    "                          (repeatable; every input is required)\n"
     "  --output-dir DIR        write outputs here (created if missing)\n"
+    "  --output-format FMT     npy (default) or pb (ONNX TensorProto)\n"
     "  --threads N             threads to run with (default 1)\n"
     "  -h, --help              show this help\n";
 
 const char *kBenchHelp =
-    "usage: dlc bench MODEL.onnx|OUT.so [--threads N] [--runs N] [--warmup N] [--input NAME=FILE.npy]...\n"
+    "usage: dlc bench MODEL.onnx|OUT.so [--threads N] [--runs N] [--warmup N] [--input NAME=FILE]...\n"
     "\n"
     "Times repeated runs of a model (inputs not given are random) and prints the\n"
     "min, median and p90 latency (in us below 1 ms, else in ms).\n"
@@ -256,7 +280,7 @@ const char *kBenchHelp =
     "  --threads N     threads to run with (default 1)\n"
     "  --runs N        timed runs (default 100)\n"
     "  --warmup N      untimed runs first (default 5)\n"
-    "  --input NAME=FILE.npy   fixed value of an input (repeatable)\n"
+    "  --input NAME=FILE   fixed value of an input, .npy or .pb (repeatable)\n"
     "  -h, --help      show this help\n";
 
 } // namespace
@@ -265,8 +289,8 @@ int runCommand(int argc, char **argv) {
   Args args;
   std::string error;
   if (!parseArgs(argc, argv, 2,
-                 {{"--input", true}, {"--output-dir", true}, {"--threads", true},
-                  {"--help", false}, {"-h", false}},
+                 {{"--input", true}, {"--output-dir", true}, {"--output-format", true},
+                  {"--threads", true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -275,6 +299,9 @@ int runCommand(int argc, char **argv) {
   }
   if (args.positional.size() != 1)
     return fail("expected exactly one model (dlc run MODEL.onnx|OUT.so --input NAME=FILE.npy ...)");
+  std::string format = args.has("--output-format") ? args.get("--output-format") : "npy";
+  if (format != "npy" && format != "pb")
+    return fail("--output-format expects npy or pb, got '" + format + "'");
   Runner r;
   if (int rc = prepare(args, r, /*randomFill=*/false))
     return rc;
@@ -297,9 +324,12 @@ int runCommand(int argc, char **argv) {
                        shapeString(info.rank, info.shape);
     std::printf("%s min %.6g max %.6g mean %.6g", line.c_str(), mn, mx, mean);
     if (!dir.empty()) {
-      std::string path = dir + "/" + sanitize(info.name) + ".npy";
-      if (dlc_tensor_save_npy(t, path.c_str()) != DLC_OK)
-        return fail(dlc_status_message());
+      // NumPy has no bfloat16: such outputs are always TensorProto files.
+      bool pb = format == "pb" || info.dtype == DLC_DTYPE_BFLOAT16;
+      std::string path = dir + "/" + sanitize(info.name) + (pb ? ".pb" : ".npy");
+      if (pb ? !onnxio::saveTensorProto(t, info.name, path, error)
+             : dlc_tensor_save_npy(t, path.c_str()) != DLC_OK)
+        return fail(pb ? error : dlc_status_message());
       std::printf(" -> %s", path.c_str());
     }
     std::printf("\n");

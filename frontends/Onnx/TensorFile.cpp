@@ -1,0 +1,155 @@
+// ONNX TensorProto files <-> runtime tensors (see TensorFile.h).
+#include "frontends/Onnx/TensorFile.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+namespace dlc::onnxio {
+namespace {
+
+struct TensorDeleter {
+  void operator()(dlc_tensor_t *t) const { dlc_tensor_free(t); }
+};
+
+// The runtime's dtype codes are ONNX's TensorProto.DataType values; these are the
+// ones the runtime can hold.
+bool isRuntimeDtype(int32_t t) { return dlc_dtype_size(t) != 0; }
+
+/// Copies typed repeated-field values into `dst` (element size `bytes`), narrowing
+/// as ONNX stores them (int32_data holds 8/16-bit ints, bools and fp16 bit patterns).
+template <typename Field>
+void copyNarrowed(const Field &src, void *dst, size_t bytes) {
+  char *out = static_cast<char *>(dst);
+  for (int i = 0; i < src.size(); ++i) {
+    auto v = src.Get(i);
+    if (bytes == sizeof(v)) {
+      std::memcpy(out + i * bytes, &v, bytes);
+    } else {
+      uint64_t bits = (uint64_t)v; // little-endian: the low bytes are the value
+      std::memcpy(out + i * bytes, &bits, bytes);
+    }
+  }
+}
+
+} // namespace
+
+dlc_tensor_t *loadTensorProto(const std::string &path, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot open file";
+    return nullptr;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string bytes = buf.str();
+  ::onnx::TensorProto t;
+  if (!t.ParseFromString(bytes)) {
+    error = path + ": not a valid ONNX TensorProto (protobuf parse failed)";
+    return nullptr;
+  }
+  int32_t dtype = t.data_type();
+  if (!isRuntimeDtype(dtype)) {
+    error = path + ": tensor data type " + std::to_string(dtype) + " is not supported";
+    return nullptr;
+  }
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    error = path + ": tensors with external data are not supported in tensor files";
+    return nullptr;
+  }
+  if (t.dims_size() > 32) {
+    error = path + ": rank " + std::to_string(t.dims_size()) + " is too large";
+    return nullptr;
+  }
+  std::vector<int64_t> dims;
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || d > (int64_t(1) << 40) || (n *= d) > (int64_t(1) << 40)) {
+      error = path + ": invalid dims (dim " + std::to_string(d) + ")";
+      return nullptr;
+    }
+    dims.push_back(d);
+  }
+  size_t elt = dlc_dtype_size(dtype);
+  size_t expected = (size_t)n * elt;
+  // Check the payload size before allocating, so a bogus header cannot ask for terabytes.
+  size_t have = 0;
+  if (t.has_raw_data())
+    have = t.raw_data().size();
+  else if (dtype == DLC_DTYPE_FLOAT)
+    have = t.float_data_size() * elt;
+  else if (dtype == DLC_DTYPE_DOUBLE)
+    have = t.double_data_size() * elt;
+  else if (dtype == DLC_DTYPE_INT64)
+    have = t.int64_data_size() * elt;
+  else if (dtype == DLC_DTYPE_UINT32 || dtype == DLC_DTYPE_UINT64)
+    have = t.uint64_data_size() * elt;
+  else
+    have = t.int32_data_size() * elt;
+  if (have != expected) {
+    error = path + ": tensor holds " + std::to_string(have / elt) + " values, expected " +
+            std::to_string(n) + " for its dims";
+    return nullptr;
+  }
+  dlc_tensor_t *raw = nullptr;
+  if (dlc_tensor_create(dtype, (int32_t)dims.size(), dims.data(), &raw) != DLC_OK) {
+    error = path + ": " + dlc_status_message();
+    return nullptr;
+  }
+  std::unique_ptr<dlc_tensor_t, TensorDeleter> out(raw);
+  void *dst = dlc_tensor_data(raw);
+  if (t.has_raw_data()) {
+    if (expected)
+      std::memcpy(dst, t.raw_data().data(), expected);
+  } else if (dtype == DLC_DTYPE_FLOAT) {
+    copyNarrowed(t.float_data(), dst, elt);
+  } else if (dtype == DLC_DTYPE_DOUBLE) {
+    copyNarrowed(t.double_data(), dst, elt);
+  } else if (dtype == DLC_DTYPE_INT64) {
+    copyNarrowed(t.int64_data(), dst, elt);
+  } else if (dtype == DLC_DTYPE_UINT32 || dtype == DLC_DTYPE_UINT64) {
+    copyNarrowed(t.uint64_data(), dst, elt);
+  } else {
+    copyNarrowed(t.int32_data(), dst, elt);
+  }
+  if (dtype == DLC_DTYPE_BOOL) { // normalize to 0/1
+    auto *b = static_cast<uint8_t *>(dst);
+    for (int64_t i = 0; i < n; ++i)
+      b[i] = b[i] != 0;
+  }
+  return out.release();
+}
+
+bool saveTensorProto(const dlc_tensor_t *tensor, const std::string &name, const std::string &path,
+                     std::string &error) {
+  ::onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(dlc_tensor_dtype(tensor));
+  for (int32_t i = 0; i < dlc_tensor_rank(tensor); ++i)
+    t.add_dims(dlc_tensor_shape(tensor)[i]);
+  t.set_raw_data(std::string(static_cast<const char *>(dlc_tensor_data(tensor)),
+                             dlc_tensor_byte_size(tensor)));
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !t.SerializeToOstream(&out) || !out.flush()) {
+      error = path + ": cannot write file";
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = path + ": cannot write file";
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+} // namespace dlc::onnxio
