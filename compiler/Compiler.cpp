@@ -71,6 +71,7 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
   sourceName = path;
   onnx_frontend::ImportOptions io;
   io.inputShapes = options.inputShapes;
+  io.keepGoing = true; // report every unsupported node, not just the first
   // The importer's file-level errors already carry the file location; print
   // them without repeating the path.
   auto m = onnx_frontend::importOnnxFile(*ctx, path, io);

@@ -98,6 +98,10 @@ private:
   LogicalResult loadModel();
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi);
   LogicalResult importNode(const onnx::NodeProto &node, size_t index);
+  const OpBuilderEntry *lookupBuilder(const onnx::NodeProto &node, Location loc);
+  Location locationOf(const onnx::NodeProto &node, size_t index);
+  /// keepGoing: stands in for the outputs of a node that failed to import.
+  void substituteFailedOutputs(const onnx::NodeProto &node, Block *entry);
 
   MLIRContext &ctx;
   const std::string &path;
@@ -109,6 +113,10 @@ private:
   llvm::StringMap<Value> values;
   /// Values of ONNX unsigned integer types (stored as signless integers).
   llvm::DenseSet<Value> unsignedValues;
+  /// keepGoing: names whose producer failed and whose type the model does not declare.
+  llvm::StringSet<> poisoned;
+  /// Declared types of intermediate values (graph.value_info and outputs).
+  llvm::StringMap<const onnx::ValueInfoProto *> declared;
   std::unique_ptr<OpBuilder> builder;
 };
 
@@ -157,14 +165,54 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto 
   return RankedTensorType::get(shape, elt);
 }
 
-LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
+Location GraphImporter::locationOf(const onnx::NodeProto &node, size_t index) {
   std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
-  Location loc = nodeLoc(&ctx, name, node.op_type(), opset);
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
-    return emitError(loc) << "unsupported op domain '" << node.domain() << "'";
+  return nodeLoc(&ctx, name, node.op_type(), opset);
+}
+
+const OpBuilderEntry *GraphImporter::lookupBuilder(const onnx::NodeProto &node, Location loc) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    emitError(loc) << "unsupported op domain '" << node.domain() << "'";
+    return nullptr;
+  }
   const OpBuilderEntry *entry = findOpBuilder(node.op_type(), opset);
   if (!entry)
-    return emitError(loc) << "unsupported op";
+    emitError(loc) << "unsupported op";
+  return entry;
+}
+
+void GraphImporter::substituteFailedOutputs(const onnx::NodeProto &node, Block *entry) {
+  for (const std::string &out : node.output()) {
+    if (out.empty())
+      continue;
+    values.erase(out);
+    auto it = declared.find(out);
+    const onnx::TypeProto_Tensor *tt =
+        it != declared.end() && it->second->type().has_tensor_type()
+            ? &it->second->type().tensor_type()
+            : nullptr;
+    Type elt = tt ? elementTypeFor(&ctx, tt->elem_type()) : Type();
+    bool isStatic = tt && tt->has_shape() && llvm::all_of(tt->shape().dim(), [](const auto &d) {
+      return d.has_dim_value() && d.dim_value() >= 0;
+    });
+    if (!elt || !isStatic) {
+      poisoned.insert(out);
+      continue;
+    }
+    // A placeholder argument of the declared type (not a constant, so nothing
+    // downstream folds through it); the module is discarded anyway.
+    SmallVector<int64_t> shape;
+    for (const auto &d : tt->shape().dim())
+      shape.push_back(d.dim_value());
+    values[out] = entry->addArgument(RankedTensorType::get(shape, elt), fileLoc);
+  }
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
+  Location loc = locationOf(node, index);
+  const OpBuilderEntry *entry = lookupBuilder(node, loc);
+  if (!entry)
+    return failure();
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {
     if (in.empty()) {
@@ -259,9 +307,33 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     if (isUnsignedOnnxType(t.data_type()))
       unsignedValues.insert(values[t.name()]);
   }
-  for (int i = 0; i < g.node_size(); ++i)
-    if (failed(importNode(g.node(i), i)))
-      return failure();
+  for (const auto &vi : g.value_info())
+    declared[vi.name()] = &vi;
+  for (const auto &vi : g.output())
+    declared[vi.name()] = &vi;
+  bool anyNodeFailed = false;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &node = g.node(i);
+    if (!options.keepGoing) {
+      if (failed(importNode(node, i)))
+        return failure();
+      continue;
+    }
+    // Downstream of a failure with unknown types only op support can be checked.
+    if (llvm::any_of(node.input(), [&](const std::string &in) { return poisoned.contains(in); })) {
+      (void)lookupBuilder(node, locationOf(node, i));
+      anyNodeFailed = true;
+      for (const std::string &out : node.output())
+        poisoned.insert(out);
+      continue;
+    }
+    if (failed(importNode(node, i))) {
+      anyNodeFailed = true;
+      substituteFailedOutputs(node, entry);
+    }
+  }
+  if (anyNodeFailed)
+    return failure();
 
   SmallVector<Value> outs;
   SmallVector<Type> outTypes;
@@ -299,6 +371,42 @@ FailureOr<OwningOpRef<ModuleOp>> importOnnxFile(MLIRContext &ctx, const std::str
   ctx.loadDialect<graph::GraphDialect, func::FuncDialect, arith::ArithDialect>();
   GraphImporter importer(ctx, path, options);
   return importer.run();
+}
+
+FailureOr<CheckResult> checkOnnxFile(MLIRContext &ctx, const std::string &path,
+                                     ImportOptions options) {
+  options.keepGoing = true;
+  CheckResult result;
+  llvm::StringSet<> seen;
+  bool fileError = false;
+  {
+    // Node-located errors become issues; anything else goes to the caller's handler.
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) -> LogicalResult {
+      if (d.getSeverity() != DiagnosticSeverity::Error)
+        return success();
+      Location loc = d.getLocation();
+      if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+        loc = fused.getLocations().front();
+      auto name = dyn_cast<NameLoc>(loc);
+      auto op = name ? dyn_cast<NameLoc>(name.getChildLoc()) : NameLoc();
+      if (!op) {
+        fileError = true;
+        return failure(); // not handled here: propagate
+      }
+      if (seen.insert(name.getName().strref()).second)
+        result.issues.push_back({name.getName().str(), op.getName().str(), d.str()});
+      return success();
+    });
+    (void)importOnnxFile(ctx, path, options);
+  }
+  if (fileError)
+    return failure();
+  auto summary = summarizeOnnxFile(ctx, path);
+  if (failed(summary))
+    return failure();
+  result.opset = summary->opset;
+  result.numNodes = summary->numNodes;
+  return result;
 }
 
 } // namespace dlc::onnx_frontend

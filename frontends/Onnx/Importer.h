@@ -15,6 +15,10 @@ struct ImportOptions {
   /// Static shapes for graph inputs, overriding the model's (required where the
   /// model has symbolic or unknown dims; those otherwise default to 1).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Report every failing node instead of stopping at the first. Nodes that
+  /// consume a failed node's outputs are still checked: fully when the model
+  /// declares those outputs' types (value_info), else only for op support.
+  bool keepGoing = false;
 };
 
 /// Imports an ONNX model into a module holding one `func.func @main_graph` of
@@ -24,6 +28,22 @@ struct ImportOptions {
 /// (`NameLoc(node, NameLoc("OpType, opset N"))`) or at the file.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnxFile(mlir::MLIRContext &ctx, const std::string &path, const ImportOptions &options);
+
+/// One problem `dlc check` reports: a node, its op ("Conv, opset 17") and what
+/// about it dlc does not support (op, dtype, attribute, or a malformed node).
+struct NodeIssue {
+  std::string node, op, message;
+};
+struct CheckResult {
+  int opset = 0;
+  int numNodes = 0;
+  std::vector<NodeIssue> issues; // in node order, the first problem of each node
+};
+/// Imports the model with `keepGoing` and returns every node-level problem.
+/// Failure only for file-level errors (unreadable model, bad graph inputs),
+/// which are emitted as diagnostics.
+mlir::FailureOr<CheckResult> checkOnnxFile(mlir::MLIRContext &ctx, const std::string &path,
+                                           ImportOptions options);
 
 /// A model's interface as declared in the file (symbolic dims kept by name).
 struct TensorSummary {

@@ -132,6 +132,28 @@ def duplicate_output():
                  [f32("x", [2])], [f32("y", [2]), f32("y", [2])], check=False)
 
 
+def several_unsupported(declare_types=False):
+    # Two unsupported op kinds, one of them twice; an unsupported attribute value;
+    # and supported nodes downstream of a failure (checked when types are declared).
+    nodes = [
+        h.make_node("NonMaxSuppression", ["x"], ["a"], name="nms_1"),
+        h.make_node("Relu", ["a"], ["b"], name="relu_after"),
+        h.make_node("Transpose", ["b"], ["c"], perm=[0, 1, 2, 7], name="bad_perm"),
+        h.make_node("NonMaxSuppression", ["x"], ["d"], name="nms_2"),
+        h.make_node("FrobnicateTensor", ["x"], ["e"], name="frob"),
+        h.make_node("Add", ["c", "d"], ["s"], name="add"),
+        h.make_node("Add", ["s", "e"], ["y"], name="add2"),
+    ]
+    m = model(nodes, [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 4, 4])], check=False)
+    if declare_types:
+        m.graph.value_info.extend([f32("a", [1, 1, 4, 4]), f32("d", [1, 1, 4, 4])])
+    return m
+
+
+def several_unsupported_typed():
+    return several_unsupported(declare_types=True)
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     onnx.save(globals()[name](), out)

@@ -14,6 +14,7 @@ int compileCommand(int argc, char **argv);
 int runCommand(int argc, char **argv);
 int benchCommand(int argc, char **argv);
 int infoCommand(int argc, char **argv);
+int checkCommand(int argc, char **argv);
 
 bool isOnnxPath(const std::string &path);
 
@@ -27,6 +28,10 @@ dlc_module_t *loadModel(const std::string &path,
 bool parseShape(const std::string &text, std::vector<int64_t> &dims);
 /// "NAME=VALUE" option values -> (name, value); false if malformed.
 bool splitAssignment(const std::string &text, std::string &name, std::string &value);
+struct Args;
+/// Every `--input-shape NAME=DxDx..` of `args` into `shapes`; false with `error` if malformed.
+bool parseInputShapes(const Args &args, std::map<std::string, std::vector<int64_t>> &shapes,
+                      std::string &error);
 std::string shapeString(int32_t rank, const int64_t *shape);
 
 } // namespace dlc::cli

@@ -53,13 +53,8 @@ int compileCommand(int argc, char **argv) {
   options.timing = args.has("--timing");
   if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
     return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
-  for (const std::string &s : args.all("--input-shape")) {
-    std::string name, dims;
-    std::vector<int64_t> shape;
-    if (!splitAssignment(s, name, dims) || !parseShape(dims, shape))
-      return fail("invalid --input-shape '" + s + "' (expected NAME=1x3x224x224)");
-    options.inputShapes[name] = shape;
-  }
+  if (!parseInputShapes(args, options.inputShapes, error))
+    return fail(error);
   std::string emit = args.get("--emit", "so");
   Phase phase;
   if (emit == "graph")

@@ -48,6 +48,20 @@ bool splitAssignment(const std::string &text, std::string &name, std::string &va
   return true;
 }
 
+bool parseInputShapes(const Args &args, std::map<std::string, std::vector<int64_t>> &shapes,
+                      std::string &error) {
+  for (const std::string &s : args.all("--input-shape")) {
+    std::string name, dims;
+    std::vector<int64_t> shape;
+    if (!splitAssignment(s, name, dims) || !parseShape(dims, shape)) {
+      error = "invalid --input-shape '" + s + "' (expected NAME=1x3x224x224)";
+      return false;
+    }
+    shapes[name] = shape;
+  }
+  return true;
+}
+
 std::string shapeString(int32_t rank, const int64_t *shape) {
   std::string s = "[";
   for (int32_t i = 0; i < rank; ++i)

@@ -15,6 +15,7 @@ static const char *kUsage =
     "  run MODEL.onnx|OUT.so          run a model on .npy inputs (.onnx is JIT-compiled)\n"
     "  bench MODEL.onnx|OUT.so        time a model: min / median / p90 latency\n"
     "  info MODEL.onnx|OUT.so         list inputs and outputs with dtypes and shapes\n"
+    "  check MODEL.onnx               list what in a model dlc does not support\n"
     "\n"
     "Run 'dlc <command> --help' for a command's options.\n"
     "Errors are one line starting 'error:'; the exit code is 1 for bad input.\n";
@@ -34,5 +35,8 @@ int main(int argc, char **argv) {
     return dlc::cli::benchCommand(argc, argv);
   if (cmd == "info")
     return dlc::cli::infoCommand(argc, argv);
-  return dlc::cli::fail("unknown command '" + cmd + "' (expected compile, run, bench or info)");
+  if (cmd == "check")
+    return dlc::cli::checkCommand(argc, argv);
+  return dlc::cli::fail("unknown command '" + cmd +
+                        "' (expected compile, run, bench, info or check)");
 }
