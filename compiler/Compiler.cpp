@@ -72,6 +72,7 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
   onnx_frontend::ImportOptions io;
   io.inputShapes = options.inputShapes;
   io.keepGoing = true; // report every unsupported node, not just the first
+  io.inputValues = options.inputValues;
   // The importer's file-level errors already carry the file location; print
   // them without repeating the path.
   auto m = onnx_frontend::importOnnxFile(*ctx, path, io);

@@ -3,6 +3,7 @@
 #define DLC_COMPILER_COMPILER_H
 
 #include "codegen/Target/X86/Passes.h"
+#include "frontends/Onnx/Importer.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -24,6 +25,9 @@ struct CompileOptions {
   std::string target = "host"; // host | x86-64-v3 | x86-64-v4
   /// Static shapes for model inputs (overrides symbolic dims).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Input values to specialize to where a constant is needed (dlc run's
+  /// input files; dlc compile --input-value).
+  std::map<std::string, onnx_frontend::TensorValue> inputValues;
   /// Print per-pass timing to stderr (dlc compile --timing).
   bool timing = false;
 };

@@ -10,6 +10,11 @@
  *         then, one per tensor, inputs first in positional order, then outputs:
  *           "input <name> <dtype> <rank> <d0> <d1> ... <d(rank-1)>"
  *           "output <name> <dtype> <rank> <d0> ..."
+ *         an input record may be followed by
+ *           "value <hex>"
+ *         : the model was compiled for this one value of that input (its
+ *         bytes as lower- or upper-case hex, "-" when empty), because the value
+ *         sets shapes or axes; the runtime rejects runs with another value.
  *       <name> is percent-encoded: every byte outside [A-Za-z0-9_.:/-] is
  *       written as %XX (upper-case hex). <dtype> is the ONNX
  *       TensorProto.DataType number (1 float, 2 uint8, 3 int8, 4 uint16,

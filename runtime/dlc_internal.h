@@ -42,6 +42,9 @@ typedef struct {
   int32_t rank;
   int64_t *shape; /* max(rank, 1) entries */
   size_t byte_size;
+  /* Inputs only: the value the model was specialized to (byte_size bytes),
+   * from a descriptor `value` record; NULL when any value is accepted. */
+  unsigned char *value;
 } dlc_io_decl_t;
 
 struct dlc_module_t {

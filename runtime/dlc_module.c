@@ -168,6 +168,37 @@ static dlc_status_t dlc_desc_record(dlc_desc_parser_t *ps, const char *kind,
   return DLC_OK;
 }
 
+/* Parses "<hex bytes>" (or "-" for an empty tensor) after a `value` keyword
+ * into the value of the last declared input. */
+static dlc_status_t dlc_desc_value(dlc_desc_parser_t *ps, dlc_module_t *m) {
+  if (m->num_inputs == 0 || m->num_outputs > 0)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s",
+                         "value record does not follow an input");
+  dlc_io_decl_t *decl = &m->decls[m->num_inputs - 1];
+  const char *tok;
+  size_t len;
+  if (decl->value || !dlc_desc_token(ps, &tok, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "input '%s' has a missing or repeated value",
+                         decl->name);
+  bool empty = len == 1 && tok[0] == '-';
+  if ((empty ? 0 : len) != 2 * decl->byte_size || (empty && decl->byte_size))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "value of input '%s' has %zu hex digits, expected %zu",
+                         decl->name, len, 2 * decl->byte_size);
+  decl->value = malloc(decl->byte_size ? decl->byte_size : 1);
+  if (!decl->value)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->where);
+  for (size_t i = 0; i < decl->byte_size; ++i) {
+    int hi = dlc_hex_value(tok[2 * i]), lo = dlc_hex_value(tok[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                           "value of input '%s' is not hex", decl->name);
+    decl->value[i] = (unsigned char)(hi * 16 + lo);
+  }
+  return DLC_OK;
+}
+
 static dlc_status_t dlc_desc_parse(const char *where, const char *text,
                                    dlc_module_t *m) {
   size_t max_records = 1;
@@ -211,11 +242,17 @@ static dlc_status_t dlc_desc_parse(const char *where, const char *text,
       have_header = true;
       continue;
     }
+    if (len == 5 && memcmp(tok, "value", 5) == 0) {
+      dlc_status_t st = dlc_desc_value(&ps, m);
+      if (st != DLC_OK)
+        return st;
+      continue;
+    }
     bool is_input = len == 5 && memcmp(tok, "input", 5) == 0;
     bool is_output = len == 6 && memcmp(tok, "output", 6) == 0;
     if (!is_input && !is_output)
       return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
-                           "expected 'input' or 'output', got '%.*s'",
+                           "expected 'input', 'value' or 'output', got '%.*s'",
                            dlc_clip(len), tok);
     if (is_input && m->num_outputs > 0)
       return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
@@ -255,6 +292,7 @@ void dlc_module_free(dlc_module_t *module) {
     for (size_t i = 0; i < n; ++i) {
       free(module->decls[i].name);
       free(module->decls[i].shape);
+      free(module->decls[i].value);
     }
     free(module->decls);
   }

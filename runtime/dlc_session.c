@@ -6,6 +6,7 @@
 #include "dlc_thread_pool.h"
 
 #include <sched.h>
+#include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -116,6 +117,12 @@ static dlc_status_t dlc_check_tensor(const char *kind,
                     dlc_shape_text(decl->rank, decl->shape, want, sizeof(want)),
                     dlc_shape_text(rank, shape, got, sizeof(got)));
   }
+  if (decl->value && decl->byte_size &&
+      memcmp(dlc_tensor_data(t), decl->value, decl->byte_size) != 0)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "%s '%s': the model was compiled for one value of this "
+                    "input (it sets shapes or axes); got a different value",
+                    kind, decl->name);
   return DLC_OK;
 }
 

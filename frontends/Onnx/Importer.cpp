@@ -77,6 +77,24 @@ FailureOr<ModelSummary> summarizeOnnxFile(MLIRContext &ctx, const std::string &p
 
 namespace {
 
+/// A known input value as an attribute of the argument's type; null when the
+/// value does not match the declared dtype and shape (the runtime reports that).
+DenseElementsAttr valueAttr(const TensorValue &v, RankedTensorType type, int onnxType) {
+  if (v.dtype != onnxType || ArrayRef<int64_t>(v.shape) != type.getShape())
+    return {};
+  Type elt = type.getElementType();
+  size_t eltBytes = elt.isInteger(1) ? 1 : elt.getIntOrFloatBitWidth() / 8;
+  if (v.bytes.size() != (size_t)type.getNumElements() * eltBytes)
+    return {};
+  if (elt.isInteger(1)) {
+    SmallVector<bool> bits;
+    for (char c : v.bytes)
+      bits.push_back(c != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(v.bytes.data(), v.bytes.size()));
+}
+
 Location nodeLoc(MLIRContext *ctx, const std::string &name, const std::string &opType, int opset) {
   std::string what = opType + ", opset " + std::to_string(opset);
   return NameLoc::get(StringAttr::get(ctx, name), NameLoc::get(StringAttr::get(ctx, what)));
@@ -117,6 +135,7 @@ private:
   llvm::StringSet<> poisoned;
   /// Declared types of intermediate values (graph.value_info and outputs).
   llvm::StringMap<const onnx::ValueInfoProto *> declared;
+  InputSpecializations specializations;
   std::unique_ptr<OpBuilder> builder;
 };
 
@@ -230,7 +249,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
   Type firstElt = !inputs.empty() && inputs[0]
                       ? cast<RankedTensorType>(inputs[0].getType()).getElementType()
                       : Type();
-  NodeImporter ni(node, opset, *builder, loc, std::move(inputs), baseDir, unsignedValues);
+  NodeImporter ni(node, opset, *builder, loc, std::move(inputs), baseDir, unsignedValues,
+                  &specializations);
   SmallVector<Value> results;
   if (failed(entry->build(ni, results)))
     return failure();
@@ -298,6 +318,11 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
       unsignedValues.insert(entry->getArgument(i));
     func.setArgAttr(i, "dlc.name", builder->getStringAttr(vi->name()));
     func.setArgAttr(i, "dlc.dtype", builder->getI32IntegerAttr(vi->type().tensor_type().elem_type()));
+    auto given = options.inputValues.find(vi->name());
+    if (given != options.inputValues.end())
+      if (auto attr = valueAttr(given->second, cast<RankedTensorType>(argTypes[i]),
+                                vi->type().tensor_type().elem_type()))
+        specializations.known[entry->getArgument(i)] = attr;
   }
   for (const auto &t : g.initializer()) {
     auto attr = tensorToAttr(t, baseDir, fileLoc);
@@ -334,6 +359,9 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   }
   if (anyNodeFailed)
     return failure();
+  for (unsigned i = 0; i < runtimeInputs.size(); ++i)
+    if (specializations.used.contains(entry->getArgument(i)))
+      func.setArgAttr(i, "dlc.value", specializations.known[entry->getArgument(i)]);
 
   SmallVector<Value> outs;
   SmallVector<Type> outTypes;

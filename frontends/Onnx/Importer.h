@@ -11,6 +11,14 @@
 
 namespace dlc::onnx_frontend {
 
+/// A tensor value known when compiling (dtype = ONNX TensorProto data type,
+/// bytes little-endian row-major, bool one byte per element).
+struct TensorValue {
+  int dtype = 0;
+  std::vector<int64_t> shape;
+  std::string bytes;
+};
+
 struct ImportOptions {
   /// Static shapes for graph inputs, overriding the model's (required where the
   /// model has symbolic or unknown dims; those otherwise default to 1).
@@ -19,6 +27,10 @@ struct ImportOptions {
   /// consume a failed node's outputs are still checked: fully when the model
   /// declares those outputs' types (value_info), else only for op support.
   bool keepGoing = false;
+  /// Values of graph inputs known at compile time. An input whose value is
+  /// needed as a constant (axes, shape, pads, ...) is specialized to it: the
+  /// function argument gets `dlc.value`, and the runtime checks it at each run.
+  std::map<std::string, TensorValue> inputValues;
 };
 
 /// Imports an ONNX model into a module holding one `func.func @main_graph` of

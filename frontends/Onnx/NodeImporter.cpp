@@ -226,7 +226,19 @@ FailureOr<SmallVector<int64_t>> NodeImporter::intsAttr(StringRef name, ArrayRef<
 FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {
   Value v = input(i);
   DenseElementsAttr attr;
-  if (!v || !matchPattern(v, m_Constant(&attr)))
+  if (v && !matchPattern(v, m_Constant(&attr)) && specializations) {
+    auto it = specializations->known.find(v);
+    if (it != specializations->known.end()) {
+      specializations->used.insert(v);
+      return it->second;
+    }
+  }
+  if (v && !attr && isa<BlockArgument>(v))
+    return emitError(loc) << "input " << i << " ('" << node.input(i)
+                          << "') is a graph input whose value must be known when compiling "
+                             "(dlc compile --input-value "
+                          << node.input(i) << "=FILE)";
+  if (!v || !attr)
     return emitError(loc) << "input " << i << " ('" << (i < (unsigned)node.input_size() ? node.input(i) : "")
                           << "') must be a compile-time constant";
   return attr;

@@ -27,13 +27,24 @@ mlir::FailureOr<mlir::DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t
                                                       const std::string &baseDir,
                                                       mlir::Location loc);
 
+/// Graph inputs whose value is known when compiling (the JIT's input files,
+/// `dlc compile --input-value`). A builder that needs a constant operand (axes,
+/// shapes, pads, ...) may take it from here; the input then becomes
+/// value-specialized: it stays in the signature, and the runtime rejects runs
+/// with a different value (see dlc_abi.h, descriptor `value` records).
+struct InputSpecializations {
+  llvm::DenseMap<mlir::Value, mlir::DenseElementsAttr> known;
+  llvm::DenseSet<mlir::Value> used;
+};
+
 class NodeImporter {
 public:
   NodeImporter(const onnx::NodeProto &node, int opset, mlir::OpBuilder &b, mlir::Location loc,
                llvm::SmallVector<mlir::Value> inputs, const std::string &baseDir,
-               const llvm::DenseSet<mlir::Value> &unsignedValues)
+               const llvm::DenseSet<mlir::Value> &unsignedValues,
+               InputSpecializations *specializations = nullptr)
       : node(node), opset(opset), b(b), loc(loc), inputs(std::move(inputs)), baseDir(baseDir),
-        unsignedValues(unsignedValues) {}
+        unsignedValues(unsignedValues), specializations(specializations) {}
 
   const onnx::NodeProto &node;
   const int opset;
@@ -100,6 +111,7 @@ private:
   llvm::SmallVector<mlir::Value> inputs;
   const std::string &baseDir;
   const llvm::DenseSet<mlir::Value> &unsignedValues;
+  InputSpecializations *specializations;
 };
 
 /// Whether an ONNX TensorProto data type is an unsigned integer type.

@@ -154,6 +154,12 @@ def several_unsupported_typed():
     return several_unsupported(declare_types=True)
 
 
+def runtime_axes():
+    # ReduceSum with axes as a graph input (as in ONNX's own tests): its value sets the output shape.
+    return model([h.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0, name="sum")],
+                 [f32("x", [2, 3]), vi("axes", TP.INT64, [1])], [f32("y", ["n"])], opset=18)
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     onnx.save(globals()[name](), out)

@@ -2,6 +2,7 @@
 #ifndef DLC_TOOLS_DLC_COMMANDS_H
 #define DLC_TOOLS_DLC_COMMANDS_H
 
+#include "frontends/Onnx/Importer.h"
 #include "runtime/dlc_runtime.h"
 
 #include <map>
@@ -20,9 +21,20 @@ bool isOnnxPath(const std::string &path);
 
 /// Loads a compiled .so, or JIT-compiles a .onnx (input shapes specialize
 /// symbolic dims). Null with `error` set on failure.
+/// `inputs` (name -> tensor) specialize a JIT compile: their shapes fix symbolic
+/// dims, and small ones are values the compiler may specialize to where it
+/// needs a constant (axes, shapes, ...).
 dlc_module_t *loadModel(const std::string &path,
-                        const std::map<std::string, std::vector<int64_t>> &inputShapes,
+                        const std::map<std::string, const dlc_tensor_t *> &inputs,
                         std::string &error);
+
+/// Inputs up to this many elements may be specialized to their values.
+constexpr int64_t kMaxSpecializedElements = 4096;
+/// A tensor's dtype, shape and bytes, for CompileOptions::inputValues.
+onnx_frontend::TensorValue tensorValue(const dlc_tensor_t *t);
+
+/// Reads FILE.pb (ONNX TensorProto) or FILE.npy; null with `error` on failure.
+dlc_tensor_t *loadTensorFile(const std::string &file, std::string &error);
 
 /// Parses "1x3x224x224" (or "" for a scalar) into dims.
 bool parseShape(const std::string &text, std::vector<int64_t> &dims);

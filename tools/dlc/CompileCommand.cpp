@@ -25,6 +25,10 @@ static const char *kHelp =
     "                             so: shared library (default)\n"
     "  --input-shape NAME=DxDx..  fix the shape of input NAME (repeatable); symbolic dims\n"
     "                             default to 1\n"
+    "  --input-value NAME=FILE    compile for this value of input NAME (.npy or .pb;\n"
+    "                             repeatable): needed where an input sets shapes or\n"
+    "                             axes (Reshape's shape, ReduceSum's axes, ...); runs\n"
+    "                             with another value are rejected\n"
     "  --timing                   print the time each compiler pass takes (stderr)\n"
     "  -h, --help                 show this help\n";
 
@@ -33,7 +37,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true}, {"--timing", false}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -55,6 +59,17 @@ int compileCommand(int argc, char **argv) {
     return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
   if (!parseInputShapes(args, options.inputShapes, error))
     return fail(error);
+  for (const std::string &spec : args.all("--input-value")) {
+    std::string name, file;
+    if (!splitAssignment(spec, name, file))
+      return fail("invalid --input-value '" + spec + "' (expected NAME=FILE.npy or NAME=FILE.pb)");
+    dlc_tensor_t *t = loadTensorFile(file, error);
+    if (!t)
+      return fail(error);
+    options.inputValues[name] = tensorValue(t);
+    options.inputShapes.emplace(name, options.inputValues[name].shape);
+    dlc_tensor_free(t);
+  }
   std::string emit = args.get("--emit", "so");
   Phase phase;
   if (emit == "graph")

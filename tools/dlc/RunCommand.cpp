@@ -70,7 +70,7 @@ std::string shapeString(int32_t rank, const int64_t *shape) {
 }
 
 dlc_module_t *loadModel(const std::string &path,
-                        const std::map<std::string, std::vector<int64_t>> &inputShapes,
+                        const std::map<std::string, const dlc_tensor_t *> &inputs,
                         std::string &error) {
   if (!llvm::sys::fs::exists(path)) {
     error = path + ": no such file";
@@ -78,7 +78,12 @@ dlc_module_t *loadModel(const std::string &path,
   }
   if (isOnnxPath(path)) {
     CompileOptions options;
-    options.inputShapes = inputShapes;
+    for (const auto &[name, t] : inputs) {
+      const int64_t *shape = dlc_tensor_shape(t);
+      options.inputShapes[name] = std::vector<int64_t>(shape, shape + dlc_tensor_rank(t));
+      if (dlc_tensor_num_elements(t) <= kMaxSpecializedElements)
+        options.inputValues[name] = tensorValue(t);
+    }
     std::vector<std::string> errors;
     dlc_module_t *m = jit::compileOnnxFile(path, options, errors);
     if (!m)
@@ -91,6 +96,31 @@ dlc_module_t *loadModel(const std::string &path,
     return nullptr;
   }
   return m;
+}
+
+onnx_frontend::TensorValue tensorValue(const dlc_tensor_t *t) {
+  onnx_frontend::TensorValue v;
+  v.dtype = dlc_tensor_dtype(t);
+  v.shape.assign(dlc_tensor_shape(t), dlc_tensor_shape(t) + dlc_tensor_rank(t));
+  v.bytes.assign(static_cast<const char *>(dlc_tensor_data(t)), dlc_tensor_byte_size(t));
+  return v;
+}
+
+static bool endsWith(const std::string &s, const char *suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+/// A .pb file is an ONNX TensorProto; anything else is read as .npy.
+dlc_tensor_t *loadTensorFile(const std::string &file, std::string &error) {
+  if (endsWith(file, ".pb"))
+    return onnxio::loadTensorProto(file, error);
+  dlc_tensor_t *t = nullptr;
+  if (dlc_tensor_load_npy(file.c_str(), &t) != DLC_OK) {
+    error = dlc_status_message();
+    return nullptr;
+  }
+  return t;
 }
 
 namespace {
@@ -161,28 +191,11 @@ void fillRandom(dlc_tensor_t *t, std::mt19937 &rng) {
   }
 }
 
-bool endsWith(const std::string &s, const char *suffix) {
-  size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
-/// A .pb file is an ONNX TensorProto; anything else is read as .npy.
-dlc_tensor_t *loadTensorFile(const std::string &file, std::string &error) {
-  if (endsWith(file, ".pb"))
-    return onnxio::loadTensorProto(file, error);
-  dlc_tensor_t *t = nullptr;
-  if (dlc_tensor_load_npy(file.c_str(), &t) != DLC_OK) {
-    error = dlc_status_message();
-    return nullptr;
-  }
-  return t;
-}
-
 /// Loads the model and binds inputs: from --input files, or random when `randomFill`.
 int prepare(const Args &args, Runner &r, bool randomFill) {
   const std::string &model = args.positional[0];
   std::map<std::string, TensorPtr> given;
-  std::map<std::string, std::vector<int64_t>> shapes;
+  std::map<std::string, const dlc_tensor_t *> known;
   std::string error;
   for (const std::string &spec : args.all("--input")) {
     std::string name, file;
@@ -191,11 +204,11 @@ int prepare(const Args &args, Runner &r, bool randomFill) {
     dlc_tensor_t *t = loadTensorFile(file, error);
     if (!t)
       return fail(error);
-    shapes[name] = std::vector<int64_t>(dlc_tensor_shape(t), dlc_tensor_shape(t) + dlc_tensor_rank(t));
+    known[name] = t;
     if (!given.emplace(name, TensorPtr(t)).second)
       return fail("input '" + name + "' given twice");
   }
-  r.module = loadModel(model, shapes, error);
+  r.module = loadModel(model, known, error);
   if (!r.module)
     return fail(error);
   for (auto &kv : given) {

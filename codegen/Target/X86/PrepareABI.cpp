@@ -36,7 +36,30 @@ std::string describe(StringRef kind, DictionaryAttr attrs, Type type, unsigned i
                          .str();
   for (int64_t d : t.getShape())
     line += " " + std::to_string(d);
-  return line + "\n";
+  line += "\n";
+  // A value-specialized input: the runtime checks each run passes these bytes.
+  if (auto value = attrs ? attrs.getAs<DenseElementsAttr>("dlc.value") : DenseElementsAttr()) {
+    line += "value ";
+    unsigned bytes = value.getElementType().isInteger(1)
+                         ? 1
+                         : value.getElementType().getIntOrFloatBitWidth() / 8;
+    auto emit = [&](const APInt &bits) {
+      for (unsigned b = 0; b < bytes; ++b) {
+        uint8_t byte = bits.extractBitsAsZExtValue(std::min(8u, bits.getBitWidth() - 8 * b), 8 * b);
+        line += {llvm::hexdigit(byte >> 4, /*LowerCase=*/true), llvm::hexdigit(byte & 15, true)};
+      }
+    };
+    if (isa<FloatType>(value.getElementType()))
+      for (const APFloat &f : value.getValues<APFloat>())
+        emit(f.bitcastToAPInt());
+    else
+      for (const APInt &i : value.getValues<APInt>())
+        emit(i);
+    if (value.getNumElements() == 0)
+      line += "-";
+    line += "\n";
+  }
+  return line;
 }
 
 struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {

@@ -120,7 +120,7 @@ TEST_CASE("descriptor parsing: header and version errors",
 TEST_CASE("descriptor parsing: malformed records", "[runtime][module]") {
   expectBadDescriptor("dlc-module 1\noutput y 1 0\ntensor z 1 0\n",
                       DLC_ERROR_BAD_MODULE,
-                      "descriptor line 3: expected 'input' or 'output', got "
+                      "descriptor line 3: expected 'input', 'value' or 'output', got "
                       "'tensor'");
   expectBadDescriptor("dlc-module 1\noutput y 1 0\ninput x 1 0\n",
                       DLC_ERROR_BAD_MODULE,
@@ -161,6 +161,19 @@ TEST_CASE("descriptor parsing: malformed records", "[runtime][module]") {
                       "descriptor line 3: duplicate input 'x'");
   expectBadDescriptor("dlc-module 1\noutput y 1 0\noutput y 1 0\n",
                       DLC_ERROR_BAD_MODULE, "duplicate output 'y'");
+  // `value` records (value-specialized inputs).
+  expectBadDescriptor("dlc-module 1\nvalue 00\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: value record does not follow an input");
+  expectBadDescriptor("dlc-module 1\ninput a 7 1 1\nvalue 0100\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "value of input 'a' has 4 hex digits, expected 16");
+  expectBadDescriptor("dlc-module 1\ninput a 3 0\nvalue zz\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE, "value of input 'a' is not hex");
+  expectBadDescriptor("dlc-module 1\ninput a 3 0\nvalue 01\nvalue 01\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE, "input 'a' has a missing or repeated value");
+  expectBadDescriptor("dlc-module 1\ninput a 3 0\nvalue\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE, "input 'a' has a missing or repeated value");
 }
 
 TEST_CASE("descriptor parsing: percent-encoding of names",

@@ -273,3 +273,31 @@ TEST_CASE("outputs may not alias each other", "[runtime][session]") {
         DLC_ERROR_INVALID_ARGUMENT);
   CHECK(message() == "output 'b' overlaps output 'a'");
 }
+
+TEST_CASE("session rejects a value other than a specialized input's", "[runtime][session]") {
+  // x is specialized to the int64 values [3, -1] (little-endian hex).
+  const char desc[] = "dlc-module 1\n"
+                      "input x 7 1 2\n"
+                      "value 0300000000000000ffffffffffffffff\n"
+                      "output y 1 2 2 3\n";
+  ModulePtr m = makeModule(desc, [](void **, void *) -> int32_t { return 0; });
+  SessionPtr s = makeSession(m.get(), 1);
+  int64_t shape[] = {2};
+  int64_t good[] = {3, -1}, bad[] = {3, 1};
+  int64_t yshape[] = {2, 3};
+  float y[6];
+  dlc_tensor_t *in = nullptr, *out = nullptr;
+  REQUIRE(dlc_tensor_wrap(DLC_DTYPE_INT64, 1, shape, good, &in) == DLC_OK);
+  REQUIRE(dlc_tensor_wrap(DLC_DTYPE_FLOAT, 2, yshape, y, &out) == DLC_OK);
+  const dlc_tensor_t *ins[] = {in};
+  dlc_tensor_t *outs[] = {out};
+  CHECK(dlc_session_run(s.get(), ins, 1, outs, 1) == DLC_OK);
+  dlc_tensor_free(in);
+  REQUIRE(dlc_tensor_wrap(DLC_DTYPE_INT64, 1, shape, bad, &in) == DLC_OK);
+  ins[0] = in;
+  CHECK(dlc_session_run(s.get(), ins, 1, outs, 1) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(dlc_status_message(),
+             Catch::Contains("input 'x': the model was compiled for one value of this input"));
+  dlc_tensor_free(in);
+  dlc_tensor_free(out);
+}
