@@ -150,6 +150,62 @@ LogicalResult cast(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// CastLike: Cast to the element type of input 1.
+LogicalResult castLike(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), like = n.requiredInput(1);
+  TRY(x);
+  TRY(like);
+  SmallVector<NamedAttribute> attrs;
+  if (n.isUnsigned(0))
+    attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
+  auto r = n.create<CastOp>(
+      {*x}, attrs,
+      {RankedTensorType::get(tensorType(*x).getShape(), tensorType(*like).getElementType())});
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult isNaN(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  if (!isa<FloatType>(tensorType(*x).getElementType()))
+    return n.error("expects a floating-point input");
+  auto r = n.create<IsNaNOp>({*x}, {}, {RankedTensorType::get(tensorType(*x).getShape(), n.b.getI1Type())});
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+LogicalResult isInf(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto pos = n.intAttr("detect_positive", 1), neg = n.intAttr("detect_negative", 1);
+  TRY(x);
+  TRY(pos);
+  TRY(neg);
+  if (!isa<FloatType>(tensorType(*x).getElementType()))
+    return n.error("expects a floating-point input");
+  auto r = n.create<IsInfOp>({*x},
+                             {n.named("detect_positive", n.b.getBoolAttr(*pos != 0)),
+                              n.named("detect_negative", n.b.getBoolAttr(*neg != 0))},
+                             {RankedTensorType::get(tensorType(*x).getShape(), n.b.getI1Type())});
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+/// BitShift: direction LEFT or RIGHT (logical for unsigned, arithmetic for signed
+/// integers); counts out of range shift every bit out.
+LogicalResult bitShift(NodeImporter &n, Results &out) {
+  auto dir = n.stringAttr("direction", "");
+  TRY(dir);
+  if (*dir == "LEFT")
+    return binary<ShiftLeftOp>(n, out);
+  if (*dir == "RIGHT")
+    return n.isUnsigned(0) ? binary<ShiftRightOp>(n, out) : binary<ShiftRightArithOp>(n, out);
+  return n.error("direction must be LEFT or RIGHT, got '" + *dir + "'");
+}
+
 LogicalResult where(NodeImporter &n, Results &out) {
   auto c = n.requiredInput(0), x = n.requiredInput(1), y = n.requiredInput(2);
   TRY(c);
@@ -228,6 +284,25 @@ const OpBuilderEntry kElementwise[] = {
     {"Cast", 6, cast},
     {"Identity", 1, identity},
     {"Dropout", 7, dropout},
+    {"Tan", 7, unary<TanOp>},
+    {"Asin", 7, unary<AsinOp>},
+    {"Acos", 7, unary<AcosOp>},
+    {"Atan", 7, unary<AtanOp>},
+    {"Sinh", 9, unary<SinhOp>},
+    {"Cosh", 9, unary<CoshOp>},
+    {"Asinh", 9, unary<AsinhOp>},
+    {"Acosh", 9, unary<AcoshOp>},
+    {"Atanh", 9, unary<AtanhOp>},
+    {"Sign", 9, unary<SignOp>},
+    {"Round", 11, unary<RoundOp>},
+    {"IsNaN", 9, isNaN},
+    {"IsInf", 10, isInf},
+    {"BitwiseNot", 18, unary<BitwiseNotOp>},
+    {"BitwiseAnd", 18, binary<BitwiseAndOp>},
+    {"BitwiseOr", 18, binary<BitwiseOrOp>},
+    {"BitwiseXor", 18, binary<BitwiseXorOp>},
+    {"BitShift", 11, bitShift},
+    {"CastLike", 15, castLike},
 };
 
 } // namespace

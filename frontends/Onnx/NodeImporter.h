@@ -133,6 +133,7 @@ struct OpBuilderEntry {
 
 /// The table of op builders, one array per op family, looked up by op type.
 llvm::ArrayRef<OpBuilderEntry> elementwiseBuilders();
+llvm::ArrayRef<OpBuilderEntry> activationBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);

@@ -51,6 +51,18 @@ DLC_SCALAR(FloorOp, (math::FloorOp::create(b, loc, a[0])))
 DLC_SCALAR(CeilOp, (math::CeilOp::create(b, loc, a[0])))
 DLC_SCALAR(SinOp, (math::SinOp::create(b, loc, a[0])))
 DLC_SCALAR(CosOp, (math::CosOp::create(b, loc, a[0])))
+DLC_SCALAR(TanOp, (math::TanOp::create(b, loc, a[0])))
+DLC_SCALAR(AsinOp, (math::AsinOp::create(b, loc, a[0])))
+DLC_SCALAR(AcosOp, (math::AcosOp::create(b, loc, a[0])))
+DLC_SCALAR(AtanOp, (math::AtanOp::create(b, loc, a[0])))
+DLC_SCALAR(SinhOp, (math::SinhOp::create(b, loc, a[0])))
+DLC_SCALAR(CoshOp, (math::CoshOp::create(b, loc, a[0])))
+DLC_SCALAR(RoundOp, (math::RoundEvenOp::create(b, loc, a[0])))
+DLC_SCALAR(BitwiseNotOp, (arith::XOrIOp::create(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), -1))))
+DLC_SCALAR(BitwiseAndOp, (arith::AndIOp::create(b, loc, a[0], a[1])))
+DLC_SCALAR(BitwiseOrOp, (arith::OrIOp::create(b, loc, a[0], a[1])))
+DLC_SCALAR(BitwiseXorOp, (arith::XOrIOp::create(b, loc, a[0], a[1])))
+DLC_SCALAR(IsNaNOp, (arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a[0], a[0])))
 DLC_SCALAR(NotOp, (arith::XOrIOp::create(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), 1))))
 DLC_SCALAR(ReciprocalOp, (arith::DivFOp::create(b, loc, scalarConstant(b, loc, a[0].getType(), 1), a[0])))
 DLC_SCALAR(CastOp, (convertScalar(b, loc, a[0], op.getType().getElementType(), op.getUnsignedInput())))
@@ -107,6 +119,86 @@ template <> struct Scalar<SigmoidOp> {
     return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
   }
 };
+template <> struct Scalar<SignOp> {
+  static Value build(B &b, L loc, SignOp, Args a) {
+    Type t = a[0].getType();
+    Value zero = scalarConstant(b, loc, t, 0);
+    Value pos = cmp(b, loc, {a[0], zero}, arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+    Value neg = cmp(b, loc, {a[0], zero}, arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+    Value r = arith::SelectOp::create(b, loc, neg, scalarConstant(b, loc, t, -1), a[0]);
+    r = arith::SelectOp::create(b, loc, pos, scalarConstant(b, loc, t, 1), r);
+    // Zero (and NaN) pass through; integers become exactly 0 there.
+    return isa<FloatType>(t) ? r : arith::SelectOp::create(b, loc, arith::OrIOp::create(b, loc, pos, neg), r, zero);
+  }
+};
+template <> struct Scalar<IsInfOp> {
+  static Value build(B &b, L loc, IsInfOp op, Args a) {
+    auto ft = cast<FloatType>(a[0].getType());
+    auto inf = [&](bool negative) {
+      return arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), negative)));
+    };
+    Value r = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+    if (op.getDetectPositive())
+      r = arith::OrIOp::create(b, loc, r, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, a[0], inf(false)));
+    if (op.getDetectNegative())
+      r = arith::OrIOp::create(b, loc, r, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, a[0], inf(true)));
+    return r;
+  }
+};
+/// Shifts by the bit width or more give 0 (LLVM's shifts would be poison).
+template <typename ShiftOp> Value shift(B &b, L loc, Args a) {
+  Type t = a[0].getType();
+  Value width = scalarConstant(b, loc, t, t.getIntOrFloatBitWidth());
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a[1], width);
+  Value shifted = ShiftOp::create(b, loc, a[0], a[1]);
+  return arith::SelectOp::create(b, loc, inRange, shifted, scalarConstant(b, loc, t, 0));
+}
+template <> struct Scalar<ShiftLeftOp> {
+  static Value build(B &b, L loc, ShiftLeftOp, Args a) { return shift<arith::ShLIOp>(b, loc, a); }
+};
+template <> struct Scalar<ShiftRightOp> {
+  static Value build(B &b, L loc, ShiftRightOp, Args a) { return shift<arith::ShRUIOp>(b, loc, a); }
+};
+template <> struct Scalar<ShiftRightArithOp> {
+  static Value build(B &b, L loc, ShiftRightArithOp, Args a) {
+    // Negative or too-large counts shift all the way: 0 or -1 by the sign.
+    Type t = a[0].getType();
+    Value width = scalarConstant(b, loc, t, t.getIntOrFloatBitWidth());
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a[1], width);
+    Value full = scalarConstant(b, loc, t, t.getIntOrFloatBitWidth() - 1);
+    Value count = arith::SelectOp::create(b, loc, inRange, a[1], full);
+    return arith::ShRSIOp::create(b, loc, a[0], count);
+  }
+};
+/// Inverse hyperbolic functions through log and sqrt (math.asinh & co. have no
+/// vector lowering to LLVM here).
+template <> struct Scalar<AsinhOp> {
+  static Value build(B &b, L loc, AsinhOp, Args a) {
+    Value one = scalarConstant(b, loc, a[0].getType(), 1);
+    // asinh(-x) = -asinh(x) keeps precision for negative x.
+    Value ax = math::AbsFOp::create(b, loc, a[0]);
+    Value r = math::SqrtOp::create(b, loc, arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, ax, ax), one));
+    Value pos = math::LogOp::create(b, loc, arith::AddFOp::create(b, loc, ax, r));
+    return math::CopySignOp::create(b, loc, pos, a[0]);
+  }
+};
+template <> struct Scalar<AcoshOp> {
+  static Value build(B &b, L loc, AcoshOp, Args a) {
+    Value one = scalarConstant(b, loc, a[0].getType(), 1);
+    Value r = math::SqrtOp::create(b, loc, arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, a[0], a[0]), one));
+    return math::LogOp::create(b, loc, arith::AddFOp::create(b, loc, a[0], r));
+  }
+};
+template <> struct Scalar<AtanhOp> {
+  static Value build(B &b, L loc, AtanhOp, Args a) {
+    Type t = a[0].getType();
+    Value one = scalarConstant(b, loc, t, 1), half = scalarConstant(b, loc, t, 0.5);
+    Value q = arith::DivFOp::create(b, loc, arith::AddFOp::create(b, loc, one, a[0]),
+                                    arith::SubFOp::create(b, loc, one, a[0]));
+    return arith::MulFOp::create(b, loc, half, math::LogOp::create(b, loc, q));
+  }
+};
 template <> struct Scalar<LeakyReluOp> {
   static Value build(B &b, L loc, LeakyReluOp op, Args a) {
     Type t = a[0].getType();
@@ -142,6 +234,9 @@ void populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
                  LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, WhereOp, ExpOp, LogOp, SqrtOp,
                  TanhOp, ErfOp, FloorOp, CeilOp, SinOp, CosOp, AbsOp, NotOp, ReciprocalOp, CastOp,
                  ExpandOp, NegOp, ReluOp, SigmoidOp, LeakyReluOp, ModOp, FModOp>(patterns);
+  addElementwise<TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, SignOp,
+                 RoundOp, BitwiseNotOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, IsNaNOp, IsInfOp,
+                 ShiftLeftOp, ShiftRightOp, ShiftRightArithOp>(patterns);
 }
 
 } // namespace dlc::conversion

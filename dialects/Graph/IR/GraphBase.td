@@ -56,7 +56,8 @@ class Graph_UnaryOp<string mnemonic, list<Trait> traits = [], string foldFn = ""
 // (x, y) -> f(x, y) with NumPy broadcasting; the result element type is the
 // operands' (which must match), or i1 when `isPredicate`.
 // `foldFn` is a generic C++ lambda over two scalars (int64_t or double) used to
-// fold small constant operands, e.g. the shape arithmetic exporters emit.
+// fold small constant operands, e.g. the shape arithmetic exporters emit; ""
+// for ops that are not folded.
 class Graph_BinaryOp<string mnemonic, string foldFn, bit isPredicate = 0,
                      list<Trait> traits = []>
     : Graph_Op<mnemonic, traits # [Pure,
@@ -74,12 +75,13 @@ class Graph_BinaryOp<string mnemonic, string foldFn, bit isPredicate = 0,
       return ::dlc::graph::inferBroadcastResult(loc, operands,
           /*predicate=*/}] # !if(isPredicate, "true", "false") # [{, results);
     }
+  }] # !if(!ne(foldFn, ""), [{
     ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
       return ::dlc::graph::foldBinaryConstants(adaptor.getLhs(), adaptor.getRhs(),
           getType(), }] # foldFn # [{);
     }
-  }];
-  let hasFolder = 1;
+  }], "");
+  let hasFolder = !ne(foldFn, "");
 }
 
 #endif // DLC_GRAPH_BASE_TD

@@ -23,6 +23,35 @@ def Graph_CeilOp : Graph_UnaryOp<"ceil"> { let summary = "elementwise ceil"; }
 def Graph_SinOp : Graph_UnaryOp<"sin"> { let summary = "elementwise sine"; }
 def Graph_CosOp : Graph_UnaryOp<"cos"> { let summary = "elementwise cosine"; }
 def Graph_NotOp : Graph_UnaryOp<"not"> { let summary = "elementwise logical not of i1"; }
+def Graph_TanOp : Graph_UnaryOp<"tan"> { let summary = "elementwise tangent"; }
+def Graph_AsinOp : Graph_UnaryOp<"asin"> { let summary = "elementwise arcsine"; }
+def Graph_AcosOp : Graph_UnaryOp<"acos"> { let summary = "elementwise arccosine"; }
+def Graph_AtanOp : Graph_UnaryOp<"atan"> { let summary = "elementwise arctangent"; }
+def Graph_SinhOp : Graph_UnaryOp<"sinh"> { let summary = "elementwise hyperbolic sine"; }
+def Graph_CoshOp : Graph_UnaryOp<"cosh"> { let summary = "elementwise hyperbolic cosine"; }
+def Graph_AsinhOp : Graph_UnaryOp<"asinh"> { let summary = "elementwise inverse hyperbolic sine"; }
+def Graph_AcoshOp : Graph_UnaryOp<"acosh"> { let summary = "elementwise inverse hyperbolic cosine"; }
+def Graph_AtanhOp : Graph_UnaryOp<"atanh"> { let summary = "elementwise inverse hyperbolic tangent"; }
+def Graph_SignOp : Graph_UnaryOp<"sign", [],
+    "[](auto a) { return decltype(a)(a > decltype(a)(0) ? 1 : (a < decltype(a)(0) ? -1 : a)); }"> {
+  let summary = "elementwise sign: -1, 0 or 1 (NaN stays NaN)";
+}
+def Graph_RoundOp : Graph_UnaryOp<"round"> { let summary = "elementwise round half to even"; }
+def Graph_BitwiseNotOp : Graph_UnaryOp<"bitwise_not"> { let summary = "elementwise ~x of integers"; }
+
+// Float classification: x -> i1.
+class Graph_ClassifyOp<string mnemonic> : Graph_Op<mnemonic, [Pure, SameOperandsAndResultShape]> {
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+def Graph_IsNaNOp : Graph_ClassifyOp<"is_nan"> {
+  let summary = "elementwise x != x";
+  let arguments = (ins Graph_Tensor:$input);
+}
+def Graph_IsInfOp : Graph_ClassifyOp<"is_inf"> {
+  let summary = "elementwise x == +inf (detect_positive) or x == -inf (detect_negative)";
+  let arguments = (ins Graph_Tensor:$input, BoolAttr:$detect_positive, BoolAttr:$detect_negative);
+}
 
 def Graph_LeakyReluOp : Graph_UnaryOp<"leaky_relu"> {
   let summary = "elementwise x >= 0 ? x : alpha * x";
@@ -99,6 +128,28 @@ def Graph_OrOp : Graph_BinaryOp<"or", "[](auto a, auto b) { return decltype(a)(a
 }
 def Graph_XorOp : Graph_BinaryOp<"xor", "[](auto a, auto b) { return decltype(a)(bool(a) != bool(b)); }"> {
   let summary = "elementwise logical xor of i1";
+}
+def Graph_BitwiseAndOp : Graph_BinaryOp<"bitwise_and",
+    "[](auto a, auto b) { if constexpr (std::is_integral_v<decltype(a)>) return a & b; else return a; }"> {
+  let summary = "elementwise a & b of integers";
+}
+def Graph_BitwiseOrOp : Graph_BinaryOp<"bitwise_or",
+    "[](auto a, auto b) { if constexpr (std::is_integral_v<decltype(a)>) return a | b; else return a; }"> {
+  let summary = "elementwise a | b of integers";
+}
+def Graph_BitwiseXorOp : Graph_BinaryOp<"bitwise_xor",
+    "[](auto a, auto b) { if constexpr (std::is_integral_v<decltype(a)>) return a ^ b; else return a; }"> {
+  let summary = "elementwise a ^ b of integers";
+}
+def Graph_ShiftLeftOp : Graph_BinaryOp<"shift_left",
+    "[](auto a, auto b) { if constexpr (std::is_integral_v<decltype(a)>) return (b >= 0 && b < 64) ? decltype(a)(uint64_t(a) << b) : decltype(a)(0); else return a; }"> {
+  let summary = "elementwise a << b (shifts of the bit width or more give 0)";
+}
+def Graph_ShiftRightOp : Graph_BinaryOp<"shift_right", ""> {
+  let summary = "elementwise logical a >> b (unsigned integers; shifts out of range give 0)";
+}
+def Graph_ShiftRightArithOp : Graph_BinaryOp<"shift_right_arith", ""> {
+  let summary = "elementwise arithmetic a >> b (signed integers; shifts out of range fill with the sign)";
 }
 def Graph_EqualOp : Graph_BinaryOp<"equal", "[](auto a, auto b) { return a == b; }", 1> {
   let summary = "elementwise x == y, i1 result";

@@ -75,3 +75,38 @@ func.func @contraction_and_shape(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf32>,
   %12 = dlc_graph.slice %11 {starts = array<i64: 0, 0>, sizes = array<i64: 4, 5>, steps = array<i64: 1, 1>} : tensor<5x5xf32> -> tensor<4x5xf32>
   return %12 : tensor<4x5xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @math_and_bits
+func.func @math_and_bits(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>, tensor<4xi1>) {
+  // CHECK: dlc_graph.tan
+  %0 = dlc_graph.tan %x : tensor<4xf32>
+  %1 = dlc_graph.asin %0 : tensor<4xf32>
+  %2 = dlc_graph.acos %1 : tensor<4xf32>
+  %3 = dlc_graph.atan %2 : tensor<4xf32>
+  %4 = dlc_graph.sinh %3 : tensor<4xf32>
+  %5 = dlc_graph.cosh %4 : tensor<4xf32>
+  %6 = dlc_graph.asinh %5 : tensor<4xf32>
+  %7 = dlc_graph.acosh %6 : tensor<4xf32>
+  %8 = dlc_graph.atanh %7 : tensor<4xf32>
+  %9 = dlc_graph.sign %8 : tensor<4xf32>
+  // CHECK: dlc_graph.round
+  %10 = dlc_graph.round %9 : tensor<4xf32>
+  // CHECK: dlc_graph.is_inf %{{.*}} {detect_negative = false, detect_positive = true} : tensor<4xf32> -> tensor<4xi1>
+  %inf = dlc_graph.is_inf %10 {detect_positive = true, detect_negative = false} : tensor<4xf32> -> tensor<4xi1>
+  // CHECK: dlc_graph.is_nan
+  %nan = dlc_graph.is_nan %10 : tensor<4xf32> -> tensor<4xi1>
+  %both = dlc_graph.or %inf, %nan : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  // CHECK: dlc_graph.bitwise_not
+  %b0 = dlc_graph.bitwise_not %i : tensor<4xi32>
+  %b1 = dlc_graph.bitwise_and %b0, %i : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %b2 = dlc_graph.bitwise_or %b1, %i : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %b3 = dlc_graph.bitwise_xor %b2, %i : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  // CHECK: dlc_graph.shift_left
+  %b4 = dlc_graph.shift_left %b3, %i : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %b5 = dlc_graph.shift_right %b4, %i : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  // CHECK: dlc_graph.shift_right_arith
+  %b6 = dlc_graph.shift_right_arith %b5, %i : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  return %10, %b6, %both : tensor<4xf32>, tensor<4xi32>, tensor<4xi1>
+}

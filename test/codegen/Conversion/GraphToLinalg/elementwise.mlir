@@ -88,3 +88,31 @@ func.func @unsigned_casts(%x: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xi32>) {
   %1 = dlc_graph.cast %x {unsigned_input} : tensor<4xi8> to tensor<4xi32>
   return %0, %1 : tensor<4xf32>, tensor<4xi32>
 }
+
+// -----
+
+// Shifts by the bit width or more (or negative counts) shift every bit out.
+// CHECK-LABEL: func @shifts
+// CHECK: arith.cmpi ult
+// CHECK: arith.shli
+// CHECK: arith.select
+// CHECK: arith.cmpi ult
+// CHECK: arith.select
+// CHECK: arith.shrsi
+func.func @shifts(%x: tensor<4xi8>, %y: tensor<4xi8>) -> (tensor<4xi8>, tensor<4xi8>) {
+  %0 = dlc_graph.shift_left %x, %y : tensor<4xi8>, tensor<4xi8> -> tensor<4xi8>
+  %1 = dlc_graph.shift_right_arith %x, %y : tensor<4xi8>, tensor<4xi8> -> tensor<4xi8>
+  return %0, %1 : tensor<4xi8>, tensor<4xi8>
+}
+
+// -----
+
+// CHECK-LABEL: func @classify
+// CHECK: arith.cmpf oeq
+// CHECK: arith.ori
+// CHECK: arith.cmpf uno
+func.func @classify(%x: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>) {
+  %0 = dlc_graph.is_inf %x {detect_positive = false, detect_negative = true} : tensor<4xf32> -> tensor<4xi1>
+  %1 = dlc_graph.is_nan %x : tensor<4xf32> -> tensor<4xi1>
+  return %0, %1 : tensor<4xi1>, tensor<4xi1>
+}
