@@ -201,16 +201,6 @@ template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
   return success();
 }
 
-template <typename ReduceOpTy>
-LogicalResult reduceAll(NodeImporter &n, Value x, ArrayRef<int64_t> axes, bool keepdims,
-                        Results &out) {
-  auto r = n.create<ReduceOpTy>({x}, {n.named("axes", n.b.getDenseI64ArrayAttr(axes)),
-                                      n.named("keepdims", n.b.getBoolAttr(keepdims))});
-  TRY(r);
-  out.push_back(*r);
-  return success();
-}
-
 LogicalResult globalAveragePool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   TRY(x);
@@ -226,37 +216,7 @@ LogicalResult globalMaxPool(NodeImporter &n, Results &out) {
   SmallVector<int64_t> axes;
   for (int64_t d = 2; d < tensorType(*x).getRank(); ++d)
     axes.push_back(d);
-  return reduceAll<ReduceMaxOp>(n, *x, axes, true, out);
-}
-
-/// ReduceX with axes from the attribute (older opsets) or the second input.
-template <typename ReduceOpTy> LogicalResult reduce(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0);
-  auto keep = n.intAttr("keepdims", 1);
-  auto noop = n.intAttr("noop_with_empty_axes", 0);
-  TRY(x); TRY(keep); TRY(noop);
-  int64_t rank = tensorType(*x).getRank();
-  SmallVector<int64_t> axes;
-  if (n.hasAttr("axes")) {
-    auto a = n.intsAttr("axes");
-    TRY(a);
-    axes = *a;
-  } else if (n.input(1)) {
-    auto a = n.constantInts(1);
-    TRY(a);
-    axes = *a;
-  }
-  if (axes.empty() && !*noop)
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-  for (int64_t &a : axes) {
-    auto na = n.normalizeAxis(a, rank);
-    TRY(na);
-    a = *na;
-  }
-  llvm::sort(axes);
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  return reduceAll<ReduceOpTy>(n, *x, axes, *keep, out);
+  return reduceOver(n, "dlc_graph.reduce_max", *x, axes, true, out);
 }
 
 LogicalResult batchNorm(NodeImporter &n, Results &out) {
@@ -335,10 +295,6 @@ const OpBuilderEntry kNN[] = {
     {"LayerNormalization", 17, layerNorm},
     {"Softmax", 1, softmax<SoftmaxOp>},
     {"LogSoftmax", 1, softmax<LogSoftmaxOp>},
-    {"ReduceSum", 1, reduce<ReduceSumOp>},
-    {"ReduceMean", 1, reduce<ReduceMeanOp>},
-    {"ReduceMax", 1, reduce<ReduceMaxOp>},
-    {"ReduceMin", 1, reduce<ReduceMinOp>},
 };
 
 } // namespace

@@ -131,9 +131,15 @@ struct OpBuilderEntry {
   OpBuilderFn build;
 };
 
+/// Appends the reduction `opName` (a dlc_graph.reduce_* op) of `x` over sorted `axes`.
+mlir::LogicalResult reduceOver(NodeImporter &n, llvm::StringRef opName, mlir::Value x,
+                               llvm::ArrayRef<int64_t> axes, bool keepdims,
+                               llvm::SmallVectorImpl<mlir::Value> &out);
+
 /// The table of op builders, one array per op family, looked up by op type.
 llvm::ArrayRef<OpBuilderEntry> elementwiseBuilders();
 llvm::ArrayRef<OpBuilderEntry> activationBuilders();
+llvm::ArrayRef<OpBuilderEntry> reductionBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);

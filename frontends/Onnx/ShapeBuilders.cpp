@@ -439,7 +439,8 @@ const OpBuilderEntry kShape[] = {
 ArrayRef<OpBuilderEntry> shapeBuilders() { return kShape; }
 
 const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
-  for (auto table : {elementwiseBuilders(), activationBuilders(), nnBuilders(), shapeBuilders()})
+  for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
+                     shapeBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;

@@ -316,6 +316,20 @@ def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum"> { let summary = "sum over a
 def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean"> { let summary = "mean over axes"; }
 def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max"> { let summary = "maximum over axes"; }
 def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min"> { let summary = "minimum over axes"; }
+def Graph_ReduceProdOp : Graph_ReduceOp<"reduce_prod"> { let summary = "product over axes"; }
+
+class Graph_ArgReduceOp<string mnemonic> : Graph_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let description = [{
+    The i64 index of the extreme value along `axis` (non-negative): the first
+    one, or the last with `select_last_index`. `keepdims` keeps the axis as 1.
+  }];
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis, BoolAttr:$keepdims,
+                       BoolAttr:$select_last_index);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+def Graph_ArgMaxOp : Graph_ArgReduceOp<"arg_max"> { let summary = "index of the maximum along an axis"; }
+def Graph_ArgMinOp : Graph_ArgReduceOp<"arg_min"> { let summary = "index of the minimum along an axis"; }
 
 //===----------------------------------------------------------------------===//
 // Shape and data movement

@@ -293,7 +293,36 @@ DLC_REDUCE_INFER(ReduceSumOp)
 DLC_REDUCE_INFER(ReduceMeanOp)
 DLC_REDUCE_INFER(ReduceMaxOp)
 DLC_REDUCE_INFER(ReduceMinOp)
+DLC_REDUCE_INFER(ReduceProdOp)
 #undef DLC_REDUCE_INFER
+
+template <typename Adaptor>
+static LogicalResult inferArgReduce(std::optional<Location> loc, Adaptor adaptor,
+                                    SmallVectorImpl<Type> &results) {
+  auto x = tensorOf(adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= std::max<int64_t>(x.getRank(), 1) || x.getRank() == 0)
+    return fail(loc, "axis " + Twine(axis) + " is out of range for rank " + Twine(x.getRank()));
+  if (x.getDimSize(axis) == 0)
+    return fail(loc, "cannot take the index of an extreme over an empty axis");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    if (d != axis)
+      shape.push_back(x.getDimSize(d));
+    else if (adaptor.getKeepdims())
+      shape.push_back(1);
+  }
+  results.push_back(RankedTensorType::get(shape, IntegerType::get(x.getContext(), 64)));
+  return success();
+}
+LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  return inferArgReduce(loc, adaptor, results);
+}
+LogicalResult ArgMinOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  return inferArgReduce(loc, adaptor, results);
+}
 
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                             Adaptor adaptor, SmallVectorImpl<Type> &results) {

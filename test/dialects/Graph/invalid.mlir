@@ -335,3 +335,21 @@ func.func @clip_bounds(%x: tensor<3xf32>, %lo: tensor<2xf32>) {
   %0 = dlc_graph.clip %x, %lo, %lo : tensor<3xf32>, tensor<2xf32>, tensor<2xf32> -> tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @arg_max_axis(%x: tensor<2x3xf32>) -> tensor<2xi64> {
+  // expected-error @+2 {{axis 2 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.arg_max %x {axis = 2 : i64, keepdims = false, select_last_index = false} : tensor<2x3xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+func.func @arg_max_empty(%x: tensor<2x0xf32>) -> tensor<2xi64> {
+  // expected-error @+2 {{cannot take the index of an extreme over an empty axis}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.arg_max %x {axis = 1 : i64, keepdims = false, select_last_index = false} : tensor<2x0xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}

@@ -110,3 +110,14 @@ func.func @math_and_bits(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>
   %b6 = dlc_graph.shift_right_arith %b5, %i : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
   return %10, %b6, %both : tensor<4xf32>, tensor<4xi32>, tensor<4xi1>
 }
+
+// CHECK-LABEL: func @arg_reductions
+func.func @arg_reductions(%x: tensor<2x3xf32>) -> (tensor<2x1xi64>, tensor<3xi64>, tensor<2xf32>) {
+  // CHECK: dlc_graph.arg_max %{{.*}} {axis = 1 : i64, keepdims = true, select_last_index = false} : tensor<2x3xf32> -> tensor<2x1xi64>
+  %0 = dlc_graph.arg_max %x {axis = 1 : i64, keepdims = true, select_last_index = false} : tensor<2x3xf32> -> tensor<2x1xi64>
+  // CHECK: dlc_graph.arg_min
+  %1 = dlc_graph.arg_min %x {axis = 0 : i64, keepdims = false, select_last_index = true} : tensor<2x3xf32> -> tensor<3xi64>
+  // CHECK: dlc_graph.reduce_prod
+  %2 = dlc_graph.reduce_prod %x {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
+  return %0, %1, %2 : tensor<2x1xi64>, tensor<3xi64>, tensor<2xf32>
+}

@@ -44,3 +44,27 @@ func.func @reduce_mean(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   %0 = dlc_graph.reduce_mean %x {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// ArgMax carries (value, index) through one reduction; ties keep the first index.
+// CHECK-LABEL: func @arg_max
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: linalg.index 1
+// CHECK: arith.cmpf ogt
+// CHECK: arith.select
+// CHECK: arith.select
+func.func @arg_max(%x: tensor<2x3xf32>) -> tensor<2xi64> {
+  %0 = dlc_graph.arg_max %x {axis = 1 : i64, keepdims = false, select_last_index = false} : tensor<2x3xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// Boolean max is any.
+// CHECK-LABEL: func @reduce_max_bool
+// CHECK: arith.ori
+func.func @reduce_max_bool(%x: tensor<2x3xi1>) -> tensor<2xi1> {
+  %0 = dlc_graph.reduce_max %x {axes = array<i64: 1>, keepdims = false} : tensor<2x3xi1> -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
