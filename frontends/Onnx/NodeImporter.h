@@ -140,6 +140,7 @@ mlir::LogicalResult reduceOver(NodeImporter &n, llvm::StringRef opName, mlir::Va
 llvm::ArrayRef<OpBuilderEntry> elementwiseBuilders();
 llvm::ArrayRef<OpBuilderEntry> activationBuilders();
 llvm::ArrayRef<OpBuilderEntry> reductionBuilders();
+llvm::ArrayRef<OpBuilderEntry> lossBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);

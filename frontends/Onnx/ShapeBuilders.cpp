@@ -253,6 +253,16 @@ LogicalResult gather(NodeImporter &n, Results &out) {
   return push(n.create<GatherOp>({*data, *idx}, {n.named("axis", n.b.getI64IntegerAttr(*a))}), out);
 }
 
+LogicalResult gatherElements(NodeImporter &n, Results &out) {
+  auto data = n.requiredInput(0), idx = n.requiredInput(1);
+  auto axis = n.intAttr("axis", 0);
+  TRY(data); TRY(idx); TRY(axis);
+  auto a = n.normalizeAxis(*axis, tensorType(*data).getRank());
+  TRY(a);
+  return push(n.create<GatherElementsOp>({*data, *idx}, {n.named("axis", n.b.getI64IntegerAttr(*a))}),
+              out);
+}
+
 LogicalResult expand(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto shape = n.constantInts(1);
@@ -416,6 +426,7 @@ LogicalResult range(NodeImporter &n, Results &out) {
 }
 
 const OpBuilderEntry kShape[] = {
+    {"GatherElements", 11, gatherElements},
     {"Reshape", 5, reshape},
     {"Flatten", 1, flatten},
     {"Squeeze", 1, squeeze},
@@ -440,7 +451,7 @@ ArrayRef<OpBuilderEntry> shapeBuilders() { return kShape; }
 
 const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
   for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
-                     shapeBuilders()})
+                     shapeBuilders(), lossBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;

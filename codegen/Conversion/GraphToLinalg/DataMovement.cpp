@@ -9,30 +9,6 @@ using namespace dlc::graph;
 namespace dlc::conversion {
 namespace {
 
-/// A linalg.generic with no inputs whose body computes each output element
-/// from its indices: `body(builder, loc, indices)`.
-Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
-                   ArrayRef<AffineMap> inputMaps,
-                   function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)> body) {
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(AffineMap::getMultiDimIdentityMap(type.getRank(), ctx));
-  SmallVector<utils::IteratorType> iters(type.getRank(), utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, inputs, ValueRange{emptyTensor(b, loc, type)}, maps, iters,
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               SmallVector<Value> idx;
-               for (int64_t d = 0; d < type.getRank(); ++d)
-                 idx.push_back(linalg::IndexOp::create(nb, l, d));
-               linalg::YieldOp::create(nb, l, body(nb, l, idx, args.drop_back()));
-             })
-      .getResult(0);
-}
-
-Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
@@ -150,11 +126,7 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     Value r = buildIndexed(
         b, loc, type, {indices}, {idxMap}, [&](OpBuilder &nb, Location l, ValueRange idx, ValueRange a) {
           // Negative indices wrap once; anything still out of range is clamped.
-          Value i = arith::IndexCastOp::create(nb, l, nb.getIndexType(), a[0]);
-          Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, i, indexConst(nb, l, 0));
-          i = arith::SelectOp::create(nb, l, neg, arith::AddIOp::create(nb, l, i, indexConst(nb, l, n)), i);
-          i = arith::MaxSIOp::create(nb, l, i, indexConst(nb, l, 0));
-          i = arith::MinSIOp::create(nb, l, i, indexConst(nb, l, std::max<int64_t>(0, n - 1)));
+          Value i = wrapAndClampIndex(nb, l, a[0], n);
           SmallVector<Value> src(idx.take_front(axis));
           src.push_back(i);
           llvm::append_range(src, idx.drop_front(axis + idxRank));

@@ -26,6 +26,7 @@ struct ConvertGraphToLinalgPass
     dlc::conversion::populatePoolingLoweringPatterns(patterns);
     dlc::conversion::populateReductionLoweringPatterns(patterns);
     dlc::conversion::populateDataMovementLoweringPatterns(patterns);
+    dlc::conversion::populateIndexingLoweringPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

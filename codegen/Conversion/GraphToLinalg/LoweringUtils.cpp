@@ -141,4 +141,26 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, Value valu
   return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type)).getResult(0);
 }
 
+Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
+                   ArrayRef<AffineMap> inputMaps,
+                   function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(AffineMap::getMultiDimIdentityMap(type.getRank(), ctx));
+  SmallVector<utils::IteratorType> iters(type.getRank(), utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, inputs, ValueRange{emptyTensor(b, loc, type)}, maps, iters,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               SmallVector<Value> idx;
+               for (int64_t d = 0; d < type.getRank(); ++d)
+                 idx.push_back(linalg::IndexOp::create(nb, l, d));
+               linalg::YieldOp::create(nb, l, body(nb, l, idx, args.drop_back()));
+             })
+      .getResult(0);
+}
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
 } // namespace dlc::conversion

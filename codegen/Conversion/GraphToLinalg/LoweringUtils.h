@@ -47,6 +47,23 @@ mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
                          mlir::Value value);
 
+/// A parallel linalg.generic over `type` whose body computes each element from
+/// its indices and the scalars of `inputs` (read through `inputMaps`):
+/// `body(builder, loc, indices, scalars)`.
+mlir::Value buildIndexed(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type, mlir::ValueRange inputs,
+    llvm::ArrayRef<mlir::AffineMap> inputMaps,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange,
+                                   mlir::ValueRange)>
+        body);
+
+/// An integer index scalar as `index`: negative values wrapped once by `size`,
+/// then clamped to [0, size - 1] (ONNX gathers).
+mlir::Value wrapAndClampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, int64_t size);
+
+/// An index constant.
+mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
 /// `float ? floatOp : intOp` over the same operands.
 template <typename FloatOp, typename IntOp>
 mlir::Value floatOrInt(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange args) {

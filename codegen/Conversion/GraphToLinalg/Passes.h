@@ -20,6 +20,7 @@ void populateContractionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populatePoolingLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateIndexingLoweringPatterns(mlir::RewritePatternSet &patterns);
 } // namespace dlc::conversion
 
 #endif

@@ -175,6 +175,45 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   return fromInts(outType, v);
 }
 
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  auto in = smallDense(adaptor.getInput());
+  if (!in)
+    return {};
+  SmallVector<bool> v;
+  for (bool b : in.getValues<bool>())
+    v.push_back(!b);
+  if (in.isSplat())
+    return DenseElementsAttr::get(getType(), !in.getSplatValue<bool>());
+  return DenseElementsAttr::get(getType(), ArrayRef<bool>(v));
+}
+
+/// Constant condition: picks between the (broadcast) constant branches.
+OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  auto c = smallDense(adaptor.getCondition());
+  auto x = smallDense(adaptor.getLhs()), y = smallDense(adaptor.getRhs());
+  auto outType = cast<ShapedType>(getType());
+  if (!c || outType.getNumElements() > kMaxFoldElements)
+    return {};
+  // All-true / all-false conditions select a branch even when it is not constant.
+  if (c.isSplat() && getLhs().getType() == outType && c.getSplatValue<bool>())
+    return getLhs();
+  if (c.isSplat() && getRhs().getType() == outType && !c.getSplatValue<bool>())
+    return getRhs();
+  if (!x || !y)
+    return {};
+  auto os = outType.getShape();
+  auto cs = c.getType().getShape(), xs = x.getType().getShape(), ys = y.getType().getShape();
+  auto cv = llvm::to_vector(c.getValues<bool>());
+  auto xv = llvm::to_vector(x.getValues<Attribute>()), yv = llvm::to_vector(y.getValues<Attribute>());
+  SmallVector<Attribute> out;
+  for (int64_t i = 0, n = outType.getNumElements(); i < n; ++i) {
+    bool pick = cv[c.isSplat() ? 0 : broadcastIndex(i, os, cs)];
+    out.push_back(pick ? xv[x.isSplat() ? 0 : broadcastIndex(i, os, xs)]
+                       : yv[y.isSplat() ? 0 : broadcastIndex(i, os, ys)]);
+  }
+  return DenseElementsAttr::get(outType, out);
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();

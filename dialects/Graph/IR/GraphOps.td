@@ -22,7 +22,10 @@ def Graph_FloorOp : Graph_UnaryOp<"floor"> { let summary = "elementwise floor"; 
 def Graph_CeilOp : Graph_UnaryOp<"ceil"> { let summary = "elementwise ceil"; }
 def Graph_SinOp : Graph_UnaryOp<"sin"> { let summary = "elementwise sine"; }
 def Graph_CosOp : Graph_UnaryOp<"cos"> { let summary = "elementwise cosine"; }
-def Graph_NotOp : Graph_UnaryOp<"not"> { let summary = "elementwise logical not of i1"; }
+def Graph_NotOp : Graph_UnaryOp<"not"> {
+  let summary = "elementwise logical not of i1";
+  let hasFolder = 1;
+}
 def Graph_TanOp : Graph_UnaryOp<"tan"> { let summary = "elementwise tangent"; }
 def Graph_AsinOp : Graph_UnaryOp<"asin"> { let summary = "elementwise arcsine"; }
 def Graph_AcosOp : Graph_UnaryOp<"acos"> { let summary = "elementwise arccosine"; }
@@ -175,6 +178,7 @@ def Graph_WhereOp : Graph_Op<"where", [Pure, InferTypeOpAdaptor]> {
     $condition `,` $lhs `,` $rhs attr-dict `:` type($condition) `,` type($lhs) `,`
     type($rhs) `->` type($output)
   }];
+  let hasFolder = 1;
 }
 
 def Graph_ClipOp : Graph_Op<"clip", [Pure, InferTypeOpAdaptor]> {
@@ -397,6 +401,18 @@ def Graph_GatherOp : Graph_Op<"gather", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices) `->` type($output)";
   let hasFolder = 1;
+}
+
+def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure, InferTypeOpAdaptor]> {
+  let summary = "ONNX GatherElements: output[i] = data[i with i[axis] = indices[i]]";
+  let description = [{
+    The output has the indices' shape and the data's element type; indices and
+    data have the same rank. Negative indices count from the end; out-of-range
+    indices are clamped.
+  }];
+  let arguments = (ins Graph_Tensor:$data, Graph_IntTensor:$indices, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices) `->` type($output)";
 }
 
 def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {

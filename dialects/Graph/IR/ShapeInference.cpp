@@ -422,6 +422,21 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                 Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto data = tensorOf(adaptor.getData()), idx = tensorOf(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (data.getRank() != idx.getRank())
+    return fail(loc, "indices have rank " + Twine(idx.getRank()) + ", data rank " +
+                         Twine(data.getRank()));
+  if (axis < 0 || axis >= data.getRank())
+    return fail(loc, "axis " + Twine(axis) + " out of range for rank " + Twine(data.getRank()));
+  if (data.getDimSize(axis) == 0 && idx.getNumElements() > 0)
+    return fail(loc, "cannot gather from an empty axis");
+  results.push_back(RankedTensorType::get(idx.getShape(), data.getElementType()));
+  return success();
+}
+
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
   auto x = tensorOf(adaptor.getInput());

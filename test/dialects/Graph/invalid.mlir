@@ -353,3 +353,12 @@ func.func @arg_max_empty(%x: tensor<2x0xf32>) -> tensor<2xi64> {
   %0 = dlc_graph.arg_max %x {axis = 1 : i64, keepdims = false, select_last_index = false} : tensor<2x0xf32> -> tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+func.func @gather_elements_rank(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
+  // expected-error @+2 {{indices have rank 1, data rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.gather_elements %x, %i {axis = 1 : i64} : tensor<2x3xf32>, tensor<2xi64> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -121,3 +121,10 @@ func.func @arg_reductions(%x: tensor<2x3xf32>) -> (tensor<2x1xi64>, tensor<3xi64
   %2 = dlc_graph.reduce_prod %x {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
   return %0, %1, %2 : tensor<2x1xi64>, tensor<3xi64>, tensor<2xf32>
 }
+
+// CHECK-LABEL: func @gather_elements
+func.func @gather_elements(%x: tensor<2x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x1xf32> {
+  // CHECK: dlc_graph.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : tensor<2x3xf32>, tensor<2x1xi64> -> tensor<2x1xf32>
+  %0 = dlc_graph.gather_elements %x, %i {axis = 1 : i64} : tensor<2x3xf32>, tensor<2x1xi64> -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}

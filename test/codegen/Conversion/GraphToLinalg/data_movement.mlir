@@ -89,3 +89,17 @@ func.func @pad_reflect(%x: tensor<4xf32>) -> tensor<7xf32> {
   %0 = dlc_graph.pad %x {pads = array<i64: 2, 1>, mode = "reflect", value = 0.0 : f64} : tensor<4xf32> -> tensor<7xf32>
   return %0 : tensor<7xf32>
 }
+
+// -----
+
+// GatherElements reads data at the index, with the axis coordinate replaced.
+// CHECK-LABEL: func @gather_elements
+// CHECK: linalg.generic
+// CHECK: linalg.index 0
+// CHECK: arith.index_cast
+// CHECK: arith.select
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<2x3xf32>
+func.func @gather_elements(%x: tensor<2x3xf32>, %i: tensor<2x4xi64>) -> tensor<2x4xf32> {
+  %0 = dlc_graph.gather_elements %x, %i {axis = 1 : i64} : tensor<2x3xf32>, tensor<2x4xi64> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

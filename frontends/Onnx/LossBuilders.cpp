@@ -1,0 +1,142 @@
+// ONNX losses -> dlc_graph: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss as their
+// ONNX function bodies (GatherElements of the target class, weights, ignore_index, reduction).
+#include "frontends/Onnx/NodeImporter.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+/// loss[n, d...] = -weight[t] * logProb[n, t, d...] with t = target[n, d...],
+/// zero where t == ignore_index; then reduced ("none", "sum" or "mean": divided
+/// by the summed weights where there are any, else by the element count).
+/// `isSCE`: whether ignore_index alone (no weight input) makes the mean a
+/// weighted one (SoftmaxCrossEntropyLoss always; NLL unless ignore_index is -1,
+/// as ONNX's reference computes it).
+LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, bool isSCE,
+                    Results &out) {
+  auto reduction = n.stringAttr("reduction", "mean");
+  TRY(reduction);
+  if (*reduction != "mean" && *reduction != "sum" && *reduction != "none")
+    return n.error("reduction must be none, sum or mean, got '" + *reduction + "'");
+  auto xt = tensorType(logProb), tt = tensorType(target);
+  if (xt.getRank() < 2 || tt.getRank() != xt.getRank() - 1 ||
+      !isa<IntegerType>(tt.getElementType()))
+    return n.error("expects scores [N, C, d...] and integer targets [N, d...]");
+  for (int64_t d = 0; d < tt.getRank(); ++d)
+    if (tt.getDimSize(d) != xt.getDimSize(d == 0 ? 0 : d + 1))
+      return n.error("target shape does not match the scores' [N, d...]");
+  Type elt = xt.getElementType();
+  Type idxElt = tt.getElementType();
+  std::optional<int64_t> ignore;
+  if (n.hasAttr("ignore_index")) {
+    auto ii = n.intAttr("ignore_index", 0);
+    TRY(ii);
+    ignore = *ii;
+  }
+  // valid: target != ignore_index; safe target: 0 where ignored.
+  Value valid, safe = target;
+  if (ignore) {
+    auto ne = n.create<EqualOp>({target, n.scalarConstant(idxElt, (double)*ignore)});
+    TRY(ne);
+    auto v = n.create<NotOp>({*ne});
+    TRY(v);
+    valid = *v;
+    auto s = n.create<WhereOp>({valid, target, n.scalarConstant(idxElt, 0)});
+    TRY(s);
+    safe = *s;
+  }
+  SmallVector<int64_t> idxShape(tt.getShape());
+  idxShape.insert(idxShape.begin() + 1, 1);
+  auto idx = n.reshape(safe, idxShape);
+  TRY(idx);
+  auto picked = n.create<GatherElementsOp>({logProb, *idx}, {n.named("axis", n.b.getI64IntegerAttr(1))});
+  TRY(picked);
+  auto flat = n.reshape(*picked, tt.getShape());
+  TRY(flat);
+  auto loss = n.create<NegOp>({*flat});
+  TRY(loss);
+  Value zero = n.scalarConstant(elt, 0);
+  Value l = *loss, w;
+  if (weight) {
+    auto g = n.create<GatherOp>({weight, safe}, {n.named("axis", n.b.getI64IntegerAttr(0))});
+    TRY(g);
+    w = *g;
+  } else if (ignore && (isSCE || *ignore != -1)) {
+    w = n.constant(DenseElementsAttr::get(RankedTensorType::get(tt.getShape(), elt),
+                                          n.b.getFloatAttr(elt, 1.0)));
+  }
+  if (valid) {
+    auto masked = n.create<WhereOp>({valid, l, zero});
+    TRY(masked);
+    l = *masked;
+    if (w) {
+      auto mw = n.create<WhereOp>({valid, w, zero});
+      TRY(mw);
+      w = *mw;
+    }
+  }
+  if (w) {
+    auto lw = n.create<MulOp>({l, w});
+    TRY(lw);
+    l = *lw;
+  }
+  if (*reduction == "none") {
+    out.push_back(l);
+    return success();
+  }
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < tt.getRank(); ++d)
+    all.push_back(d);
+  SmallVector<Value> sum;
+  TRY(reduceOver(n, ReduceSumOp::getOperationName(), l, all, false, sum));
+  if (*reduction == "sum") {
+    out.push_back(sum[0]);
+    return success();
+  }
+  Value denom = n.scalarConstant(elt, (double)tt.getNumElements());
+  if (w) {
+    SmallVector<Value> wsum;
+    TRY(reduceOver(n, ReduceSumOp::getOperationName(), w, all, false, wsum));
+    denom = wsum[0];
+  }
+  auto mean = n.create<DivOp>({sum[0], denom});
+  TRY(mean);
+  out.push_back(*mean);
+  return success();
+}
+
+LogicalResult nllLoss(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), t = n.requiredInput(1);
+  TRY(x);
+  TRY(t);
+  return nllOf(n, *x, *t, n.input(2), /*isSCE=*/false, out);
+}
+
+LogicalResult softmaxCrossEntropy(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), t = n.requiredInput(1);
+  TRY(x);
+  TRY(t);
+  if (tensorType(*x).getRank() < 2)
+    return n.error("expects scores [N, C, d...]");
+  auto logProb = n.create<LogSoftmaxOp>({*x}, {n.named("axis", n.b.getI64IntegerAttr(1))});
+  TRY(logProb);
+  TRY(nllOf(n, *logProb, *t, n.input(2), /*isSCE=*/true, out));
+  if (n.numUsedOutputs() > 1)
+    out.push_back(*logProb);
+  return success();
+}
+
+const OpBuilderEntry kLosses[] = {
+    {"NegativeLogLikelihoodLoss", 12, nllLoss},
+    {"SoftmaxCrossEntropyLoss", 12, softmaxCrossEntropy},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> lossBuilders() { return kLosses; }
+
+} // namespace dlc::onnx_frontend
