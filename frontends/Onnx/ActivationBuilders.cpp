@@ -1,6 +1,6 @@
 // ONNX composite activations (Elu, Selu, HardSwish, Softplus, Mish, ...) -> primitive dlc_graph ops,
 // as their ONNX function bodies define them, so they fuse and differentiate like any elementwise chain.
-#include "frontends/Onnx/NodeImporter.h"
+#include "frontends/Onnx/Expr.h"
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -9,27 +9,6 @@ namespace dlc::onnx_frontend {
 namespace {
 
 using Results = SmallVectorImpl<Value>;
-
-/// Builds an expression of elementwise ops on one node; the first failure
-/// (already reported at the node) makes every later step a no-op.
-struct Expr {
-  NodeImporter &n;
-  Type elt;
-  bool failed = false;
-
-  template <typename OpTy> Value op(std::initializer_list<Value> xs) {
-    if (failed || llvm::any_of(xs, [](Value v) { return !v; }))
-      return fail();
-    auto r = n.create<OpTy>(SmallVector<Value>(xs));
-    return mlir::failed(r) ? fail() : *r;
-  }
-  Value c(double v) { return n.scalarConstant(elt, v); }
-  Value fail() {
-    failed = true;
-    return {};
-  }
-  Value where(Value cond, Value a, Value b) { return op<WhereOp>({cond, a, b}); }
-};
 
 /// Reads input 0 (a floating-point tensor) and float attributes, builds `body`.
 template <typename Body>

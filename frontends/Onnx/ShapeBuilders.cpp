@@ -451,7 +451,7 @@ ArrayRef<OpBuilderEntry> shapeBuilders() { return kShape; }
 
 const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
   for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
-                     shapeBuilders(), lossBuilders()})
+                     shapeBuilders(), lossBuilders(), attentionBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;

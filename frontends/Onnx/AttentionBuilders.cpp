@@ -1,0 +1,232 @@
+// ONNX Attention (opset 23+) -> dlc_graph, as its function body: optional 3-D head split,
+// KV cache concat, grouped-query head repeat, scaled QK^T, softcap, boolean/additive masks,
+// offset-aligned causal and sliding-window masks, non-padded KV lengths, the fully-masked-row
+// guard, and the four qk_matmul_output modes.
+#include "frontends/Onnx/Expr.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+/// [B, S, H*D] -> [B, H, S, D].
+Value splitHeads(Expr &e, Value x, int64_t heads) {
+  auto t = tensorType(x);
+  int64_t b = t.getDimSize(0), s = t.getDimSize(1), hd = t.getDimSize(2);
+  if (heads <= 0 || hd % heads) {
+    (void)e.n.error("hidden size " + Twine(hd) + " is not divisible by " + Twine(heads) +
+                    " heads");
+    return e.fail();
+  }
+  return e.transpose(e.reshape(x, {b, s, heads, hd / heads}), {0, 2, 1, 3});
+}
+
+/// An i1 constant [rows, cols]: allowed(i, j) iff diff = i + offset - j has diff <= below
+/// and -diff <= above
+/// (below/above < 0: unbounded on that side; causal is below = -1, above = 0).
+Value bandMask(Expr &e, int64_t rows, int64_t cols, int64_t offset, int64_t below, int64_t above) {
+  SmallVector<bool> v;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      int64_t diff = i + offset - j;
+      v.push_back((below < 0 || diff <= below) && (above < 0 || -diff <= above));
+    }
+  auto type = RankedTensorType::get({rows, cols}, e.n.b.getI1Type());
+  return e.n.constant(DenseElementsAttr::get(type, ArrayRef<bool>(v)));
+}
+
+LogicalResult attention(NodeImporter &n, Results &out) {
+  auto q0 = n.requiredInput(0), k0 = n.requiredInput(1), v0 = n.requiredInput(2);
+  TRY(q0);
+  TRY(k0);
+  TRY(v0);
+  Value mask = n.input(3), pastK = n.input(4), pastV = n.input(5), nonpad = n.input(6);
+  auto isCausal = n.intAttr("is_causal", 0), qHeads = n.intAttr("q_num_heads", 0),
+       kvHeads = n.intAttr("kv_num_heads", 0), mode = n.intAttr("qk_matmul_output_mode", 0),
+       precision = n.intAttr("softmax_precision", 0), left = n.intAttr("left_window_size", -1),
+       right = n.intAttr("right_window_size", -1);
+  auto scaleAttr = n.floatAttr("scale", NAN), softcap = n.floatAttr("softcap", 0.0f);
+  TRY(isCausal);
+  TRY(qHeads);
+  TRY(kvHeads);
+  TRY(mode);
+  TRY(precision);
+  TRY(left);
+  TRY(right);
+  TRY(scaleAttr);
+  TRY(softcap);
+  auto qt = tensorType(*q0);
+  Type elt = qt.getElementType();
+  int64_t rank = qt.getRank();
+  if (!isa<FloatType>(elt) || (rank != 3 && rank != 4) || tensorType(*k0).getRank() != rank ||
+      tensorType(*v0).getRank() != rank)
+    return n.error("expects floating-point Q, K and V of rank 3 or 4");
+  if ((pastK == nullptr) != (pastV == nullptr))
+    return n.error("past_key and past_value must be given together");
+  if (nonpad && pastK)
+    return n.error("nonpad_kv_seqlen cannot be combined with past_key/past_value");
+  Expr e{n, elt};
+  Value q = *q0, k = *k0, v = *v0;
+  if (rank == 3) {
+    if (*qHeads <= 0 || *kvHeads <= 0)
+      return n.error("3-D inputs need q_num_heads and kv_num_heads");
+    q = splitHeads(e, q, *qHeads);
+    k = splitHeads(e, k, *kvHeads);
+    v = splitHeads(e, v, *kvHeads);
+  }
+  if (e.failed)
+    return failure();
+  int64_t batch = tensorType(q).getDimSize(0), hq = tensorType(q).getDimSize(1);
+  int64_t sq = tensorType(q).getDimSize(2), d = tensorType(q).getDimSize(3);
+  int64_t pastLen = pastK ? tensorType(pastK).getDimSize(2) : 0;
+  if (pastK) {
+    auto axis2 = n.named("axis", n.b.getI64IntegerAttr(2));
+    k = e.op<ConcatOp>({pastK, k}, {axis2});
+    v = e.op<ConcatOp>({pastV, v}, {axis2});
+  }
+  Value presentK = k, presentV = v;
+  if (e.failed)
+    return failure();
+  int64_t hkv = tensorType(k).getDimSize(1), skv = tensorType(k).getDimSize(2);
+
+  // Scale sqrt(scale) applied to both Q and K, as the reference does.
+  double scale = std::isnan(*scaleAttr) ? 1.0 / std::sqrt((double)d) : *scaleAttr;
+  Value s = e.c(std::sqrt(scale));
+  Value qs = e.op<MulOp>({q, s}), ks = e.op<MulOp>({k, s});
+
+  // Grouped-query attention: repeat each KV head hq/hkv times ([h0, h0, h1, h1, ...]).
+  if (hq != hkv && hkv > 0 && hq % hkv == 0) {
+    auto repeat = [&](Value x) {
+      auto t = tensorType(x);
+      int64_t dd = t.getDimSize(3);
+      Value u = e.reshape(x, {batch, hkv, 1, skv, dd});
+      Value b = e.op<ExpandOp>({u}, {}, {RankedTensorType::get({batch, hkv, hq / hkv, skv, dd}, elt)});
+      return e.reshape(b, {batch, hq, skv, dd});
+    };
+    ks = repeat(ks);
+    v = repeat(v);
+  }
+  Value qk = e.op<MatMulOp>({qs, e.transpose(ks, {0, 1, 3, 2})});
+  if (*softcap > 0)
+    qk = e.op<MulOp>({e.op<TanhOp>({e.op<DivOp>({qk, e.c(*softcap)})}), e.c(*softcap)});
+  Value qkOut = qk;
+
+  // The additive bias [.., sq, skv]: mask (padded to skv), causal, window, padding.
+  Value negInf = e.c(-INFINITY), zero = e.c(0);
+  Value bias;
+  if (mask) {
+    auto mt = tensorType(mask);
+    int64_t pad = skv - mt.getDimSize(mt.getRank() - 1);
+    bool isBool = mt.getElementType().isInteger(1);
+    if (pad > 0) {
+      SmallVector<int64_t> pads(2 * mt.getRank(), 0);
+      pads[2 * mt.getRank() - 1] = pad;
+      mask = e.op<PadOp>({mask}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
+                                  n.named("mode", n.b.getStringAttr("constant")),
+                                  n.named("value", n.b.getF64FloatAttr(isBool ? 0.0 : -INFINITY))});
+    }
+    bias = isBool ? e.where(mask, zero, negInf) : e.cast(mask, elt);
+  }
+  auto addBias = [&](Value extra) { bias = bias ? e.op<AddOp>({bias, extra}) : extra; };
+  auto offsetMask = [&](int64_t below, int64_t above) {
+    if (!nonpad)
+      return e.where(bandMask(e, sq, skv, pastLen, below, above), zero, negInf);
+    // Per batch: offset[b] = nonpad[b] - sq; allowed iff band(i + offset[b] - j).
+    Type i64 = n.b.getI64Type();
+    SmallVector<int64_t> iv, jv;
+    for (int64_t i = 0; i < sq; ++i)
+      iv.push_back(i);
+    for (int64_t j = 0; j < skv; ++j)
+      jv.push_back(j);
+    Value ii = n.constant(DenseElementsAttr::get(RankedTensorType::get({sq, 1}, i64), ArrayRef<int64_t>(iv)));
+    Value jj = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, skv}, i64), ArrayRef<int64_t>(jv)));
+    Value off = e.op<SubOp>({e.reshape(e.cast(nonpad, i64), {batch, 1, 1}), e.c(i64, sq)});
+    Value diff = e.op<SubOp>({e.op<AddOp>({ii, off}), jj}); // [B, sq, skv]
+    Value ok;
+    auto both = [&](Value c) { ok = ok ? e.op<AndOp>({ok, c}) : c; };
+    if (below >= 0)
+      both(e.op<LessEqualOp>({diff, e.c(i64, below)}));
+    if (above >= 0)
+      both(e.op<LessEqualOp>({e.op<NegOp>({diff}), e.c(i64, above)}));
+    if (!ok)
+      return e.reshape(e.op<MulOp>({diff, e.c(i64, 0)}), {batch, 1, sq, skv}); // unreachable
+    return e.reshape(e.where(ok, zero, negInf), {batch, 1, sq, skv});
+  };
+  if (*isCausal)
+    addBias(offsetMask(-1, 0)); // j <= i + offset
+  if (*left >= 0 || *right >= 0)
+    addBias(offsetMask(*left, *right));
+  if (nonpad) {
+    SmallVector<int64_t> jv;
+    for (int64_t j = 0; j < skv; ++j)
+      jv.push_back(j);
+    Type i64 = n.b.getI64Type();
+    Value jj = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, skv}, i64), ArrayRef<int64_t>(jv)));
+    Value valid = e.op<LessOp>({jj, e.reshape(e.cast(nonpad, i64), {batch, 1})});
+    addBias(e.reshape(e.where(valid, zero, negInf), {batch, 1, 1, skv}));
+  }
+  Value logits = bias ? e.op<AddOp>({qk, bias}) : qk;
+  if (*mode == 2)
+    qkOut = logits;
+
+  // Softmax that maps an all -inf row to zeros (no NaN), in softmax_precision.
+  Type smElt = elt;
+  if (*precision) {
+    smElt = elementTypeFor(n.b.getContext(), *precision);
+    if (!smElt || !isa<FloatType>(smElt))
+      return n.error("unsupported softmax_precision " + Twine(*precision));
+  }
+  Value x = e.cast(logits, smElt);
+  int64_t last = tensorType(qk).getRank() - 1;
+  Value mx = e.reduce<ReduceMaxOp>(x, {last}, true);
+  auto mxType = tensorType(mx);
+  Value rowMasked = e.op<IsInfOp>({mx}, {n.named("detect_positive", n.b.getBoolAttr(false)),
+                                         n.named("detect_negative", n.b.getBoolAttr(true))},
+                                  {RankedTensorType::get(mxType.getShape(), n.b.getI1Type())});
+  Value smZero = e.c(smElt, 0), smOne = e.c(smElt, 1);
+  Value ex = e.op<ExpOp>({e.op<SubOp>({x, e.where(rowMasked, smZero, mx)})});
+  Value sum = e.reduce<ReduceSumOp>(ex, {last}, true);
+  sum = e.where(e.op<EqualOp>({sum, smZero}), smOne, sum);
+  Value p = e.op<DivOp>({ex, sum});
+  if (bias) {
+    // Rows whose bias is entirely -inf attend to nothing: their probabilities are 0.
+    Value bmax = e.reduce<ReduceMaxOp>(bias, {(int64_t)tensorType(bias).getRank() - 1}, true);
+    Value dead = e.op<IsInfOp>({bmax}, {n.named("detect_positive", n.b.getBoolAttr(false)),
+                                        n.named("detect_negative", n.b.getBoolAttr(true))},
+                               {RankedTensorType::get(tensorType(bmax).getShape(), n.b.getI1Type())});
+    p = e.where(dead, smZero, p);
+  }
+  if (*mode == 3)
+    qkOut = p;
+  p = e.cast(p, elt);
+  Value y = e.op<MatMulOp>({p, v});
+  if (rank == 3) {
+    auto yt = tensorType(y);
+    y = e.reshape(e.transpose(y, {0, 2, 1, 3}),
+                  {batch, sq, hq * (yt ? yt.getDimSize(3) : 0)});
+  }
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  if (n.numUsedOutputs() > 1) {
+    out.push_back(presentK);
+    out.push_back(presentV);
+    out.push_back(e.cast(qkOut, elt));
+  }
+  return e.failed ? failure() : success();
+}
+
+const OpBuilderEntry kAttention[] = {
+    {"Attention", 23, attention},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> attentionBuilders() { return kAttention; }
+
+} // namespace dlc::onnx_frontend

@@ -1,0 +1,62 @@
+// Expr: builds chains of dlc_graph ops for one ONNX node (composite ops written as
+// their ONNX function bodies) without a TRY per step.
+#ifndef DLC_FRONTENDS_ONNX_EXPR_H
+#define DLC_FRONTENDS_ONNX_EXPR_H
+
+#include "frontends/Onnx/NodeImporter.h"
+
+namespace dlc::onnx_frontend {
+
+/// The first failing step (reported at the node) poisons the chain: every later
+/// step returns a null Value, and `failed` tells the builder to return failure.
+struct Expr {
+  NodeImporter &n;
+  mlir::Type elt; // element type of `c()` constants
+  bool failed = false;
+
+  template <typename OpTy>
+  mlir::Value op(std::initializer_list<mlir::Value> xs,
+                 llvm::ArrayRef<mlir::NamedAttribute> attrs = {}, mlir::TypeRange types = {}) {
+    if (failed || llvm::any_of(xs, [](mlir::Value v) { return !v; }))
+      return fail();
+    auto r = n.create<OpTy>(llvm::SmallVector<mlir::Value>(xs), attrs, types);
+    return mlir::failed(r) ? fail() : *r;
+  }
+  /// A scalar constant of `elt` (or of `type`).
+  mlir::Value c(double v) { return n.scalarConstant(elt, v); }
+  mlir::Value c(mlir::Type type, double v) { return n.scalarConstant(type, v); }
+  mlir::Value where(mlir::Value cond, mlir::Value a, mlir::Value b) {
+    return op<graph::WhereOp>({cond, a, b});
+  }
+  mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape) {
+    if (failed || !v)
+      return fail();
+    auto r = n.reshape(v, shape);
+    return mlir::failed(r) ? fail() : *r;
+  }
+  mlir::Value transpose(mlir::Value v, llvm::ArrayRef<int64_t> perm) {
+    return op<graph::TransposeOp>({v}, {n.named("perm", n.b.getDenseI64ArrayAttr(perm))});
+  }
+  /// Reduction `OpTy` over `axes` (sorted, non-negative).
+  template <typename OpTy>
+  mlir::Value reduce(mlir::Value v, llvm::ArrayRef<int64_t> axes, bool keepdims) {
+    return op<OpTy>({v}, {n.named("axes", n.b.getDenseI64ArrayAttr(axes)),
+                          n.named("keepdims", n.b.getBoolAttr(keepdims))});
+  }
+  mlir::Value cast(mlir::Value v, mlir::Type to) {
+    if (failed || !v)
+      return fail();
+    auto t = tensorType(v);
+    if (t.getElementType() == to)
+      return v;
+    return op<graph::CastOp>({v}, {}, {mlir::RankedTensorType::get(t.getShape(), to)});
+  }
+  mlir::Value fail() {
+    failed = true;
+    return {};
+  }
+};
+
+} // namespace dlc::onnx_frontend
+
+#endif
