@@ -221,8 +221,89 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   return e.failed ? failure() : success();
 }
 
+/// x[..., start : start + size : step] along the last dim.
+Value sliceLast(Expr &e, Value x, int64_t start, int64_t size, int64_t step) {
+  auto t = tensorType(x);
+  int64_t r = t.getRank();
+  SmallVector<int64_t> starts(r, 0), sizes(t.getShape()), steps(r, 1);
+  starts[r - 1] = start;
+  sizes[r - 1] = size;
+  steps[r - 1] = step;
+  return e.op<SliceOp>({x}, {e.n.named("starts", e.n.b.getDenseI64ArrayAttr(starts)),
+                             e.n.named("sizes", e.n.b.getDenseI64ArrayAttr(sizes)),
+                             e.n.named("steps", e.n.b.getDenseI64ArrayAttr(steps))});
+}
+
+/// RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim features of each
+/// head by the cos/sin caches (gathered at position_ids when given), halves or interleaved.
+LogicalResult rotaryEmbedding(NodeImporter &n, Results &out) {
+  auto x0 = n.requiredInput(0), cos0 = n.requiredInput(1), sin0 = n.requiredInput(2);
+  auto interleaved = n.intAttr("interleaved", 0), rotDim = n.intAttr("rotary_embedding_dim", 0),
+       heads = n.intAttr("num_heads", 0);
+  TRY(x0);
+  TRY(cos0);
+  TRY(sin0);
+  TRY(interleaved);
+  TRY(rotDim);
+  TRY(heads);
+  auto xt = tensorType(*x0);
+  Type elt = xt.getElementType();
+  if (!isa<FloatType>(elt) || (xt.getRank() != 3 && xt.getRank() != 4))
+    return n.error("expects a floating-point input of rank 3 or 4");
+  Expr e{n, elt};
+  Value x = *x0;
+  // To [B, S, H, D].
+  if (xt.getRank() == 4) {
+    x = e.transpose(x, {0, 2, 1, 3});
+  } else {
+    int64_t hidden = xt.getDimSize(2);
+    if (*heads <= 0 || hidden % *heads)
+      return n.error("3-D input needs num_heads dividing the hidden size");
+    x = e.reshape(x, {xt.getDimSize(0), xt.getDimSize(1), *heads, hidden / *heads});
+  }
+  if (e.failed)
+    return failure();
+  auto t4 = tensorType(x);
+  int64_t b = t4.getDimSize(0), sq = t4.getDimSize(1), h = t4.getDimSize(2), d = t4.getDimSize(3);
+  int64_t rd = *rotDim ? *rotDim : d, half = rd / 2;
+  if (rd > d || rd % 2)
+    return n.error("rotary_embedding_dim " + Twine(rd) + " must be even and at most " + Twine(d));
+  Value cosv = *cos0, sinv = *sin0;
+  if (Value pos = n.input(3)) {
+    auto axis0 = n.named("axis", n.b.getI64IntegerAttr(0));
+    cosv = e.op<GatherOp>({cosv, pos}, {axis0});
+    sinv = e.op<GatherOp>({sinv, pos}, {axis0});
+  }
+  if (e.failed)
+    return failure();
+  if (tensorType(cosv).getDimSize(tensorType(cosv).getRank() - 1) != half)
+    return n.error("the caches' last dim must be rotary_embedding_dim / 2 = " + Twine(half));
+  cosv = e.reshape(cosv, {b, sq, 1, half});
+  sinv = e.reshape(sinv, {b, sq, 1, half});
+  Value rot = rd == d ? x : sliceLast(e, x, 0, rd, 1);
+  Value x1 = *interleaved ? sliceLast(e, rot, 0, half, 2) : sliceLast(e, rot, 0, half, 1);
+  Value x2 = *interleaved ? sliceLast(e, rot, 1, half, 2) : sliceLast(e, rot, half, half, 1);
+  Value real = e.op<SubOp>({e.op<MulOp>({cosv, x1}), e.op<MulOp>({sinv, x2})});
+  Value imag = e.op<AddOp>({e.op<MulOp>({sinv, x1}), e.op<MulOp>({cosv, x2})});
+  auto lastAxis = [&](int64_t a) { return n.named("axis", n.b.getI64IntegerAttr(a)); };
+  if (*interleaved)
+    rot = e.reshape(e.op<ConcatOp>({e.reshape(real, {b, sq, h, half, 1}),
+                                     e.reshape(imag, {b, sq, h, half, 1})},
+                                    {lastAxis(4)}),
+                    {b, sq, h, rd});
+  else
+    rot = e.op<ConcatOp>({real, imag}, {lastAxis(3)});
+  Value y = rd == d ? rot : e.op<ConcatOp>({rot, sliceLast(e, x, rd, d - rd, 1)}, {lastAxis(3)});
+  y = xt.getRank() == 4 ? e.transpose(y, {0, 2, 1, 3}) : e.reshape(y, xt.getShape());
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
 const OpBuilderEntry kAttention[] = {
     {"Attention", 23, attention},
+    {"RotaryEmbedding", 23, rotaryEmbedding},
 };
 
 } // namespace

@@ -237,25 +237,6 @@ LogicalResult batchNorm(NodeImporter &n, Results &out) {
   return success();
 }
 
-LogicalResult layerNorm(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0), scale = n.requiredInput(1);
-  auto axis = n.intAttr("axis", -1);
-  auto eps = n.floatAttr("epsilon", 1e-5f);
-  TRY(x); TRY(scale); TRY(axis); TRY(eps);
-  if (n.numUsedOutputs() > 1)
-    return n.error("the Mean and InvStdDev outputs of LayerNormalization are not supported");
-  auto a = n.normalizeAxis(*axis, tensorType(*x).getRank());
-  TRY(a);
-  SmallVector<Value> ops = {*x, *scale};
-  if (Value bias = n.input(2))
-    ops.push_back(bias);
-  auto r = n.create<LayerNormOp>(ops, {n.named("axis", n.b.getI64IntegerAttr(*a)),
-                                       n.named("epsilon", n.b.getF32FloatAttr(*eps))});
-  TRY(r);
-  out.push_back(*r);
-  return success();
-}
-
 template <typename SoftmaxOpTy> LogicalResult softmax(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", n.opset >= 13 ? -1 : 1);
@@ -292,7 +273,6 @@ const OpBuilderEntry kNN[] = {
     {"GlobalAveragePool", 1, globalAveragePool},
     {"GlobalMaxPool", 1, globalMaxPool},
     {"BatchNormalization", 9, batchNorm},
-    {"LayerNormalization", 17, layerNorm},
     {"Softmax", 1, softmax<SoftmaxOp>},
     {"LogSoftmax", 1, softmax<LogSoftmaxOp>},
 };

@@ -40,6 +40,8 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     int64_t offset = 0, axis = op.getAxis();
     for (Value in : adaptor.getInputs()) {
       auto shape = cast<RankedTensorType>(in.getType()).getShape();
+      if (cast<RankedTensorType>(in.getType()).getNumElements() == 0)
+        continue; // nothing to insert (and its offset may be past the end)
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
           strides(type.getRank(), b.getIndexAttr(1)), sizes;
       offsets[axis] = b.getIndexAttr(offset);
@@ -62,6 +64,10 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
     int64_t offset = 0, axis = op.getAxis();
     for (Value r : op.getResults()) {
       auto type = cast<RankedTensorType>(r.getType());
+      if (type.getNumElements() == 0) { // an empty part may start past the end
+        parts.push_back(emptyTensor(b, loc, type));
+        continue;
+      }
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
           strides(type.getRank(), b.getIndexAttr(1)), sizes;
       offsets[axis] = b.getIndexAttr(offset);

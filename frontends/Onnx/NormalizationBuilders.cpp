@@ -1,0 +1,274 @@
+// ONNX normalizations written as their function bodies: LayerNormalization with its Mean and
+// InvStdDev outputs, RMSNormalization, InstanceNormalization, GroupNormalization,
+// LpNormalization, MeanVarianceNormalization, and Hardmax.
+#include "frontends/Onnx/Expr.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+SmallVector<int64_t> range(int64_t from, int64_t to) {
+  SmallVector<int64_t> r;
+  for (int64_t i = from; i < to; ++i)
+    r.push_back(i);
+  return r;
+}
+
+/// The float type to compute in: stash_type (ONNX data type, default float) for
+/// 16-bit inputs, else the input's own type.
+FailureOr<Type> stashType(NodeImporter &n, Type elt) {
+  auto stash = n.intAttr("stash_type", 1);
+  TRY(stash);
+  Type s = elementTypeFor(n.b.getContext(), *stash);
+  if (!s || !isa<FloatType>(s))
+    return n.error("unsupported stash_type " + Twine(*stash));
+  return elt.getIntOrFloatBitWidth() < s.getIntOrFloatBitWidth() ? s : elt;
+}
+
+/// (x - mean) * invstd over `axes` (keepdims); returns {normalized, mean, invstd}.
+std::array<Value, 3> standardize(Expr &e, Value x, ArrayRef<int64_t> axes, double eps) {
+  Value mean = e.reduce<ReduceMeanOp>(x, axes, true);
+  Value d = e.op<SubOp>({x, mean});
+  Value var = e.reduce<ReduceMeanOp>(e.op<MulOp>({d, d}), axes, true);
+  Value inv = e.op<ReciprocalOp>({e.op<SqrtOp>({e.op<AddOp>({var, e.c(eps)})})});
+  return {e.op<MulOp>({d, inv}), mean, inv};
+}
+
+LogicalResult layerNorm(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), scale = n.requiredInput(1);
+  auto axis = n.intAttr("axis", -1);
+  auto eps = n.floatAttr("epsilon", 1e-5f);
+  TRY(x);
+  TRY(scale);
+  TRY(axis);
+  TRY(eps);
+  auto t = tensorType(*x);
+  auto a = n.normalizeAxis(*axis, t.getRank());
+  TRY(a);
+  if (!isa<FloatType>(t.getElementType()))
+    return n.error("expects a floating-point input");
+  auto st = stashType(n, t.getElementType());
+  TRY(st);
+  if (n.numUsedOutputs() <= 1 && *st == t.getElementType()) {
+    // The fused op (decomposed later, where fusion sees the whole pattern).
+    SmallVector<Value> ops = {*x, *scale};
+    if (Value bias = n.input(2))
+      ops.push_back(bias);
+    auto r = n.create<LayerNormOp>(ops, {n.named("axis", n.b.getI64IntegerAttr(*a)),
+                                         n.named("epsilon", n.b.getF32FloatAttr(*eps))});
+    TRY(r);
+    out.push_back(*r);
+    return success();
+  }
+  Expr e{n, *st};
+  auto [norm, mean, inv] = standardize(e, e.cast(*x, *st), range(*a, t.getRank()), *eps);
+  Value y = e.cast(e.op<MulOp>({norm, e.cast(*scale, *st)}), t.getElementType());
+  if (Value bias = n.input(2))
+    y = e.op<AddOp>({y, bias});
+  if (e.failed)
+    return failure();
+  out.append({y, mean, inv});
+  return success();
+}
+
+LogicalResult rmsNorm(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), scale = n.requiredInput(1);
+  auto axis = n.intAttr("axis", -1);
+  auto eps = n.floatAttr("epsilon", 1e-5f);
+  TRY(x);
+  TRY(scale);
+  TRY(axis);
+  TRY(eps);
+  auto t = tensorType(*x);
+  auto a = n.normalizeAxis(*axis, t.getRank());
+  TRY(a);
+  if (!isa<FloatType>(t.getElementType()))
+    return n.error("expects a floating-point input");
+  auto st = stashType(n, t.getElementType());
+  TRY(st);
+  Expr e{n, *st};
+  Value xs = e.cast(*x, *st);
+  Value ms = e.reduce<ReduceMeanOp>(e.op<MulOp>({xs, xs}), range(*a, t.getRank()), true);
+  Value inv = e.op<ReciprocalOp>({e.op<SqrtOp>({e.op<AddOp>({ms, e.c(*eps)})})});
+  Value y = e.cast(e.op<MulOp>({xs, inv}), t.getElementType());
+  y = e.op<MulOp>({y, *scale});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+/// Per-channel [C] parameter as [C, 1, ...] against an [N, C, ...] input of `rank`.
+Value perChannel(Expr &e, Value p, int64_t rank) {
+  SmallVector<int64_t> shape(rank - 1, 1);
+  shape[0] = tensorType(p).getNumElements();
+  return e.reshape(p, shape);
+}
+
+LogicalResult instanceNorm(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), scale = n.requiredInput(1), bias = n.requiredInput(2);
+  auto eps = n.floatAttr("epsilon", 1e-5f);
+  TRY(x);
+  TRY(scale);
+  TRY(bias);
+  TRY(eps);
+  auto t = tensorType(*x);
+  if (t.getRank() < 3 || !isa<FloatType>(t.getElementType()))
+    return n.error("expects a floating-point input [N, C, d1, ...]");
+  Expr e{n, t.getElementType()};
+  Value norm = standardize(e, *x, range(2, t.getRank()), *eps)[0];
+  Value y = e.op<AddOp>({e.op<MulOp>({norm, perChannel(e, *scale, t.getRank())}),
+                         perChannel(e, *bias, t.getRank())});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+LogicalResult groupNorm(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), scale = n.requiredInput(1), bias = n.requiredInput(2);
+  auto eps = n.floatAttr("epsilon", 1e-5f);
+  auto groups = n.intAttr("num_groups", 0);
+  TRY(x);
+  TRY(scale);
+  TRY(bias);
+  TRY(eps);
+  TRY(groups);
+  auto t = tensorType(*x);
+  int64_t c = t.getRank() >= 2 ? t.getDimSize(1) : 0, g = *groups;
+  if (t.getRank() < 3 || !isa<FloatType>(t.getElementType()))
+    return n.error("expects a floating-point input [N, C, d1, ...]");
+  if (g <= 0 || c % g)
+    return n.error("num_groups " + Twine(g) + " must divide the " + Twine(c) + " channels");
+  auto st = stashType(n, t.getElementType());
+  TRY(st);
+  Expr e{n, *st};
+  SmallVector<int64_t> grouped = {t.getDimSize(0), g, -1};
+  int64_t per = t.getNumElements() / std::max<int64_t>(1, t.getDimSize(0) * g);
+  grouped[2] = per;
+  Value xg = e.reshape(e.cast(*x, *st), grouped);
+  Value norm = e.cast(e.reshape(standardize(e, xg, {2}, *eps)[0], t.getShape()), t.getElementType());
+  // Opset 18 had per-group scale/bias; 21 per channel.
+  auto param = [&](Value p) {
+    int64_t k = tensorType(p).getNumElements();
+    if (k == c)
+      return perChannel(e, p, t.getRank());
+    SmallVector<int64_t> s = {g, c / g};
+    Value b = e.op<ExpandOp>({e.reshape(p, {g, 1})}, {},
+                             {RankedTensorType::get(s, tensorType(p).getElementType())});
+    return perChannel(e, e.reshape(b, {c}), t.getRank());
+  };
+  Value y = e.op<AddOp>({e.op<MulOp>({norm, param(*scale)}), param(*bias)});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+LogicalResult meanVarianceNorm(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto axes = n.intsAttr("axes", {0, 2, 3});
+  TRY(x);
+  TRY(axes);
+  auto t = tensorType(*x);
+  SmallVector<int64_t> ax;
+  for (int64_t a : *axes) {
+    auto na = n.normalizeAxis(a, t.getRank());
+    TRY(na);
+    ax.push_back(*na);
+  }
+  llvm::sort(ax);
+  Expr e{n, t.getElementType()};
+  // (X - E[X]) / sqrt(E[X^2] - E[X]^2), as the ONNX function body computes it (+1e-9).
+  Value mean = e.reduce<ReduceMeanOp>(*x, ax, true);
+  Value meanSq = e.reduce<ReduceMeanOp>(e.op<MulOp>({*x, *x}), ax, true);
+  Value var = e.op<SubOp>({meanSq, e.op<MulOp>({mean, mean})});
+  Value y = e.op<DivOp>({e.op<SubOp>({*x, mean}), e.op<AddOp>({e.op<SqrtOp>({var}), e.c(1e-9)})});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+LogicalResult lpNorm(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto axis = n.intAttr("axis", -1), p = n.intAttr("p", 2);
+  TRY(x);
+  TRY(axis);
+  TRY(p);
+  auto t = tensorType(*x);
+  auto a = n.normalizeAxis(*axis, t.getRank());
+  TRY(a);
+  if (*p != 1 && *p != 2)
+    return n.error("p must be 1 or 2, got " + Twine(*p));
+  Expr e{n, t.getElementType()};
+  Value norm = *p == 1 ? e.reduce<ReduceSumOp>(e.op<AbsOp>({*x}), {*a}, true)
+                       : e.op<SqrtOp>({e.reduce<ReduceSumOp>(e.op<MulOp>({*x, *x}), {*a}, true)});
+  Value zero = e.c(0);
+  Value isZero = e.op<EqualOp>({norm, zero});
+  Value y = e.where(isZero, zero, e.op<DivOp>({*x, e.where(isZero, e.c(1), norm)}));
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+/// Hardmax: 1 at the first maximum along `axis`, 0 elsewhere (opset < 13: over the
+/// 2-D [prod(:axis), prod(axis:)] view).
+LogicalResult hardmax(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto axis = n.intAttr("axis", n.opset >= 13 ? -1 : 1);
+  TRY(x);
+  TRY(axis);
+  auto t = tensorType(*x);
+  auto a = n.normalizeAxis(*axis, t.getRank());
+  TRY(a);
+  Expr e{n, t.getElementType()};
+  Value in = *x;
+  int64_t ax = *a;
+  if (n.opset < 13) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      (d < *a ? outer : inner) *= t.getDimSize(d);
+    in = e.reshape(in, {outer, inner});
+    ax = 1;
+  }
+  auto it = tensorType(in);
+  if (e.failed)
+    return failure();
+  Value arg = e.op<ArgMaxOp>({in}, {n.named("axis", n.b.getI64IntegerAttr(ax)),
+                                    n.named("keepdims", n.b.getBoolAttr(true)),
+                                    n.named("select_last_index", n.b.getBoolAttr(false))});
+  SmallVector<int64_t> iotaShape(it.getRank(), 1), iv;
+  iotaShape[ax] = it.getDimSize(ax);
+  for (int64_t i = 0; i < it.getDimSize(ax); ++i)
+    iv.push_back(i);
+  Value iota = n.constant(DenseElementsAttr::get(RankedTensorType::get(iotaShape, n.b.getI64Type()),
+                                                 ArrayRef<int64_t>(iv)));
+  Value hot = e.cast(e.op<EqualOp>({iota, arg}), t.getElementType());
+  Value y = e.reshape(hot, t.getShape());
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+const OpBuilderEntry kNormalizations[] = {
+    {"LayerNormalization", 17, layerNorm},
+    {"RMSNormalization", 23, rmsNorm},
+    {"InstanceNormalization", 6, instanceNorm},
+    {"GroupNormalization", 18, groupNorm},
+    {"MeanVarianceNormalization", 9, meanVarianceNorm},
+    {"LpNormalization", 1, lpNorm},
+    {"Hardmax", 1, hardmax},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> normalizationBuilders() { return kNormalizations; }
+
+} // namespace dlc::onnx_frontend
