@@ -44,6 +44,21 @@ LogicalResult identity(NodeImporter &n, Results &out) {
 }
 
 LogicalResult dropout(NodeImporter &n, Results &out) {
+  // Training mode (opset 12+: input 2) drops at random unless the ratio is 0.
+  if (n.input(2)) {
+    auto training = n.constantInput(2);
+    TRY(training);
+    bool on = training->getElementType().isInteger(1) ? *training->value_begin<bool>()
+                                                       : !(*training->value_begin<APInt>()).isZero();
+    double ratio = 0.5;
+    if (n.input(1)) {
+      auto r = n.constantInput(1);
+      TRY(r);
+      ratio = isa<FloatType>(r->getElementType()) ? (*r->value_begin<APFloat>()).convertToDouble() : 1;
+    }
+    if (on && ratio != 0)
+      return n.error("training-mode Dropout (random masks) is not supported");
+  }
   // Inference: output = input; the optional mask is all true.
   TRY(identity(n, out));
   if (n.numUsedOutputs() > 1) {

@@ -1,0 +1,266 @@
+// ONNX ops built from constants and layout changes at import time: Trilu, OneHot, EyeLike,
+// Tile, DepthToSpace, SpaceToDepth, CumSum (a triangular matmul along the axis).
+#include "frontends/Onnx/Expr.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+/// An i1 constant [rows, cols] with keep(i, j).
+template <typename Fn> Value maskConstant(NodeImporter &n, int64_t rows, int64_t cols, Fn keep) {
+  SmallVector<bool> v;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      v.push_back(keep(i, j));
+  return n.constant(DenseElementsAttr::get(RankedTensorType::get({rows, cols}, n.b.getI1Type()),
+                                           ArrayRef<bool>(v)));
+}
+
+/// An optional scalar integer input (default `dflt`).
+FailureOr<int64_t> scalarInput(NodeImporter &n, unsigned i, int64_t dflt) {
+  if (!n.input(i))
+    return dflt;
+  auto v = n.constantInts(i);
+  TRY(v);
+  if (v->size() != 1)
+    return n.error("input " + Twine(i) + " must hold one value");
+  return (*v)[0];
+}
+
+LogicalResult trilu(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto upper = n.intAttr("upper", 1);
+  TRY(x);
+  TRY(upper);
+  auto k = scalarInput(n, 1, 0);
+  TRY(k);
+  auto t = tensorType(*x);
+  if (t.getRank() < 2)
+    return n.error("expects an input of rank >= 2");
+  int64_t m = t.getDimSize(t.getRank() - 2), c = t.getDimSize(t.getRank() - 1);
+  Value keep = maskConstant(n, m, c, [&](int64_t i, int64_t j) {
+    return *upper ? j - i >= *k : j - i <= *k;
+  });
+  Expr e{n, t.getElementType()};
+  Value y = e.where(keep, *x, e.c(0));
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+LogicalResult oneHot(NodeImporter &n, Results &out) {
+  auto idx = n.requiredInput(0), values = n.requiredInput(2);
+  auto axis = n.intAttr("axis", -1);
+  TRY(idx);
+  TRY(values);
+  TRY(axis);
+  auto depthAttr = n.constantInput(1);
+  TRY(depthAttr);
+  if (depthAttr->getNumElements() != 1)
+    return n.error("depth must hold one value");
+  double depthD = isa<FloatType>(depthAttr->getElementType())
+                      ? (*depthAttr->value_begin<APFloat>()).convertToDouble()
+                      : (double)(*depthAttr->value_begin<APInt>()).getSExtValue();
+  int64_t depth = (int64_t)depthD;
+  if (depth < 1)
+    return n.error("depth must be positive, got " + Twine(depth));
+  auto it = tensorType(*idx);
+  auto vt = tensorType(*values);
+  if (vt.getNumElements() != 2)
+    return n.error("values must hold [off_value, on_value]");
+  int64_t outRank = it.getRank() + 1;
+  auto a = n.normalizeAxis(*axis, outRank);
+  TRY(a);
+  Type i64 = n.b.getI64Type();
+  Expr e{n, i64};
+  Value ii = e.cast(*idx, i64); // float indices truncate, as ONNX casts them
+  ii = e.where(e.op<LessOp>({ii, e.c(0)}), e.op<AddOp>({ii, e.c(depth)}), ii);
+  SmallVector<int64_t> unsq(it.getShape());
+  unsq.insert(unsq.begin() + *a, 1);
+  ii = e.reshape(ii, unsq);
+  SmallVector<int64_t> iotaShape(outRank, 1), iv;
+  iotaShape[*a] = depth;
+  for (int64_t i = 0; i < depth; ++i)
+    iv.push_back(i);
+  Value iota = n.constant(DenseElementsAttr::get(RankedTensorType::get(iotaShape, i64), ArrayRef<int64_t>(iv)));
+  Value flat = e.reshape(*values, {2});
+  auto pick = [&](int64_t i) {
+    Value g = e.op<GatherOp>({flat, n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i64), i))},
+                             {n.named("axis", n.b.getI64IntegerAttr(0))});
+    return g;
+  };
+  Value y = e.where(e.op<EqualOp>({ii, iota}), pick(1), pick(0));
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+LogicalResult eyeLike(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto k = n.intAttr("k", 0);
+  TRY(x);
+  TRY(k);
+  auto t = tensorType(*x);
+  if (t.getRank() != 2)
+    return n.error("expects a 2-D input");
+  Type elt = t.getElementType();
+  if (n.hasAttr("dtype")) {
+    auto dt = n.intAttr("dtype", 0);
+    TRY(dt);
+    elt = elementTypeFor(n.b.getContext(), *dt);
+    if (!elt)
+      return n.error("unsupported dtype " + Twine(*dt));
+  }
+  Value keep = maskConstant(n, t.getDimSize(0), t.getDimSize(1),
+                            [&](int64_t i, int64_t j) { return j - i == *k; });
+  Expr e{n, elt};
+  Value y = e.cast(keep, elt);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+LogicalResult tile(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto reps = n.constantInts(1);
+  TRY(x);
+  TRY(reps);
+  auto t = tensorType(*x);
+  if ((int64_t)reps->size() != t.getRank())
+    return n.error("repeats has " + Twine(reps->size()) + " values for rank " + Twine(t.getRank()));
+  SmallVector<int64_t> interleaved, expanded, result;
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if ((*reps)[d] < 0)
+      return n.error("repeats must be non-negative");
+    interleaved.append({1, t.getDimSize(d)});
+    expanded.append({(*reps)[d], t.getDimSize(d)});
+    result.push_back((*reps)[d] * t.getDimSize(d));
+  }
+  Expr e{n, t.getElementType()};
+  Value y = e.reshape(*x, interleaved);
+  if (interleaved != expanded)
+    y = e.op<ExpandOp>({y}, {}, {RankedTensorType::get(expanded, t.getElementType())});
+  y = e.reshape(y, result);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+/// DepthToSpace (DCR or CRD) and SpaceToDepth on NCHW as reshape-transpose-reshape.
+LogicalResult depthToSpace(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto bs = n.intAttr("blocksize", 0);
+  auto mode = n.stringAttr("mode", "DCR");
+  TRY(x);
+  TRY(bs);
+  TRY(mode);
+  auto t = tensorType(*x);
+  int64_t b = *bs;
+  if (t.getRank() != 4 || b < 1 || t.getDimSize(1) % (b * b))
+    return n.error("expects [N, C, H, W] with C divisible by blocksize^2");
+  if (*mode != "DCR" && *mode != "CRD")
+    return n.error("mode must be DCR or CRD, got '" + *mode + "'");
+  int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3);
+  Expr e{n, t.getElementType()};
+  Value y = *mode == "DCR"
+                ? e.transpose(e.reshape(*x, {N, b, b, C / (b * b), H, W}), {0, 3, 4, 1, 5, 2})
+                : e.transpose(e.reshape(*x, {N, C / (b * b), b, b, H, W}), {0, 1, 4, 2, 5, 3});
+  y = e.reshape(y, {N, C / (b * b), H * b, W * b});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+LogicalResult spaceToDepth(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto bs = n.intAttr("blocksize", 0);
+  auto mode = n.stringAttr("mode", "DCR");
+  TRY(x);
+  TRY(bs);
+  TRY(mode);
+  if (*mode != "DCR" && *mode != "CRD")
+    return n.error("mode must be DCR or CRD, got '" + *mode + "'");
+  auto t = tensorType(*x);
+  int64_t b = *bs;
+  if (t.getRank() != 4 || b < 1 || t.getDimSize(2) % b || t.getDimSize(3) % b)
+    return n.error("expects [N, C, H, W] with H and W divisible by blocksize");
+  int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3);
+  Expr e{n, t.getElementType()};
+  Value y = e.transpose(e.reshape(*x, {N, C, H / b, b, W / b, b}),
+                        *mode == "DCR" ? ArrayRef<int64_t>{0, 3, 5, 1, 2, 4}
+                                       : ArrayRef<int64_t>{0, 1, 3, 5, 2, 4});
+  y = e.reshape(y, {N, C * b * b, H / b, W / b});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+/// CumSum along `axis` as x[.., axis -> last] @ T with T[i][j] = 1 where i
+/// contributes to j (i <= j; i < j exclusive; mirrored for reverse).
+LogicalResult cumSum(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto exclusive = n.intAttr("exclusive", 0), reverse = n.intAttr("reverse", 0);
+  TRY(x);
+  TRY(exclusive);
+  TRY(reverse);
+  auto axisV = n.constantInts(1);
+  TRY(axisV);
+  if (axisV->size() != 1)
+    return n.error("axis must hold one value");
+  auto t = tensorType(*x);
+  auto a = n.normalizeAxis((*axisV)[0], t.getRank());
+  TRY(a);
+  int64_t len = t.getDimSize(*a), r = t.getRank();
+  Type elt = t.getElementType();
+  Expr e{n, elt};
+  SmallVector<int64_t> perm, inv(r);
+  for (int64_t d = 0; d < r; ++d)
+    if (d != *a)
+      perm.push_back(d);
+  perm.push_back(*a);
+  for (int64_t d = 0; d < r; ++d)
+    inv[perm[d]] = d;
+  Value moved = e.transpose(*x, perm);
+  SmallVector<int64_t> movedShape;
+  for (int64_t d : perm)
+    movedShape.push_back(t.getDimSize(d));
+  Value flat = e.reshape(moved, {t.getNumElements() / std::max<int64_t>(len, 1), len});
+  Value tri = e.cast(maskConstant(n, len, len, [&](int64_t i, int64_t j) {
+                       if (*reverse)
+                         return *exclusive ? i > j : i >= j;
+                       return *exclusive ? i < j : i <= j;
+                     }),
+                     elt);
+  Value y = e.reshape(e.op<MatMulOp>({flat, tri}), movedShape);
+  y = e.transpose(y, inv);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+const OpBuilderEntry kLayout[] = {
+    {"Trilu", 14, trilu},
+    {"OneHot", 9, oneHot},
+    {"EyeLike", 9, eyeLike},
+    {"Tile", 6, tile},
+    {"DepthToSpace", 1, depthToSpace},
+    {"SpaceToDepth", 1, spaceToDepth},
+    {"CumSum", 11, cumSum},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> layoutBuilders() { return kLayout; }
+
+} // namespace dlc::onnx_frontend
