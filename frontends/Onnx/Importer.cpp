@@ -143,7 +143,12 @@ LogicalResult GraphImporter::loadModel() {
   if (failed(loadModelProto(path, model, fileLoc)))
     return failure();
   opset = defaultOpset(model);
-  if (opset == 0)
+  // Without a default-domain import only other domains' nodes can appear (each
+  // then reports its domain as unsupported).
+  bool usesDefault = llvm::any_of(model.graph().node(), [](const onnx::NodeProto &n) {
+    return n.domain().empty() || n.domain() == "ai.onnx";
+  });
+  if (opset == 0 && usesDefault)
     return emitError(fileLoc) << "model imports no version of the default ONNX domain";
   return success();
 }
@@ -186,7 +191,13 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto 
 
 Location GraphImporter::locationOf(const onnx::NodeProto &node, size_t index) {
   std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
-  return nodeLoc(&ctx, name, node.op_type(), opset);
+  // Nodes of other domains show that domain's version.
+  int version = opset;
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    for (const auto &imp : model.opset_import())
+      if (imp.domain() == node.domain())
+        version = imp.version();
+  return nodeLoc(&ctx, name, node.op_type(), version);
 }
 
 const OpBuilderEntry *GraphImporter::lookupBuilder(const onnx::NodeProto &node, Location loc) {

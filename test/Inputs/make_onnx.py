@@ -160,6 +160,13 @@ def runtime_axes():
                  [f32("x", [2, 3]), vi("axes", TP.INT64, [1])], [f32("y", ["n"])], opset=18)
 
 
+def ml_domain_only():
+    # Only an ai.onnx.ml node, no default-domain import: reported per node, by domain.
+    g = h.make_graph([h.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml", name="bin")],
+                     "g", [f32("x", [3])], [f32("y", [3])])
+    return h.make_model(g, opset_imports=[h.make_opsetid("ai.onnx.ml", 3)], ir_version=8)
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     onnx.save(globals()[name](), out)

@@ -49,25 +49,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cli_errors import Fail, check_error, save  # noqa: E402
 from models import IR_VERSION, MODELS  # noqa: E402
-
-# Case-sensitive substrings that indicate a crash rather than a diagnosed error.
-CRASH_MARKERS = [
-    "Segmentation fault", "core dumped", "terminate called", "Assertion `", "Stack dump",
-    "PLEASE submit a bug report", "LLVM ERROR", "UNREACHABLE executed", "Traceback (most",
-    "AddressSanitizer", "UndefinedBehaviorSanitizer", ": runtime error:", "#0 0x",
-    "Illegal instruction", "Bus error", "what():",
-]
-
-
-class Fail(Exception):
-    pass
-
-
-def save(model: onnx.ModelProto, path: Path) -> Path:
-    """Serialize without any checker/external-data processing (some models are invalid on purpose)."""
-    path.write_bytes(model.SerializeToString())
-    return path
 
 
 def _model(nodes, inputs, outputs, inits=(), opset=17) -> onnx.ModelProto:
@@ -119,34 +102,6 @@ def external_data_model(location: str) -> onnx.ModelProto:
         e = w.external_data.add()
         e.key, e.value = k, v
     return m
-
-
-def check_error(cmd: list[str], cwd: Path, needles: list[str], timeout: float) -> str:
-    """Run cmd; raise Fail unless it failed cleanly. Returns the error line."""
-    try:
-        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, errors="replace", timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Fail(f"timed out after {timeout:.0f}s")
-    err = p.stderr
-    shown = "".join("\n    | " + line for line in err.strip().splitlines()[:30]) or " (no stderr)"
-    if p.returncode < 0:
-        raise Fail(f"killed by signal {-p.returncode}{shown}")
-    if p.returncode != 1:
-        raise Fail(f"exit code {p.returncode}, expected 1{shown}")
-    lines = err.splitlines()
-    if not lines or not lines[0].startswith("error:"):
-        raise Fail(f"first stderr line does not start with 'error:'{shown}")
-    n_err = sum(1 for line in lines if line.startswith("error:"))
-    if n_err != 1:
-        raise Fail(f"{n_err} lines start with 'error:', expected exactly 1{shown}")
-    crash = [m for m in CRASH_MARKERS if m in err]
-    if crash:
-        raise Fail(f"stderr looks like a crash ({', '.join(crash)}){shown}")
-    missing = [s for s in needles if s not in err]
-    if missing:
-        raise Fail(f"stderr does not mention {missing}{shown}")
-    return lines[0]
 
 
 def compile_so(dlc: str, d: Path, timeout: float) -> Path:

@@ -24,6 +24,7 @@ from onnx import helper as h
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import models  # noqa: E402
+from cli_errors import crash_markers  # noqa: E402
 
 BASES = ["add_broadcast", "softmax", "conv_depthwise", "transpose_reshape", "reduce_mean",
          "reduce_mean_op18", "mlp_b1", "lenet5"]
@@ -97,6 +98,9 @@ def check(dlc: str, path: Path, out: Path) -> str:
         return "timeout"
     if r.returncode < 0:
         return f"killed by signal {-r.returncode}: {r.stderr.strip()[:300]}"
+    crash = crash_markers(r.stderr)
+    if crash:  # e.g. a sanitizer report (scripts/test --sanitize), whatever the exit code
+        return f"crash ({', '.join(crash)}), exit code {r.returncode}: {r.stderr.strip()[:2000]}"
     if r.returncode not in (0, 1):
         return f"exit code {r.returncode}: {r.stderr.strip()[:300]}"
     if r.returncode == 1:
