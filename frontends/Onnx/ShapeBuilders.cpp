@@ -452,7 +452,7 @@ ArrayRef<OpBuilderEntry> shapeBuilders() { return kShape; }
 const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
   for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
                      shapeBuilders(), lossBuilders(), attentionBuilders(),
-                     normalizationBuilders(), layoutBuilders()})
+                     normalizationBuilders(), layoutBuilders(), resizeBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;
