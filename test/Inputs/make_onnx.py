@@ -167,6 +167,71 @@ def ml_domain_only():
     return h.make_model(g, opset_imports=[h.make_opsetid("ai.onnx.ml", 3)], ir_version=8)
 
 
+def _single(op, inputs, out_shape, inits=(), opset=23, out_type=TP.FLOAT, **attrs):
+    # One `op` node named "n" over graph inputs [(name, type, shape)] -> output "y".
+    node = h.make_node(op, [i[0] for i in inputs] + [c.name for c in inits], ["y"], name="n", **attrs)
+    return model([node], [vi(*i) for i in inputs], [vi("y", out_type, out_shape)], inits,
+                 opset=opset, check=False)
+
+
+# Diagnostics of the composite (function-body) builders.
+def attention_3d_no_heads():
+    return _single("Attention", [("q", TP.FLOAT, [1, 2, 8]), ("k", TP.FLOAT, [1, 2, 8]),
+                                 ("v", TP.FLOAT, [1, 2, 8])], [1, 2, 8])
+
+
+def nll_bad_reduction():
+    return _single("NegativeLogLikelihoodLoss", [("x", TP.FLOAT, [2, 3]), ("t", TP.INT64, [2])],
+                   [], reduction="avg")
+
+
+def elu_int():
+    return _single("Elu", [("x", TP.INT32, [3])], [3], out_type=TP.INT32)
+
+
+def bitshift_direction():
+    return _single("BitShift", [("x", TP.UINT8, [3]), ("s", TP.UINT8, [3])], [3],
+                   out_type=TP.UINT8, direction="UP")
+
+
+def resize_area():
+    return _single("Resize", [("x", TP.FLOAT, [1, 1, 2, 2])], [1, 1, 4, 4],
+                   inits=[const("roi", np.zeros(0, np.float32)),
+                          const("scales", np.array([1, 1, 2, 2], np.float32))], mode="area")
+
+
+def group_norm_groups():
+    return _single("GroupNormalization", [("x", TP.FLOAT, [1, 4, 2])], [1, 4, 2],
+                   inits=[const("s", np.ones(4, np.float32)), const("b", np.zeros(4, np.float32))],
+                   num_groups=3)
+
+
+def depth_to_space_mode():
+    return _single("DepthToSpace", [("x", TP.FLOAT, [1, 4, 2, 2])], [1, 1, 4, 4], blocksize=2,
+                   mode="XYZ")
+
+
+def tile_repeats():
+    return _single("Tile", [("x", TP.FLOAT, [2, 2])], [4, 4],
+                   inits=[const("r", np.array([2], np.int64))])
+
+
+def training_dropout():
+    return _single("Dropout", [("x", TP.FLOAT, [3])], [3],
+                   inits=[const("ratio", np.float32(0.5)), const("train", np.bool_(True))])
+
+
+def onehot_values():
+    return _single("OneHot", [("i", TP.INT64, [3])], [3, 4],
+                   inits=[const("depth", np.int64(4)), const("vals", np.array([0, 1, 2], np.float32))])
+
+
+def rotary_odd_dim():
+    return _single("RotaryEmbedding", [("x", TP.FLOAT, [1, 1, 2, 4]), ("c", TP.FLOAT, [2, 1]),
+                                       ("s", TP.FLOAT, [2, 1])], [1, 1, 2, 4],
+                   rotary_embedding_dim=3)
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     onnx.save(globals()[name](), out)
