@@ -165,6 +165,30 @@ LogicalResult cast(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// BitCast: the same bits as data type `to` (same width).
+LogicalResult bitCast(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto to = n.intAttr("to", 0);
+  TRY(x);
+  TRY(to);
+  Type elt = elementTypeFor(n.b.getContext(), *to);
+  if (!elt)
+    return n.error("unsupported target data type " + Twine(*to));
+  auto type = RankedTensorType::get(tensorType(*x).getShape(), elt);
+  // A bool is one byte holding 0 or 1: to and from 8-bit integers that is a cast.
+  Type from = tensorType(*x).getElementType();
+  if ((from.isInteger(1) && elt.isInteger(8)) || (elt.isInteger(1) && from.isInteger(8))) {
+    auto c = n.create<CastOp>({*x}, {}, {type});
+    TRY(c);
+    out.push_back(*c);
+    return success();
+  }
+  auto r = n.create<BitcastOp>({*x}, {}, {type});
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
 /// CastLike: Cast to the element type of input 1.
 LogicalResult castLike(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), like = n.requiredInput(1);
@@ -318,6 +342,7 @@ const OpBuilderEntry kElementwise[] = {
     {"BitwiseXor", 18, binary<BitwiseXorOp>},
     {"BitShift", 11, bitShift},
     {"CastLike", 15, castLike},
+    {"BitCast", 26, bitCast},
 };
 
 } // namespace

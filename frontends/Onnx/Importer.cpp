@@ -274,7 +274,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     // Unsignedness follows Cast's target type, else the first input when the
     // element type is unchanged (reshapes, slices, elementwise math, ...).
     Type elt = cast<RankedTensorType>(results[i].getType()).getElementType();
-    bool isUnsigned = node.op_type() == "Cast"
+    bool isUnsigned = node.op_type() == "Cast" || node.op_type() == "BitCast"
                           ? llvm::any_of(node.attribute(), [](const onnx::AttributeProto &a) {
                               return a.name() == "to" && isUnsignedOnnxType(a.i());
                             })

@@ -249,7 +249,46 @@ LogicalResult cumSum(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// CumProd along `axis` by log-step scanning: y *= y shifted by 1, 2, 4, ... (the
+/// shift pads with ones), after a shift by one for `exclusive`.
+LogicalResult cumProd(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto exclusive = n.intAttr("exclusive", 0), reverse = n.intAttr("reverse", 0);
+  TRY(x);
+  TRY(exclusive);
+  TRY(reverse);
+  auto axisV = n.constantInts(1);
+  TRY(axisV);
+  if (axisV->size() != 1)
+    return n.error("axis must hold one value");
+  auto t = tensorType(*x);
+  auto a = n.normalizeAxis((*axisV)[0], t.getRank());
+  TRY(a);
+  int64_t len = t.getDimSize(*a), r = t.getRank();
+  Expr e{n, t.getElementType()};
+  auto shift = [&](Value v, int64_t k) {
+    SmallVector<int64_t> pads(2 * r, 0);
+    pads[*reverse ? r + *a : *a] = k;   // ones enter here
+    pads[*reverse ? *a : r + *a] = -k;  // and as many leave at the other end
+    return e.op<PadOp>({v}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
+                             n.named("mode", n.b.getStringAttr("constant")),
+                             n.named("value", n.b.getF64FloatAttr(1.0))});
+  };
+  Value y = *x;
+  if (len > 0) {
+    if (*exclusive)
+      y = shift(y, 1);
+    for (int64_t k = 1; k < len; k *= 2)
+      y = e.op<MulOp>({y, shift(y, k)});
+  }
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
 const OpBuilderEntry kLayout[] = {
+    {"CumProd", 26, cumProd},
     {"Trilu", 14, trilu},
     {"OneHot", 9, oneHot},
     {"EyeLike", 9, eyeLike},

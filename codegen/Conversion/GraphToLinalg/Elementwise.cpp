@@ -67,6 +67,7 @@ DLC_SCALAR(NotOp, (arith::XOrIOp::create(b, loc, a[0], scalarConstant(b, loc, a[
 DLC_SCALAR(ReciprocalOp, (arith::DivFOp::create(b, loc, scalarConstant(b, loc, a[0].getType(), 1), a[0])))
 DLC_SCALAR(CastOp, (convertScalar(b, loc, a[0], op.getType().getElementType(), op.getUnsignedInput())))
 DLC_SCALAR(ExpandOp, (a[0]))
+DLC_SCALAR(BitcastOp, (arith::BitcastOp::create(b, loc, op.getType().getElementType(), a[0])))
 // clang-format on
 #undef DLC_SCALAR
 
@@ -236,7 +237,7 @@ void populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
                  ExpandOp, NegOp, ReluOp, SigmoidOp, LeakyReluOp, ModOp, FModOp>(patterns);
   addElementwise<TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, SignOp,
                  RoundOp, BitwiseNotOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, IsNaNOp, IsInfOp,
-                 ShiftLeftOp, ShiftRightOp, ShiftRightArithOp>(patterns);
+                 ShiftLeftOp, ShiftRightOp, ShiftRightArithOp, BitcastOp>(patterns);
 }
 
 } // namespace dlc::conversion

@@ -71,6 +71,14 @@ def Graph_GeluOp : Graph_UnaryOp<"gelu"> {
   let hasVerifier = 1;
 }
 
+def Graph_BitcastOp : Graph_Op<"bitcast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "elementwise reinterpretation of the bits as another type of the same width";
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let summary = "elementwise conversion to another element type";
   let description = [{

@@ -509,3 +509,11 @@ LogicalResult ExpandOp::verify() {
                                             << shapeStr(out.getShape());
   return success();
 }
+
+LogicalResult BitcastOp::verify() {
+  Type a = getInput().getType().getElementType(), b = getType().getElementType();
+  if (a.getIntOrFloatBitWidth() != b.getIntOrFloatBitWidth() || a.isInteger(1) || b.isInteger(1))
+    return emitOpError("bitcast needs element types of the same width (not i1), got ")
+           << a << " and " << b;
+  return success();
+}

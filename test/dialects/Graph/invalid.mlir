@@ -362,3 +362,11 @@ func.func @gather_elements_rank(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tenso
   %0 = dlc_graph.gather_elements %x, %i {axis = 1 : i64} : tensor<2x3xf32>, tensor<2xi64> -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+func.func @bitcast_width(%x: tensor<2xf32>) -> tensor<2xi64> {
+  // expected-error @+1 {{bitcast needs element types of the same width (not i1), got 'f32' and 'i64'}}
+  %0 = dlc_graph.bitcast %x : tensor<2xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}

@@ -116,3 +116,12 @@ func.func @classify(%x: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>) {
   %1 = dlc_graph.is_nan %x : tensor<4xf32> -> tensor<4xi1>
   return %0, %1 : tensor<4xi1>, tensor<4xi1>
 }
+
+// -----
+
+// CHECK-LABEL: func @bitcast
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+func.func @bitcast(%x: tensor<4xf32>) -> tensor<4xi32> {
+  %0 = dlc_graph.bitcast %x : tensor<4xf32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
