@@ -164,38 +164,129 @@ LogicalResult conv(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// One 2-D pooling of an NCHW tensor with window `w`.
+FailureOr<Value> pool2d(NodeImporter &n, Value x, const Window &w, bool isMax, bool includePad) {
+  SmallVector<NamedAttribute> attrs = {
+      n.named("kernel", n.b.getDenseI64ArrayAttr(w.kernel)),
+      n.named("strides", n.b.getDenseI64ArrayAttr(w.strides)),
+      n.named("pads", n.b.getDenseI64ArrayAttr(w.pads)),
+      n.named("dilations", n.b.getDenseI64ArrayAttr(w.dilations)),
+      n.named("ceil_mode", n.b.getBoolAttr(w.ceilMode))};
+  if (isMax)
+    return n.create<MaxPoolOp>({x}, attrs);
+  attrs.push_back(n.named("count_include_pad", n.b.getBoolAttr(includePad)));
+  return n.create<AveragePoolOp>({x}, attrs);
+}
+
+/// 3-D pooling is separable (max of maxes; sums and valid counts factor per axis):
+/// a 2-D pool over (H, W) with C*D channels, then a 1-D pool over D.
+FailureOr<Value> pool3d(NodeImporter &n, Value x, const Window &w, bool isMax, bool includePad) {
+  auto t = tensorType(x);
+  int64_t N = t.getDimSize(0), C = t.getDimSize(1), D = t.getDimSize(2);
+  Window hw{{w.kernel[1], w.kernel[2]}, {w.strides[1], w.strides[2]},
+            {w.pads[1], w.pads[2], w.pads[4], w.pads[5]}, {w.dilations[1], w.dilations[2]},
+            w.ceilMode};
+  Window d{{1, w.kernel[0]}, {1, w.strides[0]}, {0, w.pads[0], 0, w.pads[3]},
+           {1, w.dilations[0]}, w.ceilMode};
+  auto a = n.reshape(x, {N, C * D, t.getDimSize(3), t.getDimSize(4)});
+  TRY(a);
+  auto b = pool2d(n, *a, hw, isMax, includePad);
+  TRY(b);
+  int64_t H2 = tensorType(*b).getDimSize(2), W2 = tensorType(*b).getDimSize(3);
+  auto c = n.reshape(*b, {N, C, D, H2 * W2});
+  TRY(c);
+  auto perm = n.named("perm", n.b.getDenseI64ArrayAttr({0, 1, 3, 2}));
+  auto ct = n.create<TransposeOp>({*c}, {perm});
+  TRY(ct);
+  auto c2 = n.reshape(*ct, {N, C * H2 * W2, 1, D});
+  TRY(c2);
+  auto e = pool2d(n, *c2, d, isMax, includePad);
+  TRY(e);
+  int64_t D2 = tensorType(*e).getDimSize(3);
+  auto f = n.reshape(*e, {N, C, H2 * W2, D2});
+  TRY(f);
+  auto ft = n.create<TransposeOp>({*f}, {perm});
+  TRY(ft);
+  return n.reshape(*ft, {N, C, D2, H2, W2});
+}
+
 template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   TRY(x);
   auto xt = tensorType(*x);
-  TRY(checkSpatialRank(n, xt));
+  if (xt.getRank() != 5)
+    TRY(checkSpatialRank(n, xt));
   if (isMax && n.numUsedOutputs() > 1)
     return n.error("the Indices output of MaxPool is not supported");
   auto kernel = n.intsAttr("kernel_shape");
+  auto include = n.intAttr("count_include_pad", 0);
   TRY(kernel);
+  TRY(include);
   if ((int64_t)kernel->size() != xt.getRank() - 2)
     return n.error("kernel_shape must have " + Twine(xt.getRank() - 2) + " entries");
   auto win = readWindow(n, xt.getShape(), *kernel);
   TRY(win);
+  if (xt.getRank() == 5) {
+    auto r = pool3d(n, *x, *win, isMax, *include);
+    TRY(r);
+    out.push_back(*r);
+    return success();
+  }
   auto x2 = to2d(n, *x);
   TRY(x2);
-  SmallVector<NamedAttribute> attrs = {
-      n.named("kernel", n.b.getDenseI64ArrayAttr(win->kernel)),
-      n.named("strides", n.b.getDenseI64ArrayAttr(win->strides)),
-      n.named("pads", n.b.getDenseI64ArrayAttr(win->pads)),
-      n.named("dilations", n.b.getDenseI64ArrayAttr(win->dilations)),
-      n.named("ceil_mode", n.b.getBoolAttr(win->ceilMode))};
-  FailureOr<Value> y;
-  if constexpr (isMax) {
-    y = n.create<MaxPoolOp>({*x2}, attrs);
-  } else {
-    auto include = n.intAttr("count_include_pad", 0);
-    TRY(include);
-    attrs.push_back(n.named("count_include_pad", n.b.getBoolAttr(*include)));
-    y = n.create<AveragePoolOp>({*x2}, attrs);
-  }
+  auto y = pool2d(n, *x2, *win, isMax, *include);
   TRY(y);
   auto r = from2d(n, *y, xt.getRank());
+  TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
+/// LpPool: (sum over the window of |x|^p)^(1/p), the sum as an average that
+/// counts the padding, times the window size.
+LogicalResult lpPool(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto p = n.intAttr("p", 2);
+  auto kernel = n.intsAttr("kernel_shape");
+  TRY(x);
+  TRY(p);
+  TRY(kernel);
+  auto xt = tensorType(*x);
+  Type elt = xt.getElementType();
+  if (!isa<FloatType>(elt) || *p < 1)
+    return n.error("expects a floating-point input and p >= 1");
+  if ((int64_t)kernel->size() != xt.getRank() - 2)
+    return n.error("kernel_shape must have " + Twine(xt.getRank() - 2) + " entries");
+  if (xt.getRank() != 5)
+    TRY(checkSpatialRank(n, xt));
+  auto win = readWindow(n, xt.getShape(), *kernel);
+  TRY(win);
+  auto ax = n.create<AbsOp>({*x});
+  TRY(ax);
+  Value pw = *ax;
+  if (*p != 1) {
+    auto q = n.create<PowOp>({*ax, n.scalarConstant(elt, (double)*p)});
+    TRY(q);
+    pw = *q;
+  }
+  FailureOr<Value> avg;
+  if (xt.getRank() == 5) {
+    avg = pool3d(n, pw, *win, false, true);
+  } else {
+    auto x2 = to2d(n, pw);
+    TRY(x2);
+    auto y = pool2d(n, *x2, *win, false, true);
+    TRY(y);
+    avg = from2d(n, *y, xt.getRank());
+  }
+  TRY(avg);
+  int64_t size = 1;
+  for (int64_t k : *kernel)
+    size *= k;
+  auto sum = n.create<MulOp>({*avg, n.scalarConstant(elt, (double)size)});
+  TRY(sum);
+  auto r = *p == 1 ? FailureOr<Value>(*sum)
+                   : n.create<PowOp>({*sum, n.scalarConstant(elt, 1.0 / (double)*p)});
   TRY(r);
   out.push_back(*r);
   return success();
@@ -270,6 +361,7 @@ const OpBuilderEntry kNN[] = {
     {"Conv", 1, conv},
     {"MaxPool", 1, pool<true>},
     {"AveragePool", 1, pool<false>},
+    {"LpPool", 2, lpPool},
     {"GlobalAveragePool", 1, globalAveragePool},
     {"GlobalMaxPool", 1, globalMaxPool},
     {"BatchNormalization", 9, batchNorm},
