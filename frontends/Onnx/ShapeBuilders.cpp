@@ -452,7 +452,8 @@ ArrayRef<OpBuilderEntry> shapeBuilders() { return kShape; }
 const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
   for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
                      shapeBuilders(), lossBuilders(), attentionBuilders(),
-                     normalizationBuilders(), layoutBuilders(), resizeBuilders()})
+                     normalizationBuilders(), layoutBuilders(), resizeBuilders(),
+                     convTransposeBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;

@@ -1,0 +1,159 @@
+// ONNX ConvTranspose -> dlc_graph conv: the input with (stride - 1) zeros inserted between
+// elements, padded by (k - 1) * dilation - pad (negative pads crop), convolved at stride 1
+// with the spatially flipped weight whose in/out channels are swapped per group.
+#include "frontends/Onnx/Expr.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+LogicalResult convTranspose(NodeImporter &n, Results &out) {
+  auto x0 = n.requiredInput(0), w0 = n.requiredInput(1);
+  TRY(x0);
+  TRY(w0);
+  auto xt = tensorType(*x0), wt = tensorType(*w0);
+  int64_t sp = xt.getRank() - 2;
+  if (sp != 1 && sp != 2)
+    return n.error("only 1-D and 2-D ConvTranspose are supported (input rank " +
+                   Twine(xt.getRank()) + ", expected 3 or 4)");
+  if (wt.getRank() != xt.getRank())
+    return n.error("weight rank " + Twine(wt.getRank()) + " differs from input rank " +
+                   Twine(xt.getRank()));
+  auto group = n.intAttr("group", 1);
+  auto strides = n.intsAttr("strides", SmallVector<int64_t>(sp, 1));
+  auto dil = n.intsAttr("dilations", SmallVector<int64_t>(sp, 1));
+  auto outPad = n.intsAttr("output_padding", SmallVector<int64_t>(sp, 0));
+  auto autoPad = n.stringAttr("auto_pad", "NOTSET");
+  auto kernelAttr = n.intsAttr("kernel_shape", wt.getShape().drop_front(2));
+  TRY(group);
+  TRY(strides);
+  TRY(dil);
+  TRY(outPad);
+  TRY(autoPad);
+  TRY(kernelAttr);
+  SmallVector<int64_t> k(wt.getShape().drop_front(2));
+  if (ArrayRef<int64_t>(*kernelAttr) != ArrayRef<int64_t>(k))
+    return n.error("kernel_shape does not match the weight shape");
+  if ((int64_t)strides->size() != sp || (int64_t)dil->size() != sp ||
+      (int64_t)outPad->size() != sp)
+    return n.error("expected " + Twine(sp) + " strides, dilations and output_padding values");
+  int64_t g = *group, cin = xt.getDimSize(1);
+  if (g < 1 || cin % g || wt.getDimSize(0) != cin)
+    return n.error("weight has " + Twine(wt.getDimSize(0)) + " input channels, expected " +
+                   Twine(cin) + " in " + Twine(g) + " groups");
+  int64_t cout = wt.getDimSize(1) * g;
+  bool same = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
+  if (!same && *autoPad != "NOTSET" && *autoPad != "VALID")
+    return n.error("unsupported auto_pad '" + *autoPad + "'");
+  // Per spatial dim: the full transposed size, the begin pad and the output size.
+  SmallVector<int64_t> full(sp), padBegin(sp), outSize(sp);
+  SmallVector<int64_t> pads(2 * sp, 0), outShapeAttr;
+  if (n.hasAttr("pads") && *autoPad == "NOTSET") {
+    auto p = n.intsAttr("pads");
+    TRY(p);
+    if ((int64_t)p->size() != 2 * sp)
+      return n.error("expected " + Twine(2 * sp) + " pads");
+    pads = *p;
+  }
+  if (n.hasAttr("output_shape")) {
+    auto os = n.intsAttr("output_shape");
+    TRY(os);
+    outShapeAttr = *os;
+    if ((int64_t)outShapeAttr.size() == sp + 2)
+      outShapeAttr.erase(outShapeAttr.begin(), outShapeAttr.begin() + 2);
+    if ((int64_t)outShapeAttr.size() != sp)
+      return n.error("output_shape must have " + Twine(sp) + " values");
+  }
+  for (int64_t i = 0; i < sp; ++i) {
+    int64_t in = xt.getDimSize(2 + i), s = (*strides)[i], d = (*dil)[i];
+    full[i] = s * (in - 1) + (*outPad)[i] + (k[i] - 1) * d + 1;
+    if (same) {
+      int64_t target = outShapeAttr.empty() ? in * s : outShapeAttr[i];
+      int64_t total = full[i] - target;
+      padBegin[i] = *autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      outSize[i] = target;
+    } else {
+      padBegin[i] = pads[i];
+      outSize[i] = outShapeAttr.empty() ? full[i] - pads[i] - pads[sp + i] : outShapeAttr[i];
+    }
+    if (outSize[i] < 1 || s < 1 || d < 1)
+      return n.error("invalid strides, dilations, pads or output shape");
+  }
+  // Work in 2-D: lift 1-D to [N, C, 1, L].
+  Expr e{n, xt.getElementType()};
+  Value x = *x0, w = *w0;
+  if (sp == 1) {
+    x = e.reshape(x, {xt.getDimSize(0), cin, 1, xt.getDimSize(2)});
+    w = e.reshape(w, {cin, wt.getDimSize(1), 1, k[0]});
+    k.insert(k.begin(), 1);
+    strides->insert(strides->begin(), 1);
+    dil->insert(dil->begin(), 1);
+    padBegin.insert(padBegin.begin(), 0);
+    outSize.insert(outSize.begin(), 1);
+  }
+  int64_t N = xt.getDimSize(0), H = tensorType(x).getDimSize(2), W = tensorType(x).getDimSize(3);
+  int64_t sh = (*strides)[0], sw = (*strides)[1];
+  // Zero insertion: [N, C, H, 1, W, 1] padded to [N, C, H, sh, W, sw], viewed as [N, C, H*sh, W*sw].
+  Value up = x;
+  if (sh > 1 || sw > 1) {
+    SmallVector<int64_t> zp(12, 0);
+    zp[6 + 3] = sh - 1;
+    zp[6 + 5] = sw - 1;
+    up = e.op<PadOp>({e.reshape(x, {N, cin, H, 1, W, 1})},
+                     {n.named("pads", n.b.getDenseI64ArrayAttr(zp)),
+                      n.named("mode", n.b.getStringAttr("constant")),
+                      n.named("value", n.b.getF64FloatAttr(0))});
+    up = e.reshape(up, {N, cin, H * sh, W * sw});
+  }
+  // Pads of the zero-inserted input so the stride-1 conv yields exactly outSize.
+  SmallVector<int64_t> cp(8, 0);
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t in = i == 0 ? H : W, s = (*strides)[i], reach = (k[i] - 1) * (*dil)[i];
+    int64_t begin = reach - padBegin[i];
+    int64_t upLen = in * s; // includes s - 1 trailing zeros
+    int64_t end = outSize[i] + reach - upLen - begin;
+    cp[2 + i] = begin;
+    cp[4 + 2 + i] = end;
+  }
+  Value padded = e.op<PadOp>({up}, {n.named("pads", n.b.getDenseI64ArrayAttr(cp)),
+                                    n.named("mode", n.b.getStringAttr("constant")),
+                                    n.named("value", n.b.getF64FloatAttr(0))});
+  // Weight [Cin, Cout/g, kh, kw] -> [Cout, Cin/g, kh, kw], flipped in space.
+  int64_t kh = k[0], kw = k[1];
+  Value wg = e.reshape(w, {g, cin / g, cout / g, kh, kw});
+  wg = e.reshape(e.transpose(wg, {0, 2, 1, 3, 4}), {cout, cin / g, kh, kw});
+  wg = e.op<SliceOp>({wg}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, kh - 1, kw - 1})),
+                            n.named("sizes", n.b.getDenseI64ArrayAttr({cout, cin / g, kh, kw})),
+                            n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, -1, -1}))});
+  if (e.failed)
+    return failure();
+  SmallVector<Value> ops = {padded, wg};
+  if (Value bias = n.input(2))
+    ops.push_back(bias);
+  auto y = n.create<ConvOp>(ops, {n.named("strides", n.b.getDenseI64ArrayAttr({1, 1})),
+                                  n.named("pads", n.b.getDenseI64ArrayAttr({0, 0, 0, 0})),
+                                  n.named("dilations", n.b.getDenseI64ArrayAttr(*dil)),
+                                  n.named("group", n.b.getI64IntegerAttr(g))});
+  TRY(y);
+  Value r = *y;
+  if (sp == 1)
+    r = e.reshape(r, {N, cout, outSize[1]});
+  if (e.failed)
+    return failure();
+  out.push_back(r);
+  return success();
+}
+
+const OpBuilderEntry kConvTranspose[] = {
+    {"ConvTranspose", 1, convTranspose},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> convTransposeBuilders() { return kConvTranspose; }
+
+} // namespace dlc::onnx_frontend
