@@ -223,25 +223,55 @@ FailureOr<SmallVector<int64_t>> NodeImporter::intsAttr(StringRef name, ArrayRef<
 }
 #undef DLC_CHECK_ATTR
 
+/// The value of `v` when it is known at compile time: a constant, a graph input
+/// with a known value (recorded as used), or an op over known values that folds.
+/// `inputs` collects the graph inputs it depends on.
+static DenseElementsAttr evaluate(Value v, InputSpecializations *spec,
+                                  SmallVectorImpl<Value> &inputs, int depth = 0) {
+  DenseElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return attr;
+  if (!spec || depth > 32)
+    return {};
+  if (auto it = spec->known.find(v); it != spec->known.end()) {
+    inputs.push_back(v);
+    return it->second;
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op || op->getNumResults() != 1 || op->getNumRegions())
+    return {};
+  SmallVector<Attribute> operands;
+  for (Value o : op->getOperands()) {
+    auto a = evaluate(o, spec, inputs, depth + 1);
+    if (!a)
+      return {};
+    operands.push_back(a);
+  }
+  SmallVector<OpFoldResult> folded;
+  if (failed(op->fold(operands, folded)) || folded.size() != 1)
+    return {};
+  if (auto a = dyn_cast_if_present<DenseElementsAttr>(dyn_cast<Attribute>(folded[0])))
+    return a;
+  return {};
+}
+
 FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {
   Value v = input(i);
-  DenseElementsAttr attr;
-  if (v && !matchPattern(v, m_Constant(&attr)) && specializations) {
-    auto it = specializations->known.find(v);
-    if (it != specializations->known.end()) {
-      specializations->used.insert(v);
-      return it->second;
-    }
+  SmallVector<Value> usedInputs;
+  DenseElementsAttr attr = v ? evaluate(v, specializations, usedInputs) : DenseElementsAttr();
+  if (attr) {
+    for (Value u : usedInputs)
+      specializations->used.insert(u);
+    return attr;
   }
-  if (v && !attr && isa<BlockArgument>(v))
+  if (v && isa<BlockArgument>(v))
     return emitError(loc) << "input " << i << " ('" << node.input(i)
                           << "') is a graph input whose value must be known when compiling "
                              "(dlc compile --input-value "
                           << node.input(i) << "=FILE)";
-  if (!v || !attr)
-    return emitError(loc) << "input " << i << " ('" << (i < (unsigned)node.input_size() ? node.input(i) : "")
-                          << "') must be a compile-time constant";
-  return attr;
+  return emitError(loc) << "input " << i << " ('"
+                        << (i < (unsigned)node.input_size() ? node.input(i) : "")
+                        << "') must be a compile-time constant";
 }
 
 FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i) {

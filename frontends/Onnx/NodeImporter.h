@@ -146,6 +146,7 @@ llvm::ArrayRef<OpBuilderEntry> normalizationBuilders();
 llvm::ArrayRef<OpBuilderEntry> layoutBuilders();
 llvm::ArrayRef<OpBuilderEntry> resizeBuilders();
 llvm::ArrayRef<OpBuilderEntry> convTransposeBuilders();
+llvm::ArrayRef<OpBuilderEntry> signalBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);
