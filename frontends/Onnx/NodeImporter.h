@@ -41,7 +41,7 @@ class NodeImporter {
 public:
   NodeImporter(const onnx::NodeProto &node, int opset, mlir::OpBuilder &b, mlir::Location loc,
                llvm::SmallVector<mlir::Value> inputs, const std::string &baseDir,
-               const llvm::DenseSet<mlir::Value> &unsignedValues,
+               llvm::DenseSet<mlir::Value> &unsignedValues,
                InputSpecializations *specializations = nullptr)
       : node(node), opset(opset), b(b), loc(loc), inputs(std::move(inputs)), baseDir(baseDir),
         unsignedValues(unsignedValues), specializations(specializations) {}
@@ -56,6 +56,8 @@ public:
   unsigned numInputs() const { return inputs.size(); }
   /// Whether input i holds an ONNX unsigned integer type (dlc integers are signless).
   bool isUnsigned(unsigned i) const { return input(i) && unsignedValues.contains(input(i)); }
+  /// Records that `v` (a result this builder made) holds an ONNX unsigned type.
+  void markUnsigned(mlir::Value v) { unsignedValues.insert(v); }
   mlir::FailureOr<mlir::Value> requiredInput(unsigned i);
   /// Number of outputs the model actually uses (trailing "" outputs dropped).
   unsigned numUsedOutputs() const;
@@ -110,7 +112,7 @@ public:
 private:
   llvm::SmallVector<mlir::Value> inputs;
   const std::string &baseDir;
-  const llvm::DenseSet<mlir::Value> &unsignedValues;
+  llvm::DenseSet<mlir::Value> &unsignedValues;
   InputSpecializations *specializations;
 };
 
@@ -147,6 +149,7 @@ llvm::ArrayRef<OpBuilderEntry> layoutBuilders();
 llvm::ArrayRef<OpBuilderEntry> resizeBuilders();
 llvm::ArrayRef<OpBuilderEntry> convTransposeBuilders();
 llvm::ArrayRef<OpBuilderEntry> signalBuilders();
+llvm::ArrayRef<OpBuilderEntry> quantBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);

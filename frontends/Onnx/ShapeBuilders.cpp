@@ -453,7 +453,7 @@ const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
   for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
                      shapeBuilders(), lossBuilders(), attentionBuilders(),
                      normalizationBuilders(), layoutBuilders(), resizeBuilders(),
-                     convTransposeBuilders(), signalBuilders()})
+                     convTransposeBuilders(), signalBuilders(), quantBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;

@@ -72,8 +72,14 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to, bool isUnsigne
   if (ff && tf)
     return ff.getWidth() < tf.getWidth() ? Value(arith::ExtFOp::create(b, loc, to, v))
                                          : Value(arith::TruncFOp::create(b, loc, to, v));
-  if (ff)
-    return arith::FPToSIOp::create(b, loc, to, v);
+  if (ff) {
+    // Through i64 then truncated, so values of unsigned narrow targets (e.g. 200.0
+    // to uint8) keep their bits instead of saturating at the signed maximum.
+    if (to.getIntOrFloatBitWidth() >= 64)
+      return arith::FPToSIOp::create(b, loc, to, v);
+    Value wide = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
+    return arith::TruncIOp::create(b, loc, to, wide);
+  }
   bool zeroExtend = isUnsigned || from.isInteger(1);
   if (tf)
     return zeroExtend ? Value(arith::UIToFPOp::create(b, loc, to, v))

@@ -1,0 +1,344 @@
+// ONNX integer quantization as function bodies: QuantizeLinear / DequantizeLinear (per
+// tensor, per axis, blocked), DynamicQuantizeLinear, MatMulInteger, ConvInteger,
+// QLinearMatMul and QLinearConv (integer products computed exactly in f64).
+#include "frontends/Onnx/Expr.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+/// [lo, hi] of an integer quantized type (`isUnsigned`: ONNX unsigned).
+std::pair<double, double> intRange(Type t, bool isUnsigned) {
+  unsigned w = t.getIntOrFloatBitWidth();
+  if (isUnsigned)
+    return {0.0, std::ldexp(1.0, w) - 1};
+  return {-std::ldexp(1.0, w - 1), std::ldexp(1.0, w - 1) - 1};
+}
+
+/// A scale / zero point broadcast against `xShape`: scalar, per `axis` (1-D), or
+/// blocked along `axis` (same rank, repeated `block` times then cut to size).
+Value broadcastParam(Expr &e, Value p, ArrayRef<int64_t> xShape, int64_t axis, int64_t block) {
+  auto pt = tensorType(p);
+  int64_t r = xShape.size();
+  if (pt.getNumElements() == 1 && block == 0)
+    return e.reshape(p, {});
+  if (block == 0) {
+    SmallVector<int64_t> shape(r, 1);
+    shape[axis] = pt.getNumElements();
+    return e.reshape(p, shape);
+  }
+  // Blocked: [.., nb, ..] -> [.., nb, block, ..] -> [.., nb*block, ..] -> slice to xShape[axis].
+  SmallVector<int64_t> withBlock(pt.getShape()), expanded(pt.getShape()), merged(pt.getShape());
+  withBlock.insert(withBlock.begin() + axis + 1, 1);
+  expanded.insert(expanded.begin() + axis + 1, block);
+  merged[axis] *= block;
+  Value b = e.op<ExpandOp>({e.reshape(p, withBlock)}, {},
+                           {RankedTensorType::get(expanded, pt.getElementType())});
+  b = e.reshape(b, merged);
+  if (merged[axis] != xShape[axis]) {
+    SmallVector<int64_t> starts(r, 0), sizes(merged), steps(r, 1);
+    sizes[axis] = xShape[axis];
+    b = e.op<SliceOp>({b}, {e.n.named("starts", e.n.b.getDenseI64ArrayAttr(starts)),
+                            e.n.named("sizes", e.n.b.getDenseI64ArrayAttr(sizes)),
+                            e.n.named("steps", e.n.b.getDenseI64ArrayAttr(steps))});
+  }
+  return b;
+}
+
+/// clip(rint(v), range) cast to `to` (v a float tensor).
+Value saturateTo(Expr &e, Value v, Type to, bool isUnsigned) {
+  auto [lo, hi] = intRange(to, isUnsigned);
+  Type ft = tensorType(v).getElementType();
+  Value r = e.op<RoundOp>({v});
+  r = e.op<MaxOp>({e.op<MinOp>({r, e.c(ft, hi)}), e.c(ft, lo)});
+  return e.cast(r, to);
+}
+
+struct QuantAxis {
+  int64_t axis, block;
+};
+
+/// The quantization axis and block size; the axis only matters for a non-scalar scale.
+FailureOr<QuantAxis> quantAxis(NodeImporter &n, int64_t rank, Value scale) {
+  auto axis = n.intAttr("axis", 1), block = n.intAttr("block_size", 0);
+  TRY(axis);
+  TRY(block);
+  if (rank == 0 || (*block == 0 && tensorType(scale).getNumElements() == 1))
+    return QuantAxis{0, 0};
+  auto a = n.normalizeAxis(*axis, rank);
+  TRY(a);
+  if (*block < 0)
+    return n.error("block_size must be non-negative");
+  return QuantAxis{*a, *block};
+}
+
+LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), scale = n.requiredInput(1);
+  TRY(x);
+  TRY(scale);
+  Value zp = n.input(2);
+  auto xt = tensorType(*x);
+  auto qa = quantAxis(n, xt.getRank(), *scale);
+  TRY(qa);
+  Type to = n.b.getIntegerType(8);
+  bool isUnsigned = true;
+  if (zp) {
+    to = tensorType(zp).getElementType();
+    isUnsigned = n.isUnsigned(2);
+  } else if (n.hasAttr("output_dtype")) {
+    auto dt = n.intAttr("output_dtype", 2);
+    TRY(dt);
+    to = elementTypeFor(n.b.getContext(), *dt);
+    isUnsigned = isUnsignedOnnxType(*dt);
+  }
+  if (!to || !isa<IntegerType>(to) || to.isInteger(1) || to.getIntOrFloatBitWidth() > 16)
+    return n.error("only 8- and 16-bit integer quantization is supported here");
+  Type ft = tensorType(*scale).getElementType();
+  if (!isa<FloatType>(ft))
+    return n.error("the scale must be floating-point");
+  Expr e{n, ft};
+  Value s = broadcastParam(e, *scale, xt.getShape(), qa->axis, qa->block);
+  Value q = e.op<RoundOp>({e.op<DivOp>({e.cast(*x, ft), s})});
+  if (zp) {
+    SmallVector<NamedAttribute> ua;
+    if (isUnsigned)
+      ua.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
+    Value zb = broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block);
+    if (e.failed)
+      return failure();
+    q = e.op<AddOp>({q, e.op<CastOp>({zb}, ua, {RankedTensorType::get(tensorType(zb).getShape(), ft)})});
+  }
+  Value y = saturateTo(e, q, to, isUnsigned);
+  if (e.failed)
+    return failure();
+  if (isUnsigned)
+    n.markUnsigned(y);
+  out.push_back(y);
+  return success();
+}
+
+/// (x - zero_point) as floats of `ft`, honoring unsigned storage.
+Value centered(Expr &e, NodeImporter &n, Value x, bool xUnsigned, Value zp, bool zpUnsigned,
+               Type ft) {
+  auto asFloat = [&](Value v, bool u) {
+    SmallVector<NamedAttribute> ua;
+    if (u)
+      ua.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
+    return e.op<CastOp>({v}, ua, {RankedTensorType::get(tensorType(v).getShape(), ft)});
+  };
+  Value xf = asFloat(x, xUnsigned);
+  return zp ? e.op<SubOp>({xf, asFloat(zp, zpUnsigned)}) : xf;
+}
+
+LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), scale = n.requiredInput(1);
+  TRY(x);
+  TRY(scale);
+  Value zp = n.input(2);
+  auto xt = tensorType(*x);
+  if (!isa<IntegerType>(xt.getElementType()))
+    return n.error("only integer inputs are supported here");
+  auto qa = quantAxis(n, xt.getRank(), *scale);
+  TRY(qa);
+  Type ft = tensorType(*scale).getElementType();
+  if (!isa<FloatType>(ft))
+    return n.error("the scale must be floating-point");
+  Type outElt = ft;
+  if (n.hasAttr("output_dtype")) {
+    auto dt = n.intAttr("output_dtype", 1);
+    TRY(dt);
+    if (*dt) {
+      outElt = elementTypeFor(n.b.getContext(), *dt);
+      if (!outElt || !isa<FloatType>(outElt))
+        return n.error("unsupported output_dtype " + Twine(*dt));
+    }
+  }
+  // (x - zp) in f32, as the reference computes it, times the scale.
+  Type f32 = n.b.getF32Type();
+  Expr e{n, f32};
+  Value zb = zp ? broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block) : Value();
+  Value d = centered(e, n, *x, n.isUnsigned(0), zb, zp && n.isUnsigned(2), f32);
+  Value y = e.op<MulOp>({d, e.cast(broadcastParam(e, *scale, xt.getShape(), qa->axis, qa->block), f32)});
+  y = e.cast(y, outElt);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+LogicalResult dynamicQuantizeLinear(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  auto xt = tensorType(*x);
+  Type ft = xt.getElementType();
+  if (!isa<FloatType>(ft))
+    return n.error("expects a floating-point input");
+  Expr e{n, ft};
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < xt.getRank(); ++d)
+    all.push_back(d);
+  Value mn = e.op<MinOp>({e.reduce<ReduceMinOp>(*x, all, false), e.c(0)});
+  Value mx = e.op<MaxOp>({e.reduce<ReduceMaxOp>(*x, all, false), e.c(0)});
+  Value scale = e.op<DivOp>({e.op<SubOp>({mx, mn}), e.c(255)});
+  Type u8 = n.b.getIntegerType(8);
+  Value zpF = e.op<MaxOp>({e.op<MinOp>({e.op<RoundOp>({e.op<SubOp>({e.c(0), e.op<DivOp>({mn, scale})})}),
+                                        e.c(255)}),
+                           e.c(0)});
+  Value y = saturateTo(e, e.op<AddOp>({e.op<RoundOp>({e.op<DivOp>({*x, scale})}), zpF}), u8, true);
+  Value zp = e.cast(zpF, u8);
+  if (e.failed)
+    return failure();
+  n.markUnsigned(y);
+  n.markUnsigned(zp);
+  out.append({y, scale, zp});
+  return success();
+}
+
+/// (a - a_zp) @ (b - b_zp) exactly (f64); a_zp per row or scalar, b_zp per column or scalar.
+Value integerMatMul(Expr &e, NodeImporter &n, unsigned a, unsigned b, unsigned azp, unsigned bzp) {
+  Type f64 = n.b.getF64Type();
+  Value A = n.input(a), B = n.input(b), Az = n.input(azp), Bz = n.input(bzp);
+  auto at = tensorType(A), bt = tensorType(B);
+  if (Az && tensorType(Az).getNumElements() > 1) // per row: [M] -> [M, 1]
+    Az = e.reshape(Az, {tensorType(Az).getNumElements(), 1});
+  (void)at;
+  (void)bt;
+  Value ac = centered(e, n, A, n.isUnsigned(a), Az, Az && n.isUnsigned(azp), f64);
+  Value bc = centered(e, n, B, n.isUnsigned(b), Bz, Bz && n.isUnsigned(bzp), f64);
+  return e.op<MatMulOp>({ac, bc});
+}
+
+LogicalResult matMulInteger(NodeImporter &n, Results &out) {
+  auto a = n.requiredInput(0), b = n.requiredInput(1);
+  TRY(a);
+  TRY(b);
+  Expr e{n, n.b.getF64Type()};
+  Value y = e.cast(integerMatMul(e, n, 0, 1, 2, 3), n.b.getI32Type());
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+/// Requantizes an exact f64 accumulator: rint(acc * (s1 * s2 / s3) + zp) saturated.
+Value requantize(Expr &e, NodeImporter &n, Value acc, Value s1, Value s2, Value s3, Value zp,
+                 bool zpUnsigned, Type to) {
+  Type f64 = n.b.getF64Type();
+  Value ratio = e.op<DivOp>({e.op<MulOp>({s1, s2}), s3}); // in the scales' type, as the reference
+  Value d = e.op<MulOp>({acc, e.cast(ratio, f64)});
+  if (zp) {
+    SmallVector<NamedAttribute> ua;
+    if (zpUnsigned)
+      ua.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
+    d = e.op<AddOp>({d, e.op<CastOp>({zp}, ua, {RankedTensorType::get(tensorType(zp).getShape(), f64)})});
+  }
+  return saturateTo(e, d, to, zpUnsigned);
+}
+
+LogicalResult qlinearMatMul(NodeImporter &n, Results &out) {
+  for (unsigned i : {0u, 1u, 3u, 4u, 6u})
+    TRY(n.requiredInput(i));
+  Expr e{n, n.b.getF64Type()};
+  Value acc = integerMatMul(e, n, 0, 3, 2, 5);
+  Value yzp = n.input(7);
+  Type to = yzp ? tensorType(yzp).getElementType() : tensorType(n.input(0)).getElementType();
+  bool u = yzp ? n.isUnsigned(7) : n.isUnsigned(0);
+  Value y = requantize(e, n, acc, n.input(1), n.input(4), n.input(6), yzp, u, to);
+  if (e.failed)
+    return failure();
+  if (u)
+    n.markUnsigned(y);
+  out.push_back(y);
+  return success();
+}
+
+/// Conv of (x - x_zp) and (w - w_zp per output channel) in f64 (+ int32 bias).
+Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp, unsigned wzp,
+                  Value bias) {
+  Type f64 = n.b.getF64Type();
+  Value X = n.input(x), W = n.input(w), Wz = n.input(wzp);
+  auto wt = tensorType(W);
+  if (Wz && tensorType(Wz).getNumElements() > 1) {
+    SmallVector<int64_t> s(wt.getRank(), 1);
+    s[0] = tensorType(Wz).getNumElements();
+    Wz = e.reshape(Wz, s);
+  }
+  Value xc = centered(e, n, X, n.isUnsigned(x), n.input(xzp), n.input(xzp) && n.isUnsigned(xzp), f64);
+  Value wc = centered(e, n, W, n.isUnsigned(w), Wz, Wz && n.isUnsigned(wzp), f64);
+  auto kernel = n.intsAttr("kernel_shape", wt.getShape().drop_front(2));
+  auto strides = n.intsAttr("strides", SmallVector<int64_t>(wt.getRank() - 2, 1));
+  auto dil = n.intsAttr("dilations", SmallVector<int64_t>(wt.getRank() - 2, 1));
+  auto pads = n.intsAttr("pads", SmallVector<int64_t>(2 * (wt.getRank() - 2), 0));
+  auto group = n.intAttr("group", 1);
+  auto autoPad = n.stringAttr("auto_pad", "NOTSET");
+  if (failed(kernel) || failed(strides) || failed(dil) || failed(pads) || failed(group) ||
+      failed(autoPad))
+    return e.fail();
+  if (wt.getRank() != 4 || *autoPad != "NOTSET") {
+    (void)n.error("only 2-D integer convolutions with explicit pads are supported");
+    return e.fail();
+  }
+  SmallVector<Value> ops = {xc, wc};
+  if (bias)
+    ops.push_back(e.cast(bias, f64));
+  if (e.failed)
+    return {};
+  auto y = n.create<ConvOp>(ops, {n.named("strides", n.b.getDenseI64ArrayAttr(*strides)),
+                                  n.named("pads", n.b.getDenseI64ArrayAttr(*pads)),
+                                  n.named("dilations", n.b.getDenseI64ArrayAttr(*dil)),
+                                  n.named("group", n.b.getI64IntegerAttr(*group))});
+  return failed(y) ? e.fail() : *y;
+}
+
+LogicalResult convInteger(NodeImporter &n, Results &out) {
+  TRY(n.requiredInput(0));
+  TRY(n.requiredInput(1));
+  Expr e{n, n.b.getF64Type()};
+  Value y = e.cast(integerConv(e, n, 0, 1, 2, 3, Value()), n.b.getI32Type());
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+LogicalResult qlinearConv(NodeImporter &n, Results &out) {
+  for (unsigned i : {0u, 1u, 3u, 4u, 6u})
+    TRY(n.requiredInput(i));
+  Expr e{n, n.b.getF64Type()};
+  Value acc = integerConv(e, n, 0, 3, 2, 5, n.input(8));
+  Value ws = n.input(4);
+  if (tensorType(ws).getNumElements() > 1)
+    ws = e.reshape(ws, {1, tensorType(ws).getNumElements(), 1, 1});
+  Value yzp = n.input(7);
+  Type to = yzp ? tensorType(yzp).getElementType() : tensorType(n.input(0)).getElementType();
+  bool u = yzp ? n.isUnsigned(7) : n.isUnsigned(0);
+  Value y = requantize(e, n, acc, n.input(1), ws, n.input(6), yzp, u, to);
+  if (e.failed)
+    return failure();
+  if (u)
+    n.markUnsigned(y);
+  out.push_back(y);
+  return success();
+}
+
+const OpBuilderEntry kQuant[] = {
+    {"QuantizeLinear", 10, quantizeLinear},
+    {"DequantizeLinear", 10, dequantizeLinear},
+    {"DynamicQuantizeLinear", 11, dynamicQuantizeLinear},
+    {"MatMulInteger", 10, matMulInteger},
+    {"ConvInteger", 10, convInteger},
+    {"QLinearMatMul", 10, qlinearMatMul},
+    {"QLinearConv", 10, qlinearConv},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> quantBuilders() { return kQuant; }
+
+} // namespace dlc::onnx_frontend
