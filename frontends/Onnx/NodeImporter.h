@@ -150,6 +150,7 @@ llvm::ArrayRef<OpBuilderEntry> resizeBuilders();
 llvm::ArrayRef<OpBuilderEntry> convTransposeBuilders();
 llvm::ArrayRef<OpBuilderEntry> signalBuilders();
 llvm::ArrayRef<OpBuilderEntry> quantBuilders();
+llvm::ArrayRef<OpBuilderEntry> einsumBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);

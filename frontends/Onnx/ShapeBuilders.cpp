@@ -453,7 +453,8 @@ const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
   for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
                      shapeBuilders(), lossBuilders(), attentionBuilders(),
                      normalizationBuilders(), layoutBuilders(), resizeBuilders(),
-                     convTransposeBuilders(), signalBuilders(), quantBuilders()})
+                     convTransposeBuilders(), signalBuilders(), quantBuilders(),
+                     einsumBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;

@@ -1,0 +1,192 @@
+// ONNX Einsum with one or two operands -> reduce / transpose / reshape / batched matmul:
+// letters only in one operand and not in the output are summed first, shared letters in
+// the output are batch dims, shared letters not in the output are contracted.
+#include "frontends/Onnx/Expr.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+/// Removes spaces; expands "..." to `count` letters from a private range.
+FailureOr<std::string> expandTerm(NodeImporter &n, std::string term, int64_t rank) {
+  std::string t;
+  for (char c : term)
+    if (c != ' ')
+      t += c;
+  size_t dots = t.find("...");
+  int64_t letters = (int64_t)t.size() - (dots == std::string::npos ? 0 : 3);
+  if (dots == std::string::npos) {
+    if (rank >= 0 && letters != rank)
+      return n.error("term '" + t + "' has " + Twine(letters) + " letters for rank " + Twine(rank));
+    return t;
+  }
+  int64_t count = rank >= 0 ? rank - letters : 0;
+  if (count < 0)
+    return n.error("term '" + t + "' does not fit rank " + Twine(rank));
+  std::string ell;
+  for (int64_t i = 0; i < count; ++i)
+    ell += char('0' + i); // digits never appear in user terms
+  return t.substr(0, dots) + ell + t.substr(dots + 3);
+}
+
+/// Sums `x` (labelled by `labels`) over the letters not in `keep`; updates labels.
+Value sumOut(Expr &e, Value x, std::string &labels, const std::string &keep) {
+  SmallVector<int64_t> axes;
+  std::string kept;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (keep.find(labels[i]) == std::string::npos)
+      axes.push_back(i);
+    else
+      kept += labels[i];
+  }
+  labels = kept;
+  return axes.empty() ? x : e.reduce<ReduceSumOp>(x, axes, false);
+}
+
+/// Transposes `x` from `from` order to `to` order (same letters).
+Value reorder(Expr &e, Value x, const std::string &from, const std::string &to) {
+  if (from == to)
+    return x;
+  SmallVector<int64_t> perm;
+  for (char c : to)
+    perm.push_back(from.find(c));
+  return e.transpose(x, perm);
+}
+
+LogicalResult einsum(NodeImporter &n, Results &out) {
+  auto eq = n.stringAttr("equation", "");
+  TRY(eq);
+  unsigned k = n.numInputs();
+  if (k < 1 || k > 2)
+    return n.error("only one or two operands are supported, got " + Twine(k));
+  SmallVector<Value> xs;
+  for (unsigned i = 0; i < k; ++i) {
+    auto x = n.requiredInput(i);
+    TRY(x);
+    xs.push_back(*x);
+  }
+  std::string lhs = *eq, rhs;
+  size_t arrow = eq->find("->");
+  bool explicitOut = arrow != std::string::npos;
+  if (explicitOut) {
+    lhs = eq->substr(0, arrow);
+    rhs = eq->substr(arrow + 2);
+  }
+  SmallVector<std::string> terms;
+  size_t start = 0;
+  for (size_t comma; (comma = lhs.find(',', start)) != std::string::npos; start = comma + 1)
+    terms.push_back(lhs.substr(start, comma - start));
+  terms.push_back(lhs.substr(start));
+  if (terms.size() != k)
+    return n.error("equation has " + Twine(terms.size()) + " terms for " + Twine(k) + " inputs");
+  std::map<char, int64_t> size;
+  int64_t ellipsisRank = 0;
+  for (unsigned i = 0; i < k; ++i) {
+    auto t = tensorType(xs[i]);
+    auto x = expandTerm(n, terms[i], t.getRank());
+    TRY(x);
+    terms[i] = *x;
+    if (terms[i].find('0') != std::string::npos || t.getRank() == 0)
+      ellipsisRank = std::max<int64_t>(ellipsisRank, t.getRank() - (int64_t)std::count_if(
+                                                                        terms[i].begin(), terms[i].end(),
+                                                                        [](char c) { return !isdigit(c); }));
+    for (size_t j = 0; j < terms[i].size(); ++j) {
+      char c = terms[i][j];
+      if (terms[i].find(c) != j)
+        return n.error("repeated index '" + Twine(c) + "' (diagonals) is not supported");
+      auto [it, fresh] = size.emplace(c, t.getDimSize(j));
+      if (!fresh && it->second != t.getDimSize(j))
+        return n.error("index '" + Twine(c) + "' has sizes " + Twine(it->second) + " and " +
+                       Twine(t.getDimSize(j)));
+    }
+  }
+  std::string output;
+  if (explicitOut) {
+    auto o = expandTerm(n, rhs, -1);
+    TRY(o);
+    output = *o;
+    // The output's "..." takes the ellipsis letters in order.
+    std::string ell;
+    for (int64_t i = 0; i < ellipsisRank; ++i)
+      ell += char('0' + i);
+    size_t pos = rhs.find("...");
+    if (pos != std::string::npos) {
+      std::string r;
+      for (char c : rhs)
+        if (c != ' ')
+          r += c;
+      pos = r.find("...");
+      output = r.substr(0, pos) + ell + r.substr(pos + 3);
+    }
+  } else {
+    // Implicit: ellipsis letters, then letters that appear exactly once, sorted.
+    std::map<char, int> count;
+    for (auto &t : terms)
+      for (char c : t)
+        count[c]++;
+    for (auto &[c, cnt] : count)
+      if (isdigit(c))
+        output += c;
+    for (auto &[c, cnt] : count)
+      if (!isdigit(c) && cnt == 1)
+        output += c;
+  }
+  for (char c : output)
+    if (!size.count(c))
+      return n.error("output index '" + Twine(c) + "' does not appear in the inputs");
+  Expr e{n, tensorType(xs[0]).getElementType()};
+  Value y;
+  std::string yl;
+  if (k == 1) {
+    yl = terms[0];
+    y = sumOut(e, xs[0], yl, output);
+  } else {
+    std::string a = terms[0], b = terms[1];
+    Value A = sumOut(e, xs[0], a, b + output), B = sumOut(e, xs[1], b, a + output);
+    std::string batch, freeA, freeB, contracted;
+    for (char c : a) {
+      bool inB = b.find(c) != std::string::npos, inOut = output.find(c) != std::string::npos;
+      (inB ? (inOut ? batch : contracted) : freeA) += c;
+    }
+    for (char c : b)
+      if (a.find(c) == std::string::npos)
+        freeB += c;
+    auto prod = [&](const std::string &s) {
+      int64_t p = 1;
+      for (char c : s)
+        p *= size[c];
+      return p;
+    };
+    A = e.reshape(reorder(e, A, a, batch + freeA + contracted),
+                  {prod(batch), prod(freeA), prod(contracted)});
+    B = e.reshape(reorder(e, B, b, batch + contracted + freeB),
+                  {prod(batch), prod(contracted), prod(freeB)});
+    y = e.op<MatMulOp>({A, B});
+    yl = batch + freeA + freeB;
+    SmallVector<int64_t> shape;
+    for (char c : yl)
+      shape.push_back(size[c]);
+    y = e.reshape(y, shape);
+  }
+  y = reorder(e, y, yl, output);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+const OpBuilderEntry kEinsum[] = {
+    {"Einsum", 12, einsum},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> einsumBuilders() { return kEinsum; }
+
+} // namespace dlc::onnx_frontend
