@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -116,6 +117,9 @@ private:
   LogicalResult loadModel();
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi);
   LogicalResult importNode(const onnx::NodeProto &node, size_t index);
+  FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &g, ArrayRef<Value> args,
+                                               Location loc);
+  int subgraphDepth = 0;
   const OpBuilderEntry *lookupBuilder(const onnx::NodeProto &node, Location loc);
   Location locationOf(const onnx::NodeProto &node, size_t index);
   /// keepGoing: stands in for the outputs of a node that failed to import.
@@ -262,6 +266,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
                       : Type();
   NodeImporter ni(node, opset, *builder, loc, std::move(inputs), baseDir, unsignedValues,
                   &specializations);
+  ni.subgraph = [this, loc](const onnx::GraphProto &g, ArrayRef<Value> args) {
+    return importSubgraph(g, args, loc);
+  };
   SmallVector<Value> results;
   if (failed(entry->build(ni, results)))
     return failure();
@@ -283,6 +290,41 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
       unsignedValues.insert(results[i]);
   }
   return success();
+}
+
+FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(const onnx::GraphProto &g,
+                                                            ArrayRef<Value> args, Location loc) {
+  if (subgraphDepth >= 16)
+    return emitError(loc) << "subgraphs nest deeper than 16 levels";
+  if (g.input_size() != (int)args.size())
+    return emitError(loc) << "subgraph '" << g.name() << "' takes " << g.input_size()
+                          << " inputs, given " << args.size();
+  // Subgraph names shadow outer ones only inside it.
+  llvm::StringMap<Value> saved = values;
+  auto restore = llvm::make_scope_exit([&] {
+    values = std::move(saved);
+    --subgraphDepth;
+  });
+  ++subgraphDepth;
+  for (auto [i, vi] : llvm::enumerate(g.input()))
+    values[vi.name()] = args[i];
+  for (const auto &t : g.initializer()) {
+    auto attr = tensorToAttr(t, baseDir, loc);
+    if (failed(attr))
+      return failure();
+    values[t.name()] = arith::ConstantOp::create(*builder, loc, *attr);
+  }
+  for (int i = 0; i < g.node_size(); ++i)
+    if (failed(importNode(g.node(i), i)))
+      return failure();
+  SmallVector<Value> results;
+  for (const auto &vi : g.output()) {
+    auto it = values.find(vi.name());
+    if (it == values.end())
+      return emitError(loc) << "subgraph output '" << vi.name() << "' is never produced";
+    results.push_back(it->second);
+  }
+  return results;
 }
 
 FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {

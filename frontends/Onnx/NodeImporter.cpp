@@ -238,7 +238,7 @@ static DenseElementsAttr evaluate(Value v, InputSpecializations *spec,
     return it->second;
   }
   Operation *op = v.getDefiningOp();
-  if (!op || op->getNumResults() != 1 || op->getNumRegions())
+  if (!op || op->getNumRegions())
     return {};
   SmallVector<Attribute> operands;
   for (Value o : op->getOperands()) {
@@ -248,10 +248,16 @@ static DenseElementsAttr evaluate(Value v, InputSpecializations *spec,
     operands.push_back(a);
   }
   SmallVector<OpFoldResult> folded;
-  if (failed(op->fold(operands, folded)) || folded.size() != 1)
+  unsigned idx = cast<OpResult>(v).getResultNumber();
+  if (failed(op->fold(operands, folded)) || folded.size() != op->getNumResults())
     return {};
-  if (auto a = dyn_cast_if_present<DenseElementsAttr>(dyn_cast<Attribute>(folded[0])))
+  if (auto a = dyn_cast_if_present<DenseElementsAttr>(dyn_cast<Attribute>(folded[idx])))
     return a;
+  // A fold to one of the operands (identity-like ops).
+  if (auto same = dyn_cast<Value>(folded[idx]))
+    for (auto [o, a] : llvm::zip(op->getOperands(), operands))
+      if (o == same)
+        return cast<DenseElementsAttr>(a);
   return {};
 }
 

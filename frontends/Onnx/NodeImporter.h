@@ -10,6 +10,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
+
 /// In op builders: return failure if a FailureOr/LogicalResult failed (the
 /// diagnostic has already been emitted at the node).
 #define TRY(x)                                                                                 \
@@ -45,6 +47,12 @@ public:
                InputSpecializations *specializations = nullptr)
       : node(node), opset(opset), b(b), loc(loc), inputs(std::move(inputs)), baseDir(baseDir),
         unsignedValues(unsignedValues), specializations(specializations) {}
+
+  /// Imports a subgraph (If/Loop/Scan bodies) with its inputs bound to `args`;
+  /// outer-scope names stay visible. Set by the graph importer.
+  std::function<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(const onnx::GraphProto &,
+                                                                 llvm::ArrayRef<mlir::Value>)>
+      subgraph;
 
   const onnx::NodeProto &node;
   const int opset;
@@ -151,6 +159,7 @@ llvm::ArrayRef<OpBuilderEntry> convTransposeBuilders();
 llvm::ArrayRef<OpBuilderEntry> signalBuilders();
 llvm::ArrayRef<OpBuilderEntry> quantBuilders();
 llvm::ArrayRef<OpBuilderEntry> einsumBuilders();
+llvm::ArrayRef<OpBuilderEntry> controlFlowBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);

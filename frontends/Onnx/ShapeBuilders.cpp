@@ -454,7 +454,7 @@ const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
                      shapeBuilders(), lossBuilders(), attentionBuilders(),
                      normalizationBuilders(), layoutBuilders(), resizeBuilders(),
                      convTransposeBuilders(), signalBuilders(), quantBuilders(),
-                     einsumBuilders()})
+                     einsumBuilders(), controlFlowBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;

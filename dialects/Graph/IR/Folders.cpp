@@ -175,6 +175,29 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   return fromInts(outType, v);
 }
 
+/// A small constant input splits into constant pieces.
+LogicalResult SplitOp::fold(FoldAdaptor adaptor, SmallVectorImpl<OpFoldResult> &results) {
+  auto in = smallDense(adaptor.getInput());
+  if (!in)
+    return failure();
+  auto shape = in.getType().getShape();
+  int64_t axis = getAxis(), offset = 0;
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < (int64_t)shape.size(); ++d)
+    inner *= shape[d];
+  for (Value r : getOutputs()) {
+    auto type = cast<ShapedType>(r.getType());
+    int64_t len = type.getDimSize(axis);
+    int64_t start = offset;
+    results.push_back(gatherElements(in, type, [&](int64_t i) {
+      int64_t outer = i / (len * inner), rest = i % (len * inner);
+      return outer * shape[axis] * inner + start * inner + rest;
+    }));
+    offset += len;
+  }
+  return success();
+}
+
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   auto in = smallDense(adaptor.getInput());
   if (!in)

@@ -14,14 +14,14 @@ def Graph_ExpOp : Graph_UnaryOp<"exp", [], "[](auto a) { return decltype(a)(std:
 def Graph_LogOp : Graph_UnaryOp<"log", [], "[](auto a) { return decltype(a)(std::log(double(a))); }"> { let summary = "elementwise natural log"; }
 def Graph_SqrtOp : Graph_UnaryOp<"sqrt", [], "[](auto a) { return decltype(a)(std::sqrt(double(a))); }"> { let summary = "elementwise square root"; }
 def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", [], "[](auto a) { return decltype(a)(1.0 / double(a)); }"> { let summary = "elementwise 1/x"; }
-def Graph_TanhOp : Graph_UnaryOp<"tanh"> { let summary = "elementwise tanh"; }
-def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid"> { let summary = "elementwise 1/(1+e^-x)"; }
+def Graph_TanhOp : Graph_UnaryOp<"tanh", [], "[](auto a) { return decltype(a)(std::tanh(double(a))); }"> { let summary = "elementwise tanh"; }
+def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", [], "[](auto a) { return decltype(a)(1.0 / (1.0 + std::exp(-double(a)))); }"> { let summary = "elementwise 1/(1+e^-x)"; }
 def Graph_ReluOp : Graph_UnaryOp<"relu", [], "[](auto a) { return a > decltype(a)(0) ? a : decltype(a)(0); }"> { let summary = "elementwise max(x, 0)"; }
-def Graph_ErfOp : Graph_UnaryOp<"erf"> { let summary = "elementwise error function"; }
-def Graph_FloorOp : Graph_UnaryOp<"floor"> { let summary = "elementwise floor"; }
-def Graph_CeilOp : Graph_UnaryOp<"ceil"> { let summary = "elementwise ceil"; }
-def Graph_SinOp : Graph_UnaryOp<"sin"> { let summary = "elementwise sine"; }
-def Graph_CosOp : Graph_UnaryOp<"cos"> { let summary = "elementwise cosine"; }
+def Graph_ErfOp : Graph_UnaryOp<"erf", [], "[](auto a) { return decltype(a)(std::erf(double(a))); }"> { let summary = "elementwise error function"; }
+def Graph_FloorOp : Graph_UnaryOp<"floor", [], "[](auto a) { return decltype(a)(std::floor(double(a))); }"> { let summary = "elementwise floor"; }
+def Graph_CeilOp : Graph_UnaryOp<"ceil", [], "[](auto a) { return decltype(a)(std::ceil(double(a))); }"> { let summary = "elementwise ceil"; }
+def Graph_SinOp : Graph_UnaryOp<"sin", [], "[](auto a) { return decltype(a)(std::sin(double(a))); }"> { let summary = "elementwise sine"; }
+def Graph_CosOp : Graph_UnaryOp<"cos", [], "[](auto a) { return decltype(a)(std::cos(double(a))); }"> { let summary = "elementwise cosine"; }
 def Graph_NotOp : Graph_UnaryOp<"not"> {
   let summary = "elementwise logical not of i1";
   let hasFolder = 1;
@@ -39,7 +39,7 @@ def Graph_SignOp : Graph_UnaryOp<"sign", [],
     "[](auto a) { return decltype(a)(a > decltype(a)(0) ? 1 : (a < decltype(a)(0) ? -1 : a)); }"> {
   let summary = "elementwise sign: -1, 0 or 1 (NaN stays NaN)";
 }
-def Graph_RoundOp : Graph_UnaryOp<"round"> { let summary = "elementwise round half to even"; }
+def Graph_RoundOp : Graph_UnaryOp<"round", [], "[](auto a) { return decltype(a)(std::nearbyint(double(a))); }"> { let summary = "elementwise round half to even"; }
 def Graph_BitwiseNotOp : Graph_UnaryOp<"bitwise_not"> { let summary = "elementwise ~x of integers"; }
 
 // Float classification: x -> i1.
@@ -382,6 +382,7 @@ def Graph_SplitOp : Graph_Op<"split", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins Graph_Tensor:$input, I64Attr:$axis, DenseI64ArrayAttr:$sizes);
   let results = (outs Variadic<Graph_Tensor>:$outputs);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($outputs)";
+  let hasFolder = 1;
 }
 
 def Graph_SliceOp : Graph_Op<"slice", [Pure, InferTypeOpAdaptor]> {

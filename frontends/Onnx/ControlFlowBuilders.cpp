@@ -1,0 +1,233 @@
+// ONNX control flow with static structure, imported inline: If (the taken branch when the
+// condition is known at compile time, else both branches and a select), Scan and Loop
+// unrolled over their (compile-time) trip counts.
+#include "frontends/Onnx/Expr.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+const onnx::GraphProto *graphAttr(NodeImporter &n, StringRef name) {
+  const onnx::AttributeProto *a = n.findAttr(name);
+  return a && a->has_g() ? &a->g() : nullptr;
+}
+
+/// A known scalar boolean (constant or folded from specialized inputs).
+std::optional<bool> knownBool(Value v) {
+  DenseElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
+    return std::nullopt;
+  if (attr.getElementType().isInteger(1))
+    return *attr.value_begin<bool>();
+  if (isa<IntegerType>(attr.getElementType()))
+    return !(*attr.value_begin<APInt>()).isZero();
+  return std::nullopt;
+}
+
+LogicalResult ifOp(NodeImporter &n, Results &out) {
+  auto cond = n.requiredInput(0);
+  TRY(cond);
+  const onnx::GraphProto *thenG = graphAttr(n, "then_branch"), *elseG = graphAttr(n, "else_branch");
+  if (!thenG || !elseG)
+    return n.error("needs then_branch and else_branch graphs");
+  std::optional<bool> c;
+  if (auto attr = n.constantInput(0); succeeded(attr))
+    c = attr->getElementType().isInteger(1) ? *attr->value_begin<bool>()
+                                            : !(*attr->value_begin<APInt>()).isZero();
+  if (c) {
+    auto r = n.subgraph(*c ? *thenG : *elseG, {});
+    TRY(r);
+    llvm::append_range(out, *r);
+    return success();
+  }
+  // Unknown condition: both branches (side-effect free), selected elementwise.
+  auto t = n.subgraph(*thenG, {});
+  TRY(t);
+  auto f = n.subgraph(*elseG, {});
+  TRY(f);
+  if (t->size() != f->size())
+    return n.error("the branches return different numbers of values");
+  for (auto [a, b] : llvm::zip(*t, *f)) {
+    if (a.getType() != b.getType())
+      return n.error("with a condition known only at run time both branches must return the "
+                     "same types");
+    auto r = n.create<WhereOp>({*cond, a, b});
+    TRY(r);
+    out.push_back(*r);
+  }
+  return success();
+}
+
+/// x[.., t, ..] along `axis`, with the axis removed.
+Value takeAt(Expr &e, Value x, int64_t axis, int64_t t) {
+  auto xt = tensorType(x);
+  int64_t r = xt.getRank();
+  SmallVector<int64_t> starts(r, 0), sizes(xt.getShape()), steps(r, 1), shape;
+  starts[axis] = t;
+  sizes[axis] = 1;
+  for (int64_t d = 0; d < r; ++d)
+    if (d != axis)
+      shape.push_back(xt.getDimSize(d));
+  Value s = e.op<SliceOp>({x}, {e.n.named("starts", e.n.b.getDenseI64ArrayAttr(starts)),
+                                e.n.named("sizes", e.n.b.getDenseI64ArrayAttr(sizes)),
+                                e.n.named("steps", e.n.b.getDenseI64ArrayAttr(steps))});
+  return e.reshape(s, shape);
+}
+
+/// Stacks per-iteration values along a new `axis`.
+Value stack(Expr &e, ArrayRef<Value> parts, int64_t axis) {
+  SmallVector<Value> unsq;
+  for (Value p : parts) {
+    SmallVector<int64_t> shape(tensorType(p).getShape());
+    shape.insert(shape.begin() + axis, 1);
+    unsq.push_back(e.reshape(p, shape));
+  }
+  if (unsq.size() == 1)
+    return unsq[0];
+  if (e.failed)
+    return {};
+  auto r = e.n.create<ConcatOp>(unsq, {e.n.named("axis", e.n.b.getI64IntegerAttr(axis))});
+  return failed(r) ? e.fail() : *r;
+}
+
+LogicalResult scan(NodeImporter &n, Results &out) {
+  if (n.opset < 9)
+    return n.error("Scan before opset 9 (batched, with sequence_lens) is not supported");
+  const onnx::GraphProto *body = graphAttr(n, "body");
+  auto m = n.intAttr("num_scan_inputs", 0);
+  TRY(m);
+  if (!body)
+    return n.error("needs a body graph");
+  int64_t total = n.numInputs(), M = *m, N = total - M;
+  if (M < 1 || N < 0)
+    return n.error("num_scan_inputs must be between 1 and the number of inputs");
+  auto inAxes = n.intsAttr("scan_input_axes", SmallVector<int64_t>(M, 0));
+  auto inDirs = n.intsAttr("scan_input_directions", SmallVector<int64_t>(M, 0));
+  TRY(inAxes);
+  TRY(inDirs);
+  int64_t K = body->output_size() - N;
+  auto outAxes = n.intsAttr("scan_output_axes", SmallVector<int64_t>(std::max<int64_t>(K, 0), 0));
+  auto outDirs = n.intsAttr("scan_output_directions", SmallVector<int64_t>(std::max<int64_t>(K, 0), 0));
+  TRY(outAxes);
+  TRY(outDirs);
+  if ((int64_t)inAxes->size() != M || (int64_t)inDirs->size() != M || K < 0 ||
+      (int64_t)outAxes->size() != K || (int64_t)outDirs->size() != K)
+    return n.error("scan axes/directions do not match the inputs and body outputs");
+  SmallVector<Value> states, scans;
+  for (int64_t i = 0; i < total; ++i) {
+    auto v = n.requiredInput(i);
+    TRY(v);
+    (i < N ? states : scans).push_back(*v);
+  }
+  Expr e{n, Type()};
+  int64_t T = -1;
+  SmallVector<int64_t> axes;
+  for (int64_t j = 0; j < M; ++j) {
+    auto a = n.normalizeAxis((*inAxes)[j], tensorType(scans[j]).getRank());
+    TRY(a);
+    axes.push_back(*a);
+    int64_t len = tensorType(scans[j]).getDimSize(*a);
+    if (T >= 0 && len != T)
+      return n.error("scan inputs have different sequence lengths");
+    T = len;
+  }
+  if (T < 1)
+    return n.error("an empty scan sequence is not supported");
+  if (T > 4096)
+    return n.error("scan sequences longer than 4096 are not supported (unrolled)");
+  SmallVector<SmallVector<Value>> perIter(K);
+  for (int64_t step = 0; step < T; ++step) {
+    SmallVector<Value> args(states);
+    for (int64_t j = 0; j < M; ++j)
+      args.push_back(takeAt(e, scans[j], axes[j], (*inDirs)[j] ? T - 1 - step : step));
+    if (e.failed)
+      return failure();
+    auto r = n.subgraph(*body, args);
+    TRY(r);
+    states.assign(r->begin(), r->begin() + N);
+    for (int64_t k = 0; k < K; ++k)
+      perIter[k].push_back((*r)[N + k]);
+  }
+  llvm::append_range(out, states);
+  for (int64_t k = 0; k < K; ++k) {
+    if ((*outDirs)[k])
+      std::reverse(perIter[k].begin(), perIter[k].end());
+    auto a = n.normalizeAxis((*outAxes)[k], tensorType(perIter[k][0]).getRank() + 1);
+    TRY(a);
+    out.push_back(stack(e, perIter[k], *a));
+  }
+  return e.failed ? failure() : success();
+}
+
+LogicalResult loop(NodeImporter &n, Results &out) {
+  const onnx::GraphProto *body = graphAttr(n, "body");
+  if (!body)
+    return n.error("needs a body graph");
+  int64_t maxTrip = INT64_MAX;
+  if (n.input(0)) {
+    auto m = n.constantInts(0);
+    TRY(m);
+    maxTrip = (*m)[0];
+  }
+  bool cond = true;
+  if (n.input(1)) {
+    auto c = n.constantInput(1);
+    TRY(c);
+    cond = c->getElementType().isInteger(1) ? *c->value_begin<bool>()
+                                            : !(*c->value_begin<APInt>()).isZero();
+  }
+  SmallVector<Value> carried;
+  for (unsigned i = 2; i < n.numInputs(); ++i) {
+    auto v = n.requiredInput(i);
+    TRY(v);
+    carried.push_back(*v);
+  }
+  int64_t N = carried.size(), K = body->output_size() - 1 - N;
+  if (K < 0 || body->input_size() != N + 2)
+    return n.error("the body's inputs and outputs do not match the loop-carried values");
+  Type i64 = n.b.getI64Type(), i1 = n.b.getI1Type();
+  Expr e{n, i64};
+  SmallVector<SmallVector<Value>> perIter(K);
+  int64_t iter = 0;
+  for (; iter < maxTrip && cond; ++iter) {
+    if (iter >= 4096)
+      return n.error("loops of more than 4096 iterations are not supported (unrolled)");
+    SmallVector<Value> args = {
+        n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i64), iter)),
+        n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i1), cond))};
+    llvm::append_range(args, carried);
+    auto r = n.subgraph(*body, args);
+    TRY(r);
+    std::optional<bool> next = knownBool((*r)[0]);
+    if (!next)
+      return n.error("the loop condition is known only at run time (not supported)");
+    cond = *next;
+    carried.assign(r->begin() + 1, r->begin() + 1 + N);
+    for (int64_t k = 0; k < K; ++k)
+      perIter[k].push_back((*r)[1 + N + k]);
+  }
+  if (K > 0 && iter == 0)
+    return n.error("a loop with scan outputs that runs no iteration is not supported");
+  llvm::append_range(out, carried);
+  for (int64_t k = 0; k < K; ++k)
+    out.push_back(stack(e, perIter[k], 0));
+  return e.failed ? failure() : success();
+}
+
+const OpBuilderEntry kControlFlow[] = {
+    {"If", 1, ifOp},
+    {"Scan", 8, scan},
+    {"Loop", 1, loop},
+};
+
+} // namespace
+
+ArrayRef<OpBuilderEntry> controlFlowBuilders() { return kControlFlow; }
+
+} // namespace dlc::onnx_frontend
