@@ -263,6 +263,47 @@ LogicalResult gatherElements(NodeImporter &n, Results &out) {
               out);
 }
 
+LogicalResult gatherND(NodeImporter &n, Results &out) {
+  auto data = n.requiredInput(0), idx = n.requiredInput(1);
+  auto bd = n.intAttr("batch_dims", 0);
+  TRY(data); TRY(idx); TRY(bd);
+  auto dt = tensorType(*data), it = tensorType(*idx);
+  int64_t b = *bd, ri = it.getRank();
+  if (ri < 1 || b < 0 || b >= std::min<int64_t>(ri, dt.getRank() + 1))
+    return n.error("batch_dims " + Twine(b) + " is out of range");
+  int64_t k = it.getDimSize(ri - 1);
+  if (k < 1 || b + k > dt.getRank())
+    return n.error("index tuples of length " + Twine(k) + " do not fit data of rank " +
+                   Twine(dt.getRank()));
+  for (int64_t d = 0; d < b; ++d)
+    if (it.getDimSize(d) != dt.getDimSize(d))
+      return n.error("batch dims of data and indices differ");
+  SmallVector<int64_t> shape(it.getShape().drop_back());
+  llvm::append_range(shape, dt.getShape().drop_front(b + k));
+  return push(n.create<GatherNDOp>({*data, *idx}, {n.named("batch_dims", n.b.getI64IntegerAttr(b))},
+                                   {RankedTensorType::get(shape, dt.getElementType())}),
+              out);
+}
+
+/// ScatterElements (and the deprecated Scatter) / ScatterND.
+template <bool nd> LogicalResult scatter(NodeImporter &n, Results &out) {
+  auto data = n.requiredInput(0), idx = n.requiredInput(1), upd = n.requiredInput(2);
+  auto axis = n.intAttr("axis", 0);
+  auto red = n.stringAttr("reduction", "none");
+  TRY(data); TRY(idx); TRY(upd); TRY(axis); TRY(red);
+  int64_t a = 0;
+  if (!nd) {
+    auto na = n.normalizeAxis(*axis, tensorType(*data).getRank());
+    TRY(na);
+    a = *na;
+  }
+  SmallVector<NamedAttribute> attrs = {n.named("axis", n.b.getI64IntegerAttr(a)),
+                                       n.named("reduction", n.b.getStringAttr(*red))};
+  if (nd)
+    return push(n.create<ScatterNDOp>({*data, *idx, *upd}, attrs, {tensorType(*data)}), out);
+  return push(n.create<ScatterElementsOp>({*data, *idx, *upd}, attrs, {tensorType(*data)}), out);
+}
+
 LogicalResult expand(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto shape = n.constantInts(1);
@@ -427,6 +468,10 @@ LogicalResult range(NodeImporter &n, Results &out) {
 
 const OpBuilderEntry kShape[] = {
     {"GatherElements", 11, gatherElements},
+    {"GatherND", 11, gatherND},
+    {"ScatterElements", 11, scatter<false>},
+    {"Scatter", 9, scatter<false>},
+    {"ScatterND", 11, scatter<true>},
     {"Reshape", 5, reshape},
     {"Flatten", 1, flatten},
     {"Squeeze", 1, squeeze},

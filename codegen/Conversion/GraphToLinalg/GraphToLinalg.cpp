@@ -3,6 +3,7 @@
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace dlc::conversion {
 #define GEN_PASS_DEF_CONVERTGRAPHTOLINALG
@@ -19,7 +20,7 @@ struct ConvertGraphToLinalgPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<dlc::graph::GraphDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
-                           math::MathDialect, func::FuncDialect>();
+                           math::MathDialect, func::FuncDialect, scf::SCFDialect>();
     RewritePatternSet patterns(ctx);
     dlc::conversion::populateElementwiseLoweringPatterns(patterns);
     dlc::conversion::populateContractionLoweringPatterns(patterns);

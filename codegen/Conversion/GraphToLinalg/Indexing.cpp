@@ -4,6 +4,7 @@
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -42,10 +43,142 @@ struct GatherElementsLowering : OpConversionPattern<GatherElementsOp> {
   }
 };
 
+struct GatherNDLowering : OpConversionPattern<GatherNDOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(GatherNDOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto type = op.getType();
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    auto dt = cast<RankedTensorType>(data.getType());
+    auto it = cast<RankedTensorType>(indices.getType());
+    int64_t bd = op.getBatchDims(), ri = it.getRank(), k = it.getDimSize(ri - 1);
+    Value r = buildIndexed(b, op.getLoc(), type, {}, {},
+                           [&](OpBuilder &nb, Location l, ValueRange idx, ValueRange) {
+                             SmallVector<Value> src(idx.take_front(bd));
+                             SmallVector<Value> at(idx.take_front(ri - 1));
+                             at.push_back(Value());
+                             for (int64_t j = 0; j < k; ++j) {
+                               at.back() = indexConst(nb, l, j);
+                               Value v = tensor::ExtractOp::create(nb, l, indices, at);
+                               src.push_back(wrapAndClampIndex(nb, l, v, dt.getDimSize(bd + j)));
+                             }
+                             llvm::append_range(src, idx.drop_front(ri - 1));
+                             return tensor::ExtractOp::create(nb, l, data, src).getResult();
+                           });
+    b.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// Row-major coordinates of flat index `i` in `shape` (static).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value i, ArrayRef<int64_t> shape) {
+  SmallVector<Value> c(shape.size());
+  for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+    Value n = indexConst(b, loc, std::max<int64_t>(shape[d], 1));
+    c[d] = arith::RemUIOp::create(b, loc, i, n);
+    i = arith::DivUIOp::create(b, loc, i, n);
+  }
+  return c;
+}
+
+Value combine(OpBuilder &b, Location loc, StringRef reduction, Value old, Value upd) {
+  bool f = isa<FloatType>(old.getType());
+  if (reduction == "add")
+    return f ? Value(arith::AddFOp::create(b, loc, old, upd)) : Value(arith::AddIOp::create(b, loc, old, upd));
+  if (reduction == "mul")
+    return f ? Value(arith::MulFOp::create(b, loc, old, upd)) : Value(arith::MulIOp::create(b, loc, old, upd));
+  if (reduction == "max")
+    return f ? Value(arith::MaximumFOp::create(b, loc, old, upd)) : Value(arith::MaxSIOp::create(b, loc, old, upd));
+  if (reduction == "min")
+    return f ? Value(arith::MinimumFOp::create(b, loc, old, upd)) : Value(arith::MinSIOp::create(b, loc, old, upd));
+  return upd;
+}
+
+/// An scf.for over `count` updates, in order (later writes win), each computing
+/// its target coordinates and update coordinates from the flat iteration index.
+template <typename OpTy>
+Value scatterLoop(ConversionPatternRewriter &b, OpTy op, Value data, int64_t count,
+                  function_ref<void(OpBuilder &, Location, Value, SmallVectorImpl<Value> &,
+                                    SmallVectorImpl<Value> &)>
+                      coords) {
+  Location loc = op.getLoc();
+  Value lb = indexConst(b, loc, 0), ub = indexConst(b, loc, count), one = indexConst(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, lb, ub, one, ValueRange{data},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+        SmallVector<Value> target, updateAt;
+        coords(nb, l, i, target, updateAt);
+        Value u = tensor::ExtractOp::create(nb, l, op.getUpdates(), updateAt);
+        Value old = tensor::ExtractOp::create(nb, l, acc[0], target);
+        Value v = combine(nb, l, op.getReduction(), old, u);
+        Value next = tensor::InsertOp::create(nb, l, v, acc[0], target);
+        scf::YieldOp::create(nb, l, next);
+      });
+  return loop.getResult(0);
+}
+
+struct ScatterElementsLowering : OpConversionPattern<ScatterElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ScatterElementsOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto dt = op.getData().getType();
+    auto it = op.getIndices().getType();
+    int64_t axis = op.getAxis();
+    Value indices = adaptor.getIndices();
+    Value r = scatterLoop(b, op, adaptor.getData(), it.getNumElements(),
+                          [&](OpBuilder &nb, Location l, Value i, SmallVectorImpl<Value> &target,
+                              SmallVectorImpl<Value> &at) {
+                            at = delinearize(nb, l, i, it.getShape());
+                            Value v = tensor::ExtractOp::create(nb, l, indices, at);
+                            target.assign(at.begin(), at.end());
+                            target[axis] = wrapAndClampIndex(nb, l, v, dt.getDimSize(axis));
+                          });
+    b.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ScatterNDOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto dt = op.getData().getType();
+    auto it = op.getIndices().getType();
+    int64_t ri = it.getRank(), k = it.getDimSize(ri - 1);
+    ArrayRef<int64_t> outer = it.getShape().drop_back(), rest = dt.getShape().drop_front(k);
+    int64_t restCount = 1, outerCount = 1;
+    for (int64_t d : rest)
+      restCount *= d;
+    for (int64_t d : outer)
+      outerCount *= d;
+    Value indices = adaptor.getIndices();
+    Value r = scatterLoop(b, op, adaptor.getData(), outerCount * restCount,
+                          [&](OpBuilder &nb, Location l, Value i, SmallVectorImpl<Value> &target,
+                              SmallVectorImpl<Value> &at) {
+                            Value rc = indexConst(nb, l, std::max<int64_t>(restCount, 1));
+                            auto oc = delinearize(nb, l, arith::DivUIOp::create(nb, l, i, rc), outer);
+                            auto tail = delinearize(nb, l, arith::RemUIOp::create(nb, l, i, rc), rest);
+                            SmallVector<Value> tupleAt(oc);
+                            tupleAt.push_back(Value());
+                            for (int64_t j = 0; j < k; ++j) {
+                              tupleAt.back() = indexConst(nb, l, j);
+                              Value v = tensor::ExtractOp::create(nb, l, indices, tupleAt);
+                              target.push_back(wrapAndClampIndex(nb, l, v, dt.getDimSize(j)));
+                            }
+                            llvm::append_range(target, tail);
+                            at.assign(oc.begin(), oc.end());
+                            llvm::append_range(at, tail);
+                          });
+    b.replaceOp(op, r);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateIndexingLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<GatherElementsLowering>(patterns.getContext());
+  patterns.add<GatherElementsLowering, GatherNDLowering, ScatterElementsLowering,
+               ScatterNDLowering>(patterns.getContext());
 }
 
 } // namespace dlc::conversion

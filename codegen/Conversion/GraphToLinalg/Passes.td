@@ -16,7 +16,7 @@ def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect", "::mlir::scf::SCFDialect"];
 }
 
 #endif

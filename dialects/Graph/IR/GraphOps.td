@@ -424,6 +424,40 @@ def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure, InferTypeOpAdapt
   let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices) `->` type($output)";
 }
 
+def Graph_GatherNDOp : Graph_Op<"gather_nd", [Pure]> {
+  let summary = "ONNX GatherND: slices of `data` addressed by index tuples (last dim of indices)";
+  let description = [{
+    The first `batch_dims` dims are shared; each tuple of indices[..., :] picks
+    data[b..., tuple..., :]. Negative indices count from the end; out-of-range
+    indices are clamped. The result type is given by the importer.
+  }];
+  let arguments = (ins Graph_Tensor:$data, Graph_IntTensor:$indices, I64Attr:$batch_dims);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices) `->` type($output)";
+}
+
+class Graph_ScatterOp<string mnemonic> : Graph_Op<mnemonic, [Pure]> {
+  let arguments = (ins Graph_Tensor:$data, Graph_IntTensor:$indices, Graph_Tensor:$updates,
+                       I64Attr:$axis, StrAttr:$reduction);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $data `,` $indices `,` $updates attr-dict `:` type($data) `,` type($indices) `,`
+    type($updates) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+def Graph_ScatterElementsOp : Graph_ScatterOp<"scatter_elements"> {
+  let summary = "ONNX ScatterElements: data with data[i with i[axis] = indices[i]] = updates[i]";
+  let description = [{
+    `reduction` is none (later writes win), add, mul, max or min. `axis` is
+    non-negative. Negative indices count from the end; others are clamped.
+  }];
+}
+def Graph_ScatterNDOp : Graph_ScatterOp<"scatter_nd"> {
+  let summary = "ONNX ScatterND: data with the slices addressed by index tuples replaced by updates";
+  let description = [{ `axis` is unused (0); `reduction` as for scatter_elements. }];
+}
+
 def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
   let summary = "broadcasts the input to the result shape (NumPy rules)";
   let arguments = (ins Graph_Tensor:$input);

@@ -517,3 +517,36 @@ LogicalResult BitcastOp::verify() {
            << a << " and " << b;
   return success();
 }
+
+static LogicalResult verifyScatter(Operation *op, Value data, Value indices, Value updates,
+                                   StringRef reduction) {
+  if (op->getResult(0).getType() != data.getType())
+    return op->emitOpError("result type must equal the data type");
+  if (cast<RankedTensorType>(updates.getType()).getElementType() !=
+      cast<RankedTensorType>(data.getType()).getElementType())
+    return op->emitOpError("updates and data element types differ");
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return op->emitOpError("reduction must be none, add, mul, max or min, got '") << reduction << "'";
+  (void)indices;
+  return success();
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  auto d = getData().getType(), i = getIndices().getType(), u = getUpdates().getType();
+  if (d.getRank() != i.getRank() || i.getShape() != u.getShape())
+    return emitOpError("indices and updates must have the data's rank and one shape");
+  if (getAxis() < 0 || getAxis() >= std::max<int64_t>(d.getRank(), 1))
+    return emitOpError("axis ") << getAxis() << " is out of range";
+  return verifyScatter(*this, getData(), getIndices(), getUpdates(), getReduction());
+}
+
+LogicalResult ScatterNDOp::verify() {
+  auto d = getData().getType(), i = getIndices().getType(), u = getUpdates().getType();
+  if (i.getRank() < 1)
+    return emitOpError("indices need at least one dim");
+  int64_t k = i.getDimSize(i.getRank() - 1);
+  if (k > d.getRank() || u.getRank() != i.getRank() - 1 + d.getRank() - k)
+    return emitOpError("updates must have shape indices[:-1] + data[k:]");
+  return verifyScatter(*this, getData(), getIndices(), getUpdates(), getReduction());
+}

@@ -370,3 +370,19 @@ func.func @bitcast_width(%x: tensor<2xf32>) -> tensor<2xi64> {
   %0 = dlc_graph.bitcast %x : tensor<2xf32> -> tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+func.func @scatter_reduction(%d: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{reduction must be none, add, mul, max or min, got 'avg'}}
+  %0 = dlc_graph.scatter_elements %d, %i, %u {axis = 0 : i64, reduction = "avg"} : tensor<4xf32>, tensor<2xi64>, tensor<2xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @scatter_nd_shape(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{updates must have shape indices[:-1] + data[k:]}}
+  %0 = dlc_graph.scatter_nd %d, %i, %u {axis = 0 : i64, reduction = "none"} : tensor<4x3xf32>, tensor<2x1xi64>, tensor<2xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}

@@ -128,3 +128,14 @@ func.func @gather_elements(%x: tensor<2x3xf32>, %i: tensor<2x1xi64>) -> tensor<2
   %0 = dlc_graph.gather_elements %x, %i {axis = 1 : i64} : tensor<2x3xf32>, tensor<2x1xi64> -> tensor<2x1xf32>
   return %0 : tensor<2x1xf32>
 }
+
+// CHECK-LABEL: func @scatter_gather_nd
+func.func @scatter_gather_nd(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>, %e: tensor<4x3xi64>) -> (tensor<4x3xf32>, tensor<2x3xf32>, tensor<4x3xf32>) {
+  // CHECK: dlc_graph.scatter_nd {{.*}} {axis = 0 : i64, reduction = "add"}
+  %0 = dlc_graph.scatter_nd %d, %i, %u {axis = 0 : i64, reduction = "add"} : tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32> -> tensor<4x3xf32>
+  // CHECK: dlc_graph.gather_nd {{.*}} {batch_dims = 0 : i64}
+  %1 = dlc_graph.gather_nd %d, %i {batch_dims = 0 : i64} : tensor<4x3xf32>, tensor<2x1xi64> -> tensor<2x3xf32>
+  // CHECK: dlc_graph.scatter_elements
+  %2 = dlc_graph.scatter_elements %d, %e, %d {axis = 1 : i64, reduction = "none"} : tensor<4x3xf32>, tensor<4x3xi64>, tensor<4x3xf32> -> tensor<4x3xf32>
+  return %0, %1, %2 : tensor<4x3xf32>, tensor<2x3xf32>, tensor<4x3xf32>
+}

@@ -103,3 +103,16 @@ func.func @gather_elements(%x: tensor<2x3xf32>, %i: tensor<2x4xi64>) -> tensor<2
   %0 = dlc_graph.gather_elements %x, %i {axis = 1 : i64} : tensor<2x3xf32>, tensor<2x4xi64> -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// Scatters are an in-order loop over the updates (later writes win, or combine).
+// CHECK-LABEL: func @scatter_elements_add
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: tensor.extract
+// CHECK: arith.addf
+// CHECK: tensor.insert
+func.func @scatter_elements_add(%d: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<4xf32> {
+  %0 = dlc_graph.scatter_elements %d, %i, %u {axis = 0 : i64, reduction = "add"} : tensor<4xf32>, tensor<2xi64>, tensor<2xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
