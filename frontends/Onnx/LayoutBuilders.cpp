@@ -287,7 +287,115 @@ LogicalResult cumProd(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// AffineGrid: theta [N, d, d+1] times the constant homogeneous grid of `size`.
+LogicalResult affineGrid(NodeImporter &n, Results &out) {
+  auto theta = n.requiredInput(0);
+  auto size = n.constantInts(1);
+  auto align = n.intAttr("align_corners", 0);
+  TRY(theta);
+  TRY(size);
+  TRY(align);
+  auto tt = tensorType(*theta);
+  int64_t sp = (int64_t)size->size() - 2;
+  if ((sp != 2 && sp != 3) || tt.getRank() != 3 || tt.getDimSize(1) != sp ||
+      tt.getDimSize(2) != sp + 1)
+    return n.error("expects theta [N, 2, 3] with a 4-D size or [N, 3, 4] with a 5-D size");
+  SmallVector<int64_t> dims(size->begin() + 2, size->end()); // (H, W) or (D, H, W)
+  int64_t count = 1;
+  for (int64_t d : dims)
+    count *= d;
+  auto coord = [&](int64_t i, int64_t len) {
+    if (*align)
+      return len == 1 ? -1.0 : -1.0 + 2.0 * i / (len - 1);
+    return -1.0 + 1.0 / len + 2.0 * i / len;
+  };
+  // Rows: x (fastest dim), y, (z), 1.
+  SmallVector<double> grid((sp + 1) * count);
+  for (int64_t p = 0; p < count; ++p) {
+    int64_t rem = p;
+    SmallVector<int64_t> idx(sp);
+    for (int64_t d = sp - 1; d >= 0; --d) {
+      idx[d] = rem % dims[d];
+      rem /= dims[d];
+    }
+    for (int64_t c = 0; c < sp; ++c) // c = 0 is x, the last dim
+      grid[c * count + p] = coord(idx[sp - 1 - c], dims[sp - 1 - c]);
+    grid[sp * count + p] = 1.0;
+  }
+  Type elt = tt.getElementType();
+  Value base = n.constant(DenseElementsAttr::get(RankedTensorType::get({sp + 1, count}, n.b.getF64Type()),
+                                                 ArrayRef<double>(grid)));
+  Expr e{n, elt};
+  Value g = e.op<MatMulOp>({*theta, e.cast(base, elt)}); // [N, sp, count]
+  SmallVector<int64_t> shape = {tt.getDimSize(0)};
+  llvm::append_range(shape, dims);
+  shape.push_back(sp);
+  Value y = e.reshape(e.transpose(g, {0, 2, 1}), shape);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+/// MaxUnpool: zeros of the output shape with x scattered to the (flat) indices.
+LogicalResult maxUnpool(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), idx = n.requiredInput(1);
+  auto kernel = n.intsAttr("kernel_shape");
+  TRY(x);
+  TRY(idx);
+  TRY(kernel);
+  auto xt = tensorType(*x);
+  int64_t sp = xt.getRank() - 2;
+  if (sp < 1 || (int64_t)kernel->size() != sp)
+    return n.error("kernel_shape must have one entry per spatial dim");
+  auto strides = n.intsAttr("strides", SmallVector<int64_t>(sp, 1));
+  auto pads = n.intsAttr("pads", SmallVector<int64_t>(2 * sp, 0));
+  TRY(strides);
+  TRY(pads);
+  // Scattered into the inferred shape, then placed at the origin of output_shape
+  // (as ONNX's reference does).
+  SmallVector<int64_t> inferred(xt.getShape()), outShape;
+  for (int64_t i = 0; i < sp; ++i)
+    inferred[2 + i] = (xt.getDimSize(2 + i) - 1) * (*strides)[i] + (*kernel)[i] - (*pads)[i] -
+                      (*pads)[sp + i];
+  outShape = inferred;
+  if (n.input(2)) {
+    auto os = n.constantInts(2);
+    TRY(os);
+    outShape.assign(os->begin(), os->end());
+  }
+  if ((int64_t)outShape.size() != xt.getRank())
+    return n.error("output_shape must have the input's rank");
+  int64_t total = 1;
+  for (int64_t d : inferred)
+    total *= d;
+  Type elt = xt.getElementType();
+  Expr e{n, elt};
+  Value zeros = n.constant(DenseElementsAttr::get(RankedTensorType::get({total}, elt),
+                                                  n.b.getZeroAttr(elt)));
+  Value flatIdx = e.reshape(*idx, {xt.getNumElements(), 1});
+  Value y = e.op<ScatterNDOp>({zeros, flatIdx, e.reshape(*x, {xt.getNumElements()})},
+                              {n.named("axis", n.b.getI64IntegerAttr(0)),
+                               n.named("reduction", n.b.getStringAttr("none"))},
+                              {RankedTensorType::get({total}, elt)});
+  y = e.reshape(y, inferred);
+  if (outShape != inferred) {
+    SmallVector<int64_t> p(2 * xt.getRank(), 0);
+    for (int64_t d = 0; d < xt.getRank(); ++d)
+      p[xt.getRank() + d] = outShape[d] - inferred[d];
+    y = e.op<PadOp>({y}, {n.named("pads", n.b.getDenseI64ArrayAttr(p)),
+                          n.named("mode", n.b.getStringAttr("constant")),
+                          n.named("value", n.b.getF64FloatAttr(0))});
+  }
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
 const OpBuilderEntry kLayout[] = {
+    {"AffineGrid", 20, affineGrid},
+    {"MaxUnpool", 9, maxUnpool},
     {"CumProd", 26, cumProd},
     {"Trilu", 14, trilu},
     {"OneHot", 9, oneHot},
