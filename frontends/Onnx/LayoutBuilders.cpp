@@ -393,7 +393,74 @@ LogicalResult maxUnpool(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// TopK by ranking: rank[i] = #{j : x_j beats x_i, or ties it with j < i}; the element
+/// of rank r is output r (values through GatherElements, so infinities stay exact).
+/// O(N^2) per row: meant for the short axes TopK usually sees.
+LogicalResult topK(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto axis = n.intAttr("axis", -1), largest = n.intAttr("largest", 1);
+  TRY(x);
+  TRY(axis);
+  TRY(largest);
+  int64_t k;
+  if (n.opset < 10) {
+    auto ka = n.intAttr("k", 0);
+    TRY(ka);
+    k = *ka;
+  } else {
+    auto kv = n.constantInts(1);
+    TRY(kv);
+    if (kv->size() != 1)
+      return n.error("k must hold one value");
+    k = (*kv)[0];
+  }
+  auto t = tensorType(*x);
+  auto a = n.normalizeAxis(*axis, t.getRank());
+  TRY(a);
+  int64_t N = t.getDimSize(*a), r = t.getRank();
+  if (k < 0 || k > N)
+    return n.error("k = " + Twine(k) + " is out of range for an axis of " + Twine(N));
+  if (N > 4096)
+    return n.error("TopK over more than 4096 elements is not supported");
+  Type i64 = n.b.getI64Type();
+  Expr e{n, i64};
+  SmallVector<int64_t> perm, inv(r), moved;
+  for (int64_t d = 0; d < r; ++d)
+    if (d != *a)
+      perm.push_back(d);
+  perm.push_back(*a);
+  for (int64_t d = 0; d < r; ++d)
+    inv[perm[d]] = d;
+  for (int64_t d : perm)
+    moved.push_back(t.getDimSize(d));
+  int64_t M = t.getNumElements() / std::max<int64_t>(N, 1);
+  Value xm = e.reshape(e.transpose(*x, perm), {M, N});
+  Value xi = e.reshape(xm, {M, N, 1}), xj = e.reshape(xm, {M, 1, N});
+  Value beats = *largest ? e.op<GreaterOp>({xj, xi}) : e.op<LessOp>({xj, xi});
+  Value before = maskConstant(n, N, N, [](int64_t i, int64_t j) { return j < i; });
+  Value tie = e.op<AndOp>({e.op<EqualOp>({xj, xi}), before});
+  Value rank = e.reduce<ReduceSumOp>(e.cast(e.op<OrOp>({beats, tie}), i64), {2}, false); // [M, N]
+  SmallVector<int64_t> kv, nv;
+  for (int64_t i = 0; i < k; ++i)
+    kv.push_back(i);
+  for (int64_t i = 0; i < N; ++i)
+    nv.push_back(i);
+  Value iotaK = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, 1, k}, i64), ArrayRef<int64_t>(kv)));
+  Value iotaN = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, N, 1}, i64), ArrayRef<int64_t>(nv)));
+  Value hot = e.cast(e.op<EqualOp>({e.reshape(rank, {M, N, 1}), iotaK}), i64); // [M, N, k]
+  Value idx = e.reduce<ReduceSumOp>(e.op<MulOp>({hot, iotaN}), {1}, false);     // [M, k]
+  Value vals = e.op<GatherElementsOp>({xm, idx}, {n.named("axis", n.b.getI64IntegerAttr(1))});
+  moved.back() = k;
+  Value yv = e.transpose(e.reshape(vals, moved), inv);
+  Value yi = e.transpose(e.reshape(idx, moved), inv);
+  if (e.failed)
+    return failure();
+  out.append({yv, yi});
+  return success();
+}
+
 const OpBuilderEntry kLayout[] = {
+    {"TopK", 1, topK},
     {"AffineGrid", 20, affineGrid},
     {"MaxUnpool", 9, maxUnpool},
     {"CumProd", 26, cumProd},
