@@ -292,6 +292,45 @@ LogicalResult lpPool(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// LRN: x / (bias + alpha / size * sum of x^2 over a window of channels)^beta; the
+/// channel sum is an average pool (counting the padding) times the window size.
+LogicalResult lrn(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto size = n.intAttr("size", 0);
+  auto alpha = n.floatAttr("alpha", 1e-4f), beta = n.floatAttr("beta", 0.75f),
+       bias = n.floatAttr("bias", 1.0f);
+  TRY(x);
+  TRY(size);
+  TRY(alpha);
+  TRY(beta);
+  TRY(bias);
+  auto t = tensorType(*x);
+  Type elt = t.getElementType();
+  if (t.getRank() < 3 || !isa<FloatType>(elt) || *size < 1)
+    return n.error("expects a floating-point [N, C, ...] input and size >= 1");
+  int64_t N = t.getDimSize(0), C = t.getDimSize(1), rest = t.getNumElements() / std::max<int64_t>(1, N * C);
+  auto sq = n.create<MulOp>({*x, *x});
+  TRY(sq);
+  auto v = n.reshape(*sq, {N, 1, C, rest});
+  TRY(v);
+  int64_t lo = (*size - 1) / 2, hi = *size - 1 - lo;
+  Window w{{*size, 1}, {1, 1}, {lo, 0, hi, 0}, {1, 1}, false};
+  auto avg = pool2d(n, *v, w, false, true);
+  TRY(avg);
+  auto back = n.reshape(*avg, t.getShape());
+  TRY(back);
+  auto scaled = n.create<MulOp>({*back, n.scalarConstant(elt, *alpha)}); // (alpha/size) * sum
+  TRY(scaled);
+  auto base = n.create<AddOp>({*scaled, n.scalarConstant(elt, *bias)});
+  TRY(base);
+  auto den = n.create<PowOp>({*base, n.scalarConstant(elt, *beta)});
+  TRY(den);
+  auto y = n.create<DivOp>({*x, *den});
+  TRY(y);
+  out.push_back(*y);
+  return success();
+}
+
 LogicalResult globalAveragePool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   TRY(x);
@@ -362,6 +401,7 @@ const OpBuilderEntry kNN[] = {
     {"MaxPool", 1, pool<true>},
     {"AveragePool", 1, pool<false>},
     {"LpPool", 2, lpPool},
+    {"LRN", 1, lrn},
     {"GlobalAveragePool", 1, globalAveragePool},
     {"GlobalMaxPool", 1, globalMaxPool},
     {"BatchNormalization", 9, batchNorm},
