@@ -7,6 +7,7 @@
 #include "mlir/IR/Location.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -40,8 +41,10 @@ struct Compilation::DiagnosticCollector {
           // One line per error: newlines are folded and, since names come from
           // the model file, control characters are masked.
           std::string line = where + d.str();
+          // Names from a corrupt file may not be UTF-8: then every non-ASCII byte is masked.
+          bool utf8 = llvm::json::isUTF8(line);
           for (char &ch : line)
-            if ((unsigned char)ch < 0x20 || ch == 0x7f)
+            if ((unsigned char)ch < 0x20 || ch == 0x7f || (!utf8 && (unsigned char)ch >= 0x80))
               ch = ch == '\n' ? ' ' : '?';
           c.errorLines.push_back(line);
           return success();

@@ -50,8 +50,10 @@ dlc_module_t *compile(Compilation &c, std::vector<std::string> &errors) {
   if (dlc_module_create_from_symbols(static_cast<const char *>(*desc),
                                      reinterpret_cast<dlc_abi_entry_fn>(*entry), owner,
                                      releaseEngine, &module) != DLC_OK) {
-    errors.push_back(std::string("JIT: ") + dlc_status_message());
-    return nullptr;
+    // On failure the engine is still ours.
+    delete owner;
+    (void)c.fail(std::string("JIT: ") + dlc_status_message());
+    return fail();
   }
   return module;
 }

@@ -120,7 +120,21 @@ LogicalResult shrink(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// SwiGLU(a, b) = a * sigmoid(alpha * a) * b (same shapes).
+LogicalResult swiglu(NodeImporter &n, Results &out) {
+  auto b = n.requiredInput(1);
+  TRY(b);
+  return activation(n, out, {{"alpha", 1.0f}}, [&](Expr &e, Value a, ArrayRef<double> at) {
+    if (tensorType(a) != tensorType(*b)) {
+      (void)n.error("A and B must have the same shape and type");
+      return e.fail();
+    }
+    return e.op<MulOp>({e.op<MulOp>({a, e.op<SigmoidOp>({e.op<MulOp>({e.c(at[0]), a})})}), *b});
+  });
+}
+
 const OpBuilderEntry kActivations[] = {
+    {"SwiGLU", 26, swiglu},
     {"Elu", 6, elu},
     {"Selu", 6, selu},
     {"Celu", 12, celu},

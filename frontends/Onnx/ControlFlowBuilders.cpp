@@ -37,9 +37,9 @@ LogicalResult ifOp(NodeImporter &n, Results &out) {
   if (!thenG || !elseG)
     return n.error("needs then_branch and else_branch graphs");
   std::optional<bool> c;
-  if (auto attr = n.constantInput(0); succeeded(attr))
-    c = attr->getElementType().isInteger(1) ? *attr->value_begin<bool>()
-                                            : !(*attr->value_begin<APInt>()).isZero();
+  if (DenseElementsAttr attr = n.knownInput(0))
+    c = attr.getElementType().isInteger(1) ? *attr.value_begin<bool>()
+                                           : !(*attr.value_begin<APInt>()).isZero();
   if (c) {
     auto r = n.subgraph(*c ? *thenG : *elseG, {});
     TRY(r);

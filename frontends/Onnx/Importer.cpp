@@ -10,6 +10,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <onnx/defs/schema.h>
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
@@ -20,6 +22,12 @@
 using namespace mlir;
 
 namespace dlc::onnx_frontend {
+
+/// The newest IR version and default-domain opset dlc accepts.
+constexpr int64_t kMaxIrVersion = 20;
+constexpr int kMaxOpset = 40;
+/// The largest tensor (in elements) a model may declare.
+constexpr int64_t kMaxElements = int64_t(1) << 40;
 
 static LogicalResult loadModelProto(const std::string &path, onnx::ModelProto &model, Location fileLoc) {
   if (llvm::sys::fs::is_directory(path))
@@ -120,6 +128,10 @@ private:
   FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &g, ArrayRef<Value> args,
                                                Location loc);
   int subgraphDepth = 0;
+  /// A malformed graph (dangling input, redefined name): stop instead of going on.
+  bool structuralError = false;
+  /// "parent/" while importing a subgraph of node `parent`.
+  std::string scope;
   const OpBuilderEntry *lookupBuilder(const onnx::NodeProto &node, Location loc);
   Location locationOf(const onnx::NodeProto &node, size_t index);
   /// keepGoing: stands in for the outputs of a node that failed to import.
@@ -146,7 +158,15 @@ private:
 LogicalResult GraphImporter::loadModel() {
   if (failed(loadModelProto(path, model, fileLoc)))
     return failure();
+  if (!model.has_ir_version() || model.ir_version() < 1)
+    return emitError(fileLoc) << "model has no ir_version";
+  if (model.ir_version() > kMaxIrVersion)
+    return emitError(fileLoc) << "ir_version " << model.ir_version()
+                              << " is newer than dlc supports (up to " << kMaxIrVersion << ")";
   opset = defaultOpset(model);
+  if (opset > kMaxOpset)
+    return emitError(fileLoc) << "opset " << opset << " of the default domain is newer than dlc "
+                              << "supports (up to " << kMaxOpset << ")";
   // Without a default-domain import only other domains' nodes can appear (each
   // then reports its domain as unsupported).
   bool usesDefault = llvm::any_of(model.graph().node(), [](const onnx::NodeProto &n) {
@@ -183,6 +203,9 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto 
       if (d.has_dim_value() && d.dim_value() < 0)
         return emitError(fileLoc) << "input '" << vi.name() << "' has negative dim "
                                   << d.dim_value();
+      if (d.has_dim_value() && d.dim_value() > kMaxElements)
+        return emitError(fileLoc) << "input '" << vi.name() << "' has dim " << d.dim_value()
+                                  << ", more than dlc supports (2^40)";
       // Symbolic or unknown dims are specialized to 1 unless a shape is given.
       shape.push_back(d.has_dim_value() ? d.dim_value() : 1);
     }
@@ -190,11 +213,20 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto 
     return emitError(fileLoc) << "input '" << vi.name()
                               << "' has no shape; give one with --input-shape";
   }
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d > kMaxElements || (d && count > kMaxElements / d))
+      return emitError(fileLoc) << "input '" << vi.name()
+                                << "' has more elements than dlc supports (2^40)";
+    count *= d;
+  }
   return RankedTensorType::get(shape, elt);
 }
 
 Location GraphImporter::locationOf(const onnx::NodeProto &node, size_t index) {
-  std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+  // Subgraph nodes are named under their parent: "if_node/relu".
+  std::string name = scope + (node.name().empty() ? node.op_type() + "_" + std::to_string(index)
+                                                  : node.name());
   // Nodes of other domains show that domain's version.
   int version = opset;
   if (!node.domain().empty() && node.domain() != "ai.onnx")
@@ -242,10 +274,43 @@ void GraphImporter::substituteFailedOutputs(const onnx::NodeProto &node, Block *
   }
 }
 
+/// Input/output counts and required attributes against ONNX's schema, where the
+/// linked ONNX library knows this op at this opset.
+static LogicalResult checkSchema(const onnx::NodeProto &node, int opset, Location loc) {
+  const auto &ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto known = ranges.find("");
+  if (known == ranges.end() || opset > known->second.second)
+    return success();
+  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
+  if (!schema)
+    return success();
+  int inputs = node.input_size(), outputs = node.output_size();
+  if (inputs < schema->min_input() || inputs > schema->max_input())
+    return emitError(loc) << "has " << inputs << " inputs, expected " << schema->min_input()
+                          << (schema->max_input() == schema->min_input()
+                                  ? std::string()
+                                  : " to " + (schema->max_input() > 1000
+                                                  ? std::string("any")
+                                                  : std::to_string(schema->max_input())));
+  if (outputs < schema->min_output() || outputs > schema->max_output())
+    return emitError(loc) << "has " << outputs << " outputs, expected " << schema->min_output()
+                          << (schema->max_output() == schema->min_output()
+                                  ? std::string()
+                                  : " to " + std::to_string(schema->max_output()));
+  for (const auto &[name, attr] : schema->attributes())
+    if (attr.required && llvm::none_of(node.attribute(), [&](const onnx::AttributeProto &a) {
+          return a.name() == name;
+        }))
+      return emitError(loc) << "missing required attribute '" << name << "'";
+  return success();
+}
+
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
   Location loc = locationOf(node, index);
   const OpBuilderEntry *entry = lookupBuilder(node, loc);
   if (!entry)
+    return failure();
+  if (failed(checkSchema(node, opset, loc)))
     return failure();
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {
@@ -254,9 +319,11 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
       continue;
     }
     auto it = values.find(in);
-    if (it == values.end())
+    if (it == values.end()) {
+      structuralError = true; // later errors would only be its echoes
       return emitError(loc) << "input '" << in
                             << "' is not produced by an earlier node, an initializer or a graph input";
+    }
     inputs.push_back(it->second);
   }
   builder->setInsertionPointToEnd(builder->getBlock());
@@ -275,6 +342,12 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())
       continue;
+    if (values.count(node.output(i))) {
+      structuralError = true;
+      return emitError(loc) << "output '" << node.output(i)
+                            << "' is already defined (by an earlier node, an initializer or a "
+                               "graph input)";
+    }
     if (i >= (int)results.size() || !results[i])
       return emitError(loc) << "output " << i << " ('" << node.output(i) << "') is not supported";
     values[node.output(i)] = results[i];
@@ -301,8 +374,12 @@ FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(const onnx::GraphPro
                           << " inputs, given " << args.size();
   // Subgraph names shadow outer ones only inside it.
   llvm::StringMap<Value> saved = values;
+  std::string savedScope = scope;
+  if (auto name = dyn_cast<NameLoc>(loc))
+    scope = name.getName().str() + "/";
   auto restore = llvm::make_scope_exit([&] {
     values = std::move(saved);
+    scope = savedScope;
     --subgraphDepth;
   });
   ++subgraphDepth;
@@ -377,7 +454,10 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
                                 vi->type().tensor_type().elem_type()))
         specializations.known[entry->getArgument(i)] = attr;
   }
+  llvm::StringSet<> initNames;
   for (const auto &t : g.initializer()) {
+    if (!initNames.insert(t.name()).second)
+      return emitError(fileLoc) << "initializer '" << t.name() << "' is defined twice";
     auto attr = tensorToAttr(t, baseDir, fileLoc);
     if (failed(attr))
       return failure();
@@ -406,6 +486,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
       continue;
     }
     if (failed(importNode(node, i))) {
+      if (structuralError)
+        return failure();
       anyNodeFailed = true;
       substituteFailedOutputs(node, entry);
     }

@@ -459,7 +459,91 @@ LogicalResult topK(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// CenterCropPad: per axis, a centered crop or a centered zero pad (the odd element
+/// at the end) -- one Pad with negative (cropping) or positive amounts.
+LogicalResult centerCropPad(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto shape = n.constantInts(1);
+  auto axesAttr = n.intsAttr("axes", {});
+  TRY(x);
+  TRY(shape);
+  TRY(axesAttr);
+  auto t = tensorType(*x);
+  int64_t r = t.getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t a : *axesAttr) {
+    auto na = n.normalizeAxis(a, r);
+    TRY(na);
+    axes.push_back(*na);
+  }
+  if (axes.empty())
+    for (int64_t d = 0; d < r; ++d)
+      axes.push_back(d);
+  if (shape->size() != axes.size())
+    return n.error("shape has " + Twine(shape->size()) + " values for " + Twine(axes.size()) +
+                   " axes");
+  SmallVector<int64_t> pads(2 * r, 0);
+  for (auto [a, want] : llvm::zip(axes, *shape)) {
+    if (want < 0)
+      return n.error("shape values must be non-negative");
+    int64_t d = want - t.getDimSize(a); // > 0 pads, < 0 crops
+    int64_t m = std::abs(d), lo = m / 2, hi = m - lo;
+    pads[a] = d < 0 ? -lo : lo;
+    pads[r + a] = d < 0 ? -hi : hi;
+  }
+  Expr e{n, t.getElementType()};
+  Value y = e.op<PadOp>({*x}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
+                               n.named("mode", n.b.getStringAttr("constant")),
+                               n.named("value", n.b.getF64FloatAttr(0))});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+/// ReverseSequence: along time_axis, each batch entry's first sequence_lens[b]
+/// elements reversed -- a GatherElements with a constant index map.
+LogicalResult reverseSequence(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto lens = n.constantInts(1);
+  auto batchAxis = n.intAttr("batch_axis", 1), timeAxis = n.intAttr("time_axis", 0);
+  TRY(x);
+  TRY(lens);
+  TRY(batchAxis);
+  TRY(timeAxis);
+  auto t = tensorType(*x);
+  int64_t r = t.getRank();
+  if (r < 2 || (*batchAxis != 0 && *batchAxis != 1) || (*timeAxis != 0 && *timeAxis != 1) ||
+      *batchAxis == *timeAxis)
+    return n.error("batch_axis and time_axis must be 0 and 1 (either order)");
+  int64_t B = t.getDimSize(*batchAxis), T = t.getDimSize(*timeAxis);
+  if ((int64_t)lens->size() != B)
+    return n.error("sequence_lens has " + Twine(lens->size()) + " values for batch " + Twine(B));
+  SmallVector<int64_t> idx;
+  SmallVector<int64_t> mapShape(r, 1);
+  mapShape[*batchAxis] = B;
+  mapShape[*timeAxis] = T;
+  for (int64_t i = 0; i < mapShape[0]; ++i)
+    for (int64_t j = 0; j < mapShape[1]; ++j) {
+      int64_t b = *batchAxis == 0 ? i : j, tt = *batchAxis == 0 ? j : i;
+      int64_t len = std::clamp<int64_t>((*lens)[b], 0, T);
+      idx.push_back(tt < len ? len - 1 - tt : tt);
+    }
+  Type i64 = n.b.getI64Type();
+  Value map = n.constant(DenseElementsAttr::get(RankedTensorType::get(mapShape, i64), ArrayRef<int64_t>(idx)));
+  Expr e{n, i64};
+  if (mapShape != SmallVector<int64_t>(t.getShape()))
+    map = e.op<ExpandOp>({map}, {}, {RankedTensorType::get(t.getShape(), i64)});
+  Value y = e.op<GatherElementsOp>({*x, map}, {n.named("axis", n.b.getI64IntegerAttr(*timeAxis))});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
 const OpBuilderEntry kLayout[] = {
+    {"CenterCropPad", 18, centerCropPad},
+    {"ReverseSequence", 10, reverseSequence},
     {"TopK", 1, topK},
     {"AffineGrid", 20, affineGrid},
     {"MaxUnpool", 9, maxUnpool},

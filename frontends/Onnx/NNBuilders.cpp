@@ -79,6 +79,9 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
       (int64_t)pads->size() != 2 * sp)
     return n.error("expected " + Twine(sp) + " strides and dilations and " + Twine(2 * sp) +
                    " pads");
+  for (int64_t i = 0; i < sp; ++i)
+    if (kernel[i] < 1 || (*strides)[i] < 1 || (*dil)[i] < 1)
+      return n.error("kernel sizes, strides and dilations must be positive");
   Window w;
   w.ceilMode = *ceil;
   SmallVector<int64_t> p = *pads;

@@ -89,13 +89,14 @@ FailureOr<DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t, const std:
                           << t.data_type();
   SmallVector<int64_t> shape;
   int64_t n = 1;
+  const int64_t limit = int64_t(1) << 40;
   for (int64_t d : t.dims()) {
-    if (d < 0 || d > (int64_t(1) << 40))
+    if (d < 0 || d > limit)
       return emitError(loc) << "tensor '" << t.name() << "' has invalid dim " << d;
     shape.push_back(d);
-    n *= d;
-    if (n > (int64_t(1) << 40))
+    if (d && n > limit / d) // checked before multiplying: no overflow
       return emitError(loc) << "tensor '" << t.name() << "' is too large";
+    n *= d;
   }
   auto type = RankedTensorType::get(shape, elt);
   size_t eltBytes = elt.isInteger(1) ? 1 : elt.getIntOrFloatBitWidth() / 8;
@@ -261,15 +262,20 @@ static DenseElementsAttr evaluate(Value v, InputSpecializations *spec,
   return {};
 }
 
-FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {
+DenseElementsAttr NodeImporter::knownInput(unsigned i) {
   Value v = input(i);
   SmallVector<Value> usedInputs;
   DenseElementsAttr attr = v ? evaluate(v, specializations, usedInputs) : DenseElementsAttr();
-  if (attr) {
+  if (attr)
     for (Value u : usedInputs)
       specializations->used.insert(u);
+  return attr;
+}
+
+FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {
+  Value v = input(i);
+  if (DenseElementsAttr attr = knownInput(i))
     return attr;
-  }
   if (v && isa<BlockArgument>(v))
     return emitError(loc) << "input " << i << " ('" << node.input(i)
                           << "') is a graph input whose value must be known when compiling "

@@ -84,6 +84,8 @@ public:
   /// Values of a constant integer input (error if not a compile-time constant).
   mlir::FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i);
   mlir::FailureOr<mlir::DenseElementsAttr> constantInput(unsigned i);
+  /// The value of input i when known at compile time, else null (no diagnostic).
+  mlir::DenseElementsAttr knownInput(unsigned i);
   /// Attribute values of a TensorProto attribute (Constant's `value`).
   mlir::FailureOr<mlir::DenseElementsAttr> tensorAttr(const onnx::TensorProto &t) {
     return tensorToAttr(t, baseDir, loc);

@@ -21,7 +21,8 @@ exits 0, also checked with ``dlc check DIR/<case>.onnx``; with ``--jit``, also r
 * write exactly one stderr line, starting with ``error:``;
 * show no crash marker (stack dump, assertion, sanitizer report: see cli_errors.py);
 * name the model file (``<case>.onnx``) and contain the case's expected substrings
-  (kept loose: node, op, attribute, input or initializer names); for ``dlc check``,
+  (kept loose: node, op, attribute, input or initializer names; looked for with the
+  model's path blanked out, so a name inside the file name does not count); for ``dlc check``,
   which lists the problems on stdout, the substrings may be on stdout or stderr;
 * leave no output file behind (compile only).
 
@@ -260,7 +261,8 @@ def m_no_outputs(d):
     return model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [2, 3])], [])
 
 
-@case("If whose then_branch reads a name defined nowhere", "if_node")
+@case("If (constant cond=true) whose then_branch reads a name defined nowhere",
+      "missing_in_branch")
 def m_if_broken_body(d):
     then_g = helper.make_graph([helper.make_node("Relu", ["missing_in_branch"], ["t"])],
                                "then", [], [vi("t", [2, 3])])
@@ -268,7 +270,16 @@ def m_if_broken_body(d):
                                "else", [], [vi("e", [2, 3])])
     n = helper.make_node("If", ["cond"], ["y"], name="if_node",
                          then_branch=then_g, else_branch=else_g)
-    return model([n], [vi("cond", [], BOOL), vi("x", [2, 3])], [vi("y", [2, 3])])
+    cond = numpy_helper.from_array(np.array(True), "cond")
+    return model([n], [vi("x", [2, 3])], [vi("y", [2, 3])], [cond])
+
+
+@case("If on a graph-input cond whose then_branch reads a name defined nowhere", "if_node")
+def m_if_input_cond_broken_body(d):
+    m = m_if_broken_body(d)
+    del m.graph.initializer[:]
+    m.graph.input.insert(0, vi("cond", [], BOOL))
+    return m
 
 
 @case("Relu with three inputs", "relu_three")
