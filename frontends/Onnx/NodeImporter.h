@@ -162,6 +162,7 @@ llvm::ArrayRef<OpBuilderEntry> signalBuilders();
 llvm::ArrayRef<OpBuilderEntry> quantBuilders();
 llvm::ArrayRef<OpBuilderEntry> einsumBuilders();
 llvm::ArrayRef<OpBuilderEntry> controlFlowBuilders();
+llvm::ArrayRef<OpBuilderEntry> recurrentBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);

@@ -499,7 +499,8 @@ const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
                      shapeBuilders(), lossBuilders(), attentionBuilders(),
                      normalizationBuilders(), layoutBuilders(), resizeBuilders(),
                      convTransposeBuilders(), signalBuilders(), quantBuilders(),
-                     einsumBuilders(), controlFlowBuilders()})
+                     einsumBuilders(), controlFlowBuilders(),
+                     recurrentBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;
