@@ -163,6 +163,7 @@ llvm::ArrayRef<OpBuilderEntry> quantBuilders();
 llvm::ArrayRef<OpBuilderEntry> einsumBuilders();
 llvm::ArrayRef<OpBuilderEntry> controlFlowBuilders();
 llvm::ArrayRef<OpBuilderEntry> recurrentBuilders();
+llvm::ArrayRef<OpBuilderEntry> gridSampleBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);

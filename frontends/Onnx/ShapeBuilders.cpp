@@ -500,7 +500,7 @@ const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
                      normalizationBuilders(), layoutBuilders(), resizeBuilders(),
                      convTransposeBuilders(), signalBuilders(), quantBuilders(),
                      einsumBuilders(), controlFlowBuilders(),
-                     recurrentBuilders()})
+                     recurrentBuilders(), gridSampleBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && opset >= e.minOpset)
         return &e;
