@@ -1,4 +1,4 @@
-// ONNX ConvTranspose -> dlc_graph conv: the input with (stride - 1) zeros inserted between
+// ONNX ConvTranspose and CausalConvWithState -> dlc_graph conv. ConvTranspose: the input with (stride - 1) zeros inserted between
 // elements, padded by (k - 1) * dilation - pad (negative pads crop), convolved at stride 1
 // with the spatially flipped weight whose in/out channels are swapped per group.
 #include "frontends/Onnx/Expr.h"
@@ -148,8 +148,57 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// CausalConvWithState: a depthwise 1-D conv over [past_state (or zeros), input],
+/// optionally followed by SiLU (computed in f32); the last k-1 steps are the new state.
+LogicalResult causalConvWithState(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), w = n.requiredInput(1);
+  auto act = n.stringAttr("activation", "none");
+  TRY(x);
+  TRY(w);
+  TRY(act);
+  auto xt = tensorType(*x), wt = tensorType(*w);
+  if (xt.getRank() != 3 || wt.getRank() != 3 || wt.getDimSize(0) != xt.getDimSize(1) ||
+      wt.getDimSize(1) != 1)
+    return n.error("expects input [B, C, L] and weight [C, 1, k]");
+  if (*act != "none" && *act != "silu" && *act != "swish")
+    return n.error("activation must be none, silu or swish, got '" + *act + "'");
+  int64_t B = xt.getDimSize(0), C = xt.getDimSize(1), L = xt.getDimSize(2), k = wt.getDimSize(2);
+  Type elt = xt.getElementType();
+  Expr e{n, elt};
+  Value past = n.input(3);
+  if (!past)
+    past = n.constant(DenseElementsAttr::get(RankedTensorType::get({B, C, k - 1}, elt),
+                                             n.b.getZeroAttr(elt)));
+  Value padded = k > 1 ? e.op<ConcatOp>({past, *x}, {n.named("axis", n.b.getI64IntegerAttr(2))}) : *x;
+  SmallVector<Value> ops = {e.reshape(padded, {B, C, 1, L + k - 1}), e.reshape(*w, {C, 1, 1, k})};
+  if (Value bias = n.input(2))
+    ops.push_back(bias);
+  if (e.failed)
+    return failure();
+  auto conv = n.create<ConvOp>(ops, {n.named("strides", n.b.getDenseI64ArrayAttr({1, 1})),
+                                     n.named("pads", n.b.getDenseI64ArrayAttr({0, 0, 0, 0})),
+                                     n.named("dilations", n.b.getDenseI64ArrayAttr({1, 1})),
+                                     n.named("group", n.b.getI64IntegerAttr(C))});
+  TRY(conv);
+  Value y = e.reshape(*conv, {B, C, L});
+  if (*act != "none") {
+    Type f32 = n.b.getF32Type();
+    Value yf = e.cast(y, f32);
+    y = e.cast(e.op<MulOp>({yf, e.op<SigmoidOp>({yf})}), elt);
+  }
+  Value state = k > 1 ? e.op<SliceOp>({padded}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, L})),
+                                                 n.named("sizes", n.b.getDenseI64ArrayAttr({B, C, k - 1})),
+                                                 n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, 1}))})
+                      : past;
+  if (e.failed)
+    return failure();
+  out.append({y, state});
+  return success();
+}
+
 const OpBuilderEntry kConvTranspose[] = {
     {"ConvTranspose", 1, convTranspose},
+    {"CausalConvWithState", 27, causalConvWithState},
 };
 
 } // namespace
