@@ -352,24 +352,6 @@ LogicalResult globalMaxPool(NodeImporter &n, Results &out) {
   return reduceOver(n, "dlc_graph.reduce_max", *x, axes, true, out);
 }
 
-LogicalResult batchNorm(NodeImporter &n, Results &out) {
-  auto eps = n.floatAttr("epsilon", 1e-5f);
-  auto training = n.intAttr("training_mode", 0);
-  TRY(eps); TRY(training);
-  if (*training || n.numUsedOutputs() > 1)
-    return n.error("only inference-mode BatchNormalization (one output) is supported");
-  SmallVector<Value> ops;
-  for (unsigned i = 0; i < 5; ++i) {
-    auto v = n.requiredInput(i);
-    TRY(v);
-    ops.push_back(*v);
-  }
-  auto r = n.create<BatchNormOp>(ops, {n.named("epsilon", n.b.getF32FloatAttr(*eps))});
-  TRY(r);
-  out.push_back(*r);
-  return success();
-}
-
 template <typename SoftmaxOpTy> LogicalResult softmax(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", n.opset >= 13 ? -1 : 1);
@@ -407,7 +389,6 @@ const OpBuilderEntry kNN[] = {
     {"LRN", 1, lrn},
     {"GlobalAveragePool", 1, globalAveragePool},
     {"GlobalMaxPool", 1, globalMaxPool},
-    {"BatchNormalization", 9, batchNorm},
     {"Softmax", 1, softmax<SoftmaxOp>},
     {"LogSoftmax", 1, softmax<LogSoftmaxOp>},
 };

@@ -257,7 +257,52 @@ LogicalResult hardmax(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// BatchNormalization: inference (the fused op, folded into convs later) or training
+/// mode (batch statistics; running mean/var = input * momentum + batch * (1 - momentum)).
+LogicalResult batchNorm(NodeImporter &n, Results &out) {
+  auto eps = n.floatAttr("epsilon", 1e-5f), momentum = n.floatAttr("momentum", 0.9f);
+  auto training = n.intAttr("training_mode", 0);
+  TRY(eps);
+  TRY(momentum);
+  TRY(training);
+  SmallVector<Value> ops;
+  for (unsigned i = 0; i < 5; ++i) {
+    auto v = n.requiredInput(i);
+    TRY(v);
+    ops.push_back(*v);
+  }
+  if (!*training) {
+    if (n.numUsedOutputs() > 1)
+      return n.error("running statistics outputs need training_mode = 1");
+    auto r = n.create<BatchNormOp>(ops, {n.named("epsilon", n.b.getF32FloatAttr(*eps))});
+    TRY(r);
+    out.push_back(*r);
+    return success();
+  }
+  auto t = tensorType(ops[0]);
+  if (t.getRank() < 2)
+    return n.error("expects an input [N, C, ...]");
+  SmallVector<int64_t> axes = {0};
+  llvm::append_range(axes, range(2, t.getRank()));
+  Expr e{n, t.getElementType()};
+  Value mean = e.reduce<ReduceMeanOp>(ops[0], axes, true);
+  Value d = e.op<SubOp>({ops[0], mean});
+  Value var = e.reduce<ReduceMeanOp>(e.op<MulOp>({d, d}), axes, true);
+  Value inv = e.op<ReciprocalOp>({e.op<SqrtOp>({e.op<AddOp>({var, e.c(*eps)})})});
+  Value y = e.op<AddOp>({e.op<MulOp>({e.op<MulOp>({d, inv}), perChannel(e, ops[1], t.getRank())}),
+                         perChannel(e, ops[2], t.getRank())});
+  int64_t C = t.getDimSize(1);
+  Value m1 = e.reshape(mean, {C}), v1 = e.reshape(var, {C});
+  Value runMean = e.op<AddOp>({e.op<MulOp>({ops[3], e.c(*momentum)}), e.op<MulOp>({m1, e.c(1 - *momentum)})});
+  Value runVar = e.op<AddOp>({e.op<MulOp>({ops[4], e.c(*momentum)}), e.op<MulOp>({v1, e.c(1 - *momentum)})});
+  if (e.failed)
+    return failure();
+  out.append({y, runMean, runVar});
+  return success();
+}
+
 const OpBuilderEntry kNormalizations[] = {
+    {"BatchNormalization", 7, batchNorm},
     {"LayerNormalization", 17, layerNorm},
     {"RMSNormalization", 23, rmsNorm},
     {"InstanceNormalization", 6, instanceNorm},

@@ -120,11 +120,13 @@ def negative_dim():
                  [f32("x", [2, -3])], [f32("y", [2, 3])], check=False)
 
 
-def training_bn():
+def inference_bn_stats():
+    # Running-statistics outputs of an inference-mode BatchNormalization.
     c = [const(n, np.ones(2, np.float32)) for n in ("s", "b", "m", "v")]
-    return model([h.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
-                              training_mode=1, name="bn_train")],
-                 [f32("x", [1, 2, 3, 3])], [f32("y", [1, 2, 3, 3])], c, check=False)
+    return model([h.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                              training_mode=0, name="bn_stats")],
+                 [f32("x", [1, 2, 3, 3])], [f32("y", [1, 2, 3, 3]), f32("rm", [2]), f32("rv", [2])],
+                 c, check=False)
 
 
 def duplicate_output():
