@@ -541,7 +541,47 @@ LogicalResult reverseSequence(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// Compress with a condition known when compiling: a Gather of the selected indices
+/// (the output shape depends on the condition's values).
+LogicalResult compress(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  auto cond = n.constantInput(1);
+  TRY(cond);
+  auto t = tensorType(*x);
+  Expr e{n, t.getElementType()};
+  Value data = *x;
+  int64_t axis = 0;
+  if (n.hasAttr("axis")) {
+    auto a = n.intAttr("axis", 0);
+    TRY(a);
+    auto na = n.normalizeAxis(*a, t.getRank());
+    TRY(na);
+    axis = *na;
+  } else {
+    data = e.reshape(*x, {t.getNumElements()});
+  }
+  int64_t len = tensorType(data).getDimSize(axis);
+  SmallVector<int64_t> idx;
+  int64_t i = 0;
+  for (const APInt &c : cond->getValues<APInt>()) {
+    if (i >= len)
+      break;
+    if (!c.isZero())
+      idx.push_back(i);
+    ++i;
+  }
+  Value indices = n.constant(DenseElementsAttr::get(
+      RankedTensorType::get({(int64_t)idx.size()}, n.b.getI64Type()), ArrayRef<int64_t>(idx)));
+  Value y = e.op<GatherOp>({data, indices}, {n.named("axis", n.b.getI64IntegerAttr(axis))});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
 const OpBuilderEntry kLayout[] = {
+    {"Compress", 9, compress},
     {"CenterCropPad", 18, centerCropPad},
     {"ReverseSequence", 10, reverseSequence},
     {"TopK", 1, topK},
