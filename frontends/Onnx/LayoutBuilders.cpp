@@ -207,7 +207,14 @@ LogicalResult spaceToDepth(NodeImporter &n, Results &out) {
 
 /// CumSum along `axis` as x[.., axis -> last] @ T with T[i][j] = 1 where i
 /// contributes to j (i <= j; i < j exclusive; mirrored for reverse).
-LogicalResult cumSum(NodeImporter &n, Results &out) {
+/// CumSum / CumProd operands: the input, the (normalized) axis, exclusive, reverse.
+struct ScanArgs {
+  Value x;
+  int64_t axis;
+  bool exclusive, reverse;
+};
+
+FailureOr<ScanArgs> scanArgs(NodeImporter &n) {
   auto x = n.requiredInput(0);
   auto exclusive = n.intAttr("exclusive", 0), reverse = n.intAttr("reverse", 0);
   TRY(x);
@@ -217,32 +224,28 @@ LogicalResult cumSum(NodeImporter &n, Results &out) {
   TRY(axisV);
   if (axisV->size() != 1)
     return n.error("axis must hold one value");
-  auto t = tensorType(*x);
-  auto a = n.normalizeAxis((*axisV)[0], t.getRank());
+  auto a = n.normalizeAxis((*axisV)[0], tensorType(*x).getRank());
   TRY(a);
-  int64_t len = t.getDimSize(*a), r = t.getRank();
+  return ScanArgs{*x, *a, *exclusive != 0, *reverse != 0};
+}
+
+LogicalResult cumSum(NodeImporter &n, Results &out) {
+  auto s = scanArgs(n);
+  TRY(s);
+  auto t = tensorType(s->x);
+  int64_t len = t.getDimSize(s->axis);
   Type elt = t.getElementType();
   Expr e{n, elt};
-  SmallVector<int64_t> perm, inv(r);
-  for (int64_t d = 0; d < r; ++d)
-    if (d != *a)
-      perm.push_back(d);
-  perm.push_back(*a);
-  for (int64_t d = 0; d < r; ++d)
-    inv[perm[d]] = d;
-  Value moved = e.transpose(*x, perm);
-  SmallVector<int64_t> movedShape;
-  for (int64_t d : perm)
-    movedShape.push_back(t.getDimSize(d));
-  Value flat = e.reshape(moved, {t.getNumElements() / std::max<int64_t>(len, 1), len});
+  AxisLast m = axisLast(t.getShape(), s->axis);
+  Value flat = e.reshape(e.transpose(s->x, m.perm),
+                         {t.getNumElements() / std::max<int64_t>(len, 1), len});
   Value tri = e.cast(maskConstant(n, len, len, [&](int64_t i, int64_t j) {
-                       if (*reverse)
-                         return *exclusive ? i > j : i >= j;
-                       return *exclusive ? i < j : i <= j;
+                       if (s->reverse)
+                         return s->exclusive ? i > j : i >= j;
+                       return s->exclusive ? i < j : i <= j;
                      }),
                      elt);
-  Value y = e.reshape(e.op<MatMulOp>({flat, tri}), movedShape);
-  y = e.transpose(y, inv);
+  Value y = e.transpose(e.reshape(e.op<MatMulOp>({flat, tri}), m.shape), m.inverse);
   if (e.failed)
     return failure();
   out.push_back(y);
@@ -252,31 +255,22 @@ LogicalResult cumSum(NodeImporter &n, Results &out) {
 /// CumProd along `axis` by log-step scanning: y *= y shifted by 1, 2, 4, ... (the
 /// shift pads with ones), after a shift by one for `exclusive`.
 LogicalResult cumProd(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0);
-  auto exclusive = n.intAttr("exclusive", 0), reverse = n.intAttr("reverse", 0);
-  TRY(x);
-  TRY(exclusive);
-  TRY(reverse);
-  auto axisV = n.constantInts(1);
-  TRY(axisV);
-  if (axisV->size() != 1)
-    return n.error("axis must hold one value");
-  auto t = tensorType(*x);
-  auto a = n.normalizeAxis((*axisV)[0], t.getRank());
-  TRY(a);
-  int64_t len = t.getDimSize(*a), r = t.getRank();
+  auto s = scanArgs(n);
+  TRY(s);
+  auto t = tensorType(s->x);
+  int64_t a = s->axis, len = t.getDimSize(a), r = t.getRank();
   Expr e{n, t.getElementType()};
   auto shift = [&](Value v, int64_t k) {
     SmallVector<int64_t> pads(2 * r, 0);
-    pads[*reverse ? r + *a : *a] = k;   // ones enter here
-    pads[*reverse ? *a : r + *a] = -k;  // and as many leave at the other end
+    pads[s->reverse ? r + a : a] = k;   // ones enter here
+    pads[s->reverse ? a : r + a] = -k;  // and as many leave at the other end
     return e.op<PadOp>({v}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
                              n.named("mode", n.b.getStringAttr("constant")),
                              n.named("value", n.b.getF64FloatAttr(1.0))});
   };
-  Value y = *x;
+  Value y = s->x;
   if (len > 0) {
-    if (*exclusive)
+    if (s->exclusive)
       y = shift(y, 1);
     for (int64_t k = 1; k < len; k *= 2)
       y = e.op<MulOp>({y, shift(y, k)});
@@ -417,24 +411,17 @@ LogicalResult topK(NodeImporter &n, Results &out) {
   auto t = tensorType(*x);
   auto a = n.normalizeAxis(*axis, t.getRank());
   TRY(a);
-  int64_t N = t.getDimSize(*a), r = t.getRank();
+  int64_t N = t.getDimSize(*a);
   if (k < 0 || k > N)
     return n.error("k = " + Twine(k) + " is out of range for an axis of " + Twine(N));
   if (N > 4096)
     return n.error("TopK over more than 4096 elements is not supported");
   Type i64 = n.b.getI64Type();
   Expr e{n, i64};
-  SmallVector<int64_t> perm, inv(r), moved;
-  for (int64_t d = 0; d < r; ++d)
-    if (d != *a)
-      perm.push_back(d);
-  perm.push_back(*a);
-  for (int64_t d = 0; d < r; ++d)
-    inv[perm[d]] = d;
-  for (int64_t d : perm)
-    moved.push_back(t.getDimSize(d));
+  AxisLast m = axisLast(t.getShape(), *a);
+  SmallVector<int64_t> inv = m.inverse, moved = m.shape;
   int64_t M = t.getNumElements() / std::max<int64_t>(N, 1);
-  Value xm = e.reshape(e.transpose(*x, perm), {M, N});
+  Value xm = e.reshape(e.transpose(*x, m.perm), {M, N});
   Value xi = e.reshape(xm, {M, N, 1}), xj = e.reshape(xm, {M, 1, N});
   Value beats = *largest ? e.op<GreaterOp>({xj, xi}) : e.op<LessOp>({xj, xi});
   Value before = maskConstant(n, N, N, [](int64_t i, int64_t j) { return j < i; });

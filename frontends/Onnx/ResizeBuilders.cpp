@@ -167,15 +167,9 @@ LogicalResult resample(NodeImporter &n, const ResizeAttrs &a, Value x, ArrayRef<
     }
     Value wm = n.constant(DenseElementsAttr::get(RankedTensorType::get({in, o}, fe), wv));
     // Move the axis last, [outer, in] @ [in, out], and back.
-    SmallVector<int64_t> perm, inv(r), moved;
-    for (int64_t d = 0; d < r; ++d)
-      if (d != axis)
-        perm.push_back(d);
-    perm.push_back(axis);
-    for (int64_t d = 0; d < r; ++d)
-      inv[perm[d]] = d;
-    for (int64_t d : perm)
-      moved.push_back(d == axis ? o : shape[d]);
+    AxisLast al = axisLast(shape, axis);
+    SmallVector<int64_t> perm = al.perm, inv = al.inverse, moved = al.shape;
+    moved.back() = o;
     int64_t outer = 1;
     for (int64_t d = 0; d < r; ++d)
       if (d != axis)
