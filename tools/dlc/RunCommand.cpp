@@ -288,6 +288,8 @@ const char *kRunHelp =
     "test data). Each output is summarized on stdout and, with --output-dir, written\n"
     "to DIR/<name>.npy, or DIR/<name>.pb with --output-format=pb or when NumPy cannot\n"
     "hold its dtype (bfloat16); characters outside [A-Za-z0-9_.-] in the name become '_'.\n"
+    "When JIT-compiling, an input whose value sets shapes or axes (Reshape's shape,\n"
+    "ReduceSum's axes, ...) is specialized to the given value.\n"
     "\n"
     "options:\n"
     "  --input NAME=FILE       value of model input NAME, FILE.npy or FILE.pb\n"
