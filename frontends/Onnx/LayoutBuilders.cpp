@@ -567,7 +567,88 @@ LogicalResult compress(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// Col2Im: sums sliding-block columns [N, C*K, L] back into an image [N, C, spatial...]:
+/// a ScatterND with add of every (kernel offset, block) column into its pixel (out-of-image
+/// positions go to a trailing discard slot).
+LogicalResult col2im(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto image = n.constantInts(1), block = n.constantInts(2);
+  TRY(x);
+  TRY(image);
+  TRY(block);
+  int64_t sp = image->size();
+  auto dil = n.intsAttr("dilations", SmallVector<int64_t>(sp, 1));
+  auto pads = n.intsAttr("pads", SmallVector<int64_t>(2 * sp, 0));
+  auto strides = n.intsAttr("strides", SmallVector<int64_t>(sp, 1));
+  TRY(dil);
+  TRY(pads);
+  TRY(strides);
+  auto t = tensorType(*x);
+  if (sp < 1 || (int64_t)block->size() != sp || (int64_t)dil->size() != sp ||
+      (int64_t)pads->size() != 2 * sp || (int64_t)strides->size() != sp || t.getRank() != 3)
+    return n.error("expects input [N, C*K, L] and matching image_shape, block_shape, "
+                   "dilations, pads and strides");
+  int64_t K = 1, L = 1, HW = 1;
+  SmallVector<int64_t> blocks(sp);
+  for (int64_t d = 0; d < sp; ++d) {
+    if ((*block)[d] < 1 || (*strides)[d] < 1 || (*dil)[d] < 1 || (*image)[d] < 1)
+      return n.error("sizes, strides and dilations must be positive");
+    K *= (*block)[d];
+    HW *= (*image)[d];
+    blocks[d] = ((*image)[d] + (*pads)[d] + (*pads)[sp + d] - (*dil)[d] * ((*block)[d] - 1) - 1) /
+                    (*strides)[d] + 1;
+    if (blocks[d] < 1)
+      return n.error("no complete block fits the padded image");
+    L *= blocks[d];
+  }
+  int64_t N = t.getDimSize(0);
+  if (t.getDimSize(1) % K || t.getDimSize(2) != L)
+    return n.error("input shape does not match the block and image shapes");
+  int64_t C = t.getDimSize(1) / K;
+  SmallVector<int64_t> target;
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t l = 0; l < L; ++l) {
+      int64_t kr = k, lr = l, flat = 0;
+      bool inside = true;
+      SmallVector<int64_t> kc(sp), lc(sp);
+      for (int64_t d = sp - 1; d >= 0; --d) {
+        kc[d] = kr % (*block)[d];
+        kr /= (*block)[d];
+        lc[d] = lr % blocks[d];
+        lr /= blocks[d];
+      }
+      for (int64_t d = 0; d < sp; ++d) {
+        int64_t pos = lc[d] * (*strides)[d] - (*pads)[d] + kc[d] * (*dil)[d];
+        inside &= pos >= 0 && pos < (*image)[d];
+        flat = flat * (*image)[d] + pos;
+      }
+      target.push_back(inside ? flat : HW);
+    }
+  Type elt = t.getElementType();
+  Expr e{n, elt};
+  Value upd = e.reshape(e.transpose(e.reshape(*x, {N, C, K * L}), {2, 0, 1}), {K * L, N * C});
+  Value idx = n.constant(DenseElementsAttr::get(RankedTensorType::get({K * L, 1}, n.b.getI64Type()),
+                                                ArrayRef<int64_t>(target)));
+  Value zeros = n.constant(DenseElementsAttr::get(RankedTensorType::get({HW + 1, N * C}, elt),
+                                                  n.b.getZeroAttr(elt)));
+  Value sum = e.op<ScatterNDOp>({zeros, idx, upd},
+                                {n.named("axis", n.b.getI64IntegerAttr(0)),
+                                 n.named("reduction", n.b.getStringAttr("add"))},
+                                {RankedTensorType::get({HW + 1, N * C}, elt)});
+  Value img = e.op<SliceOp>({sum}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0})),
+                                    n.named("sizes", n.b.getDenseI64ArrayAttr({HW, N * C})),
+                                    n.named("steps", n.b.getDenseI64ArrayAttr({1, 1}))});
+  SmallVector<int64_t> shape = {N, C};
+  llvm::append_range(shape, *image);
+  Value y = e.reshape(e.transpose(img, {1, 0}), shape);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
 const OpBuilderEntry kLayout[] = {
+    {"Col2Im", 18, col2im},
     {"Compress", 9, compress},
     {"CenterCropPad", 18, centerCropPad},
     {"ReverseSequence", 10, reverseSequence},
