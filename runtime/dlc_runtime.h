@@ -111,6 +111,19 @@ typedef int32_t dlc_dtype_t;
 #define DLC_DTYPE_UINT32 12
 #define DLC_DTYPE_UINT64 13
 #define DLC_DTYPE_BFLOAT16 16
+/* 8-bit floats, one byte each (the ONNX bit layouts). */
+#define DLC_DTYPE_FLOAT8E4M3FN 17
+#define DLC_DTYPE_FLOAT8E4M3FNUZ 18
+#define DLC_DTYPE_FLOAT8E5M2 19
+#define DLC_DTYPE_FLOAT8E5M2FNUZ 20
+/* Sub-byte types are held one element per byte (ONNX files pack them): the
+ * value sign-extended (int4/int2), zero-extended (uint4/uint2), or the 4-bit
+ * code (float4e2m1). */
+#define DLC_DTYPE_UINT4 21
+#define DLC_DTYPE_INT4 22
+#define DLC_DTYPE_FLOAT4E2M1 23
+#define DLC_DTYPE_UINT2 25
+#define DLC_DTYPE_INT2 26
 
 /* Bytes per element; 0 if dtype is not one of the DLC_DTYPE_* values. */
 DLC_API size_t dlc_dtype_size(dlc_dtype_t dtype);

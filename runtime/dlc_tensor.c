@@ -24,6 +24,15 @@ size_t dlc_dtype_size(dlc_dtype_t dtype) {
   case DLC_DTYPE_UINT8:
   case DLC_DTYPE_INT8:
   case DLC_DTYPE_BOOL:
+  case DLC_DTYPE_FLOAT8E4M3FN:
+  case DLC_DTYPE_FLOAT8E4M3FNUZ:
+  case DLC_DTYPE_FLOAT8E5M2:
+  case DLC_DTYPE_FLOAT8E5M2FNUZ:
+  case DLC_DTYPE_UINT4:
+  case DLC_DTYPE_INT4:
+  case DLC_DTYPE_FLOAT4E2M1:
+  case DLC_DTYPE_UINT2:
+  case DLC_DTYPE_INT2:
     return 1;
   case DLC_DTYPE_UINT16:
   case DLC_DTYPE_INT16:
@@ -47,6 +56,24 @@ const char *dlc_dtype_name(dlc_dtype_t dtype) {
   switch (dtype) {
   case DLC_DTYPE_FLOAT:
     return "f32";
+  case DLC_DTYPE_FLOAT8E4M3FN:
+    return "f8e4m3fn";
+  case DLC_DTYPE_FLOAT8E4M3FNUZ:
+    return "f8e4m3fnuz";
+  case DLC_DTYPE_FLOAT8E5M2:
+    return "f8e5m2";
+  case DLC_DTYPE_FLOAT8E5M2FNUZ:
+    return "f8e5m2fnuz";
+  case DLC_DTYPE_UINT4:
+    return "u4";
+  case DLC_DTYPE_INT4:
+    return "i4";
+  case DLC_DTYPE_FLOAT4E2M1:
+    return "f4e2m1";
+  case DLC_DTYPE_UINT2:
+    return "u2";
+  case DLC_DTYPE_INT2:
+    return "i2";
   case DLC_DTYPE_UINT8:
     return "u8";
   case DLC_DTYPE_INT8:

@@ -1,4 +1,5 @@
 // ONNX elementwise, activation and comparison ops -> dlc_graph (one table row per op).
+#include "frontends/Onnx/LowPrecision.h"
 #include "frontends/Onnx/NodeImporter.h"
 
 using namespace mlir;
@@ -148,6 +149,57 @@ LogicalResult clip(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// Cast of input 0 to ONNX type `to` (element type `elt`), through f32 / i64 when
+/// either side is a low-precision type held as i8.
+LogicalResult castTo(NodeImporter &n, Value x, int to, Type elt, Results &out) {
+  int from = n.storedType(0);
+  auto sat = n.intAttr("saturate", 1);
+  TRY(sat);
+  if (!isStoredAsI8(from) && !isStoredAsI8(to)) {
+    SmallVector<NamedAttribute> attrs;
+    if (n.isUnsigned(0))
+      attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
+    auto r = n.create<CastOp>({x}, attrs, {RankedTensorType::get(tensorType(x).getShape(), elt)});
+    TRY(r);
+    out.push_back(*r);
+    return success();
+  }
+  Value v = x;
+  bool fromUnsigned = n.isUnsigned(0) || from == kUInt4 ||
+                      from == kUInt2;
+  if (isLowPrecisionFloat(from)) {
+    auto d = decodeLowPrecision(n, v, from);
+    TRY(d);
+    v = *d;
+    fromUnsigned = false;
+  }
+  auto castValue = [&](Value in, Type t) -> FailureOr<Value> {
+    if (tensorType(in).getElementType() == t)
+      return in;
+    SmallVector<NamedAttribute> attrs;
+    if (fromUnsigned)
+      attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
+    return n.create<CastOp>({in}, attrs, {RankedTensorType::get(tensorType(in).getShape(), t)});
+  };
+  FailureOr<Value> r;
+  if (isLowPrecisionFloat(to)) {
+    auto f = castValue(v, n.b.getF32Type());
+    TRY(f);
+    r = encodeLowPrecision(n, *f, to, *sat != 0);
+  } else if (isSubByteInt(to)) {
+    auto i = castValue(v, n.b.getI64Type()); // floats truncate toward zero
+    TRY(i);
+    r = wrapSubByte(n, *i, to);
+  } else {
+    r = castValue(v, elt);
+  }
+  TRY(r);
+  if (isStoredAsI8(to))
+    n.markStored(*r, to);
+  out.push_back(*r);
+  return success();
+}
+
 LogicalResult cast(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto to = n.intAttr("to", 0);
@@ -156,13 +208,7 @@ LogicalResult cast(NodeImporter &n, Results &out) {
   Type elt = elementTypeFor(n.b.getContext(), *to);
   if (!elt)
     return n.error("unsupported target data type " + Twine(*to));
-  SmallVector<NamedAttribute> attrs;
-  if (n.isUnsigned(0))
-    attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
-  auto r = n.create<CastOp>({*x}, attrs, {RankedTensorType::get(tensorType(*x).getShape(), elt)});
-  TRY(r);
-  out.push_back(*r);
-  return success();
+  return castTo(n, *x, *to, elt, out);
 }
 
 /// BitCast: the same bits as data type `to` (same width).
@@ -189,19 +235,22 @@ LogicalResult bitCast(NodeImporter &n, Results &out) {
   return success();
 }
 
-/// CastLike: Cast to the element type of input 1.
+/// CastLike: Cast to the type of input 1.
 LogicalResult castLike(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), like = n.requiredInput(1);
   TRY(x);
   TRY(like);
-  SmallVector<NamedAttribute> attrs;
-  if (n.isUnsigned(0))
-    attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
-  auto r = n.create<CastOp>(
-      {*x}, attrs,
-      {RankedTensorType::get(tensorType(*x).getShape(), tensorType(*like).getElementType())});
-  TRY(r);
-  out.push_back(*r);
+  Type elt = tensorType(*like).getElementType();
+  int to = n.storedType(1);
+  if (!to)
+    to = n.isUnsigned(1) ? (elt.isInteger(8) ? onnx::TensorProto::UINT8
+                            : elt.isInteger(16) ? onnx::TensorProto::UINT16
+                            : elt.isInteger(32) ? onnx::TensorProto::UINT32
+                                                : onnx::TensorProto::UINT64)
+                         : onnxTypeFor(elt);
+  TRY(castTo(n, *x, to, elt, out));
+  if (n.isUnsigned(1))
+    n.markUnsigned(out.back());
   return success();
 }
 

@@ -1,5 +1,6 @@
 // ONNX ModelProto -> dlc_graph: model checks, graph inputs/initializers, node walk, outputs.
 #include "frontends/Onnx/Importer.h"
+#include "frontends/Onnx/LowPrecision.h"
 #include "frontends/Onnx/NodeImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -147,6 +148,8 @@ private:
   llvm::StringMap<Value> values;
   /// Values of ONNX unsigned integer types (stored as signless integers).
   llvm::DenseSet<Value> unsignedValues;
+  /// Values of low-precision ONNX types held as i8 (float8, float4, int4, int2).
+  llvm::DenseMap<Value, int> storedTypes;
   /// keepGoing: names whose producer failed and whose type the model does not declare.
   llvm::StringSet<> poisoned;
   /// Declared types of intermediate values (graph.value_info and outputs).
@@ -327,12 +330,29 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     inputs.push_back(it->second);
   }
   builder->setInsertionPointToEnd(builder->getBlock());
+  // Low-precision tensors (float8, int4, ...) only go through casts, quantization and
+  // data movement: other ops would compute on their raw codes.
+  static const char *kLowPrecisionOps[] = {
+      "Cast", "CastLike", "QuantizeLinear", "DequantizeLinear", "Identity", "Reshape", "Flatten",
+      "Squeeze", "Unsqueeze", "Transpose", "Concat", "Split", "Slice", "Gather", "Expand", "Tile"};
+  int firstStored = 0;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto st = v ? storedTypes.find(v) : storedTypes.end();
+    if (st == storedTypes.end())
+      continue;
+    if (i == 0)
+      firstStored = st->second;
+    if (!llvm::is_contained(kLowPrecisionOps, node.op_type()))
+      return emitError(loc) << "tensors of ONNX type " << st->second
+                            << " (float8/float4/int4/int2) are only supported by casts, "
+                               "quantization and data movement";
+  }
   bool firstUnsigned = !inputs.empty() && inputs[0] && unsignedValues.contains(inputs[0]);
   Type firstElt = !inputs.empty() && inputs[0]
                       ? cast<RankedTensorType>(inputs[0].getType()).getElementType()
                       : Type();
   NodeImporter ni(node, opset, *builder, loc, std::move(inputs), baseDir, unsignedValues,
-                  &specializations);
+                  &specializations, &storedTypes);
   ni.subgraph = [this, loc](const onnx::GraphProto &g, ArrayRef<Value> args) {
     return importSubgraph(g, args, loc);
   };
@@ -361,6 +381,11 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
                           : firstUnsigned && elt == firstElt;
     if (isUnsigned)
       unsignedValues.insert(results[i]);
+    // Data movement keeps a low-precision type (casts and quantization mark their own).
+    bool marksItself = node.op_type() == "Cast" || node.op_type() == "CastLike" ||
+                       node.op_type() == "QuantizeLinear" || node.op_type() == "DequantizeLinear";
+    if (firstStored && !marksItself && elt == firstElt)
+      storedTypes[results[i]] = firstStored;
   }
   return success();
 }
@@ -446,6 +471,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     values[vi->name()] = entry->getArgument(i);
     if (isUnsignedOnnxType(vi->type().tensor_type().elem_type()))
       unsignedValues.insert(entry->getArgument(i));
+    if (isStoredAsI8(vi->type().tensor_type().elem_type()))
+      storedTypes[entry->getArgument(i)] = vi->type().tensor_type().elem_type();
     func.setArgAttr(i, "dlc.name", builder->getStringAttr(vi->name()));
     func.setArgAttr(i, "dlc.dtype", builder->getI32IntegerAttr(vi->type().tensor_type().elem_type()));
     auto given = options.inputValues.find(vi->name());
@@ -464,6 +491,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     values[t.name()] = arith::ConstantOp::create(*builder, NameLoc::get(builder->getStringAttr(t.name())), *attr);
     if (isUnsignedOnnxType(t.data_type()))
       unsignedValues.insert(values[t.name()]);
+    if (isStoredAsI8(t.data_type()))
+      storedTypes[values[t.name()]] = t.data_type();
   }
   for (const auto &vi : g.value_info())
     declared[vi.name()] = &vi;

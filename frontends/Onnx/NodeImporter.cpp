@@ -28,6 +28,12 @@ Type elementTypeFor(MLIRContext *ctx, int t) {
   case onnx::TensorProto::INT32: case onnx::TensorProto::UINT32: return b.getIntegerType(32);
   case onnx::TensorProto::INT64: case onnx::TensorProto::UINT64: return b.getIntegerType(64);
   case onnx::TensorProto::BOOL: return b.getI1Type();
+  // Low-precision types are held one i8 per element (frontends/Onnx/LowPrecision.h).
+  case kFloat8E4M3FN: case kFloat8E4M3FNUZ:
+  case kFloat8E5M2: case kFloat8E5M2FNUZ:
+  case kFloat4E2M1: case kInt4:
+  case kUInt4: case kInt2: case kUInt2:
+    return b.getIntegerType(8);
   default: return {};
   }
 }
@@ -111,6 +117,28 @@ FailureOr<DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t, const std:
   } else if (t.has_raw_data()) {
     raw = t.raw_data();
     hasRaw = true;
+  }
+  int subBits = (t.data_type() == kInt4 || t.data_type() == kUInt4 ||
+                 t.data_type() == kFloat4E2M1)
+                    ? 4
+                : (t.data_type() == kInt2 || t.data_type() == kUInt2)
+                    ? 2
+                    : 0;
+  if (hasRaw && subBits) {
+    // Packed, lowest bits first; held one (sign-extended) element per byte.
+    int per = 8 / subBits, mask = (1 << subBits) - 1;
+    if (raw.size() != (size_t)(n + per - 1) / per)
+      return emitError(loc) << "tensor '" << t.name() << "' holds " << raw.size()
+                            << " bytes, expected " << (n + per - 1) / per;
+    bool isSigned = t.data_type() == kInt4 || t.data_type() == kInt2;
+    SmallVector<APInt> vals;
+    for (int64_t i = 0; i < n; ++i) {
+      int v = ((uint8_t)raw[i / per] >> ((i % per) * subBits)) & mask;
+      if (isSigned && (v & (1 << (subBits - 1))))
+        v -= 1 << subBits;
+      vals.push_back(APInt(8, (uint64_t)(int64_t)v, true, true));
+    }
+    return DenseElementsAttr::get(type, vals);
   }
   if (hasRaw) {
     if (raw.size() != (size_t)n * eltBytes)

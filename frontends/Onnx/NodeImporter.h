@@ -44,9 +44,11 @@ public:
   NodeImporter(const onnx::NodeProto &node, int opset, mlir::OpBuilder &b, mlir::Location loc,
                llvm::SmallVector<mlir::Value> inputs, const std::string &baseDir,
                llvm::DenseSet<mlir::Value> &unsignedValues,
-               InputSpecializations *specializations = nullptr)
+               InputSpecializations *specializations = nullptr,
+               llvm::DenseMap<mlir::Value, int> *storedTypes = nullptr)
       : node(node), opset(opset), b(b), loc(loc), inputs(std::move(inputs)), baseDir(baseDir),
-        unsignedValues(unsignedValues), specializations(specializations) {}
+        unsignedValues(unsignedValues), specializations(specializations),
+        storedTypes(storedTypes) {}
 
   /// Imports a subgraph (If/Loop/Scan bodies) with its inputs bound to `args`;
   /// outer-scope names stay visible. Set by the graph importer.
@@ -66,6 +68,18 @@ public:
   bool isUnsigned(unsigned i) const { return input(i) && unsignedValues.contains(input(i)); }
   /// Records that `v` (a result this builder made) holds an ONNX unsigned type.
   void markUnsigned(mlir::Value v) { unsignedValues.insert(v); }
+  /// The ONNX type of input i when it is a low-precision type held as i8
+  /// (float8, float4, int4, ...), else 0.
+  int storedType(unsigned i) const {
+    if (!storedTypes || !input(i))
+      return 0;
+    auto it = storedTypes->find(input(i));
+    return it == storedTypes->end() ? 0 : it->second;
+  }
+  void markStored(mlir::Value v, int onnxType) {
+    if (storedTypes)
+      (*storedTypes)[v] = onnxType;
+  }
   mlir::FailureOr<mlir::Value> requiredInput(unsigned i);
   /// Number of outputs the model actually uses (trailing "" outputs dropped).
   unsigned numUsedOutputs() const;
@@ -124,7 +138,13 @@ private:
   const std::string &baseDir;
   llvm::DenseSet<mlir::Value> &unsignedValues;
   InputSpecializations *specializations;
+  llvm::DenseMap<mlir::Value, int> *storedTypes;
 };
+
+/// ONNX TensorProto data types newer than the ONNX headers dlc builds with.
+constexpr int kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19, kFloat8E5M2FNUZ = 20,
+              kUInt4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24, kUInt2 = 25,
+              kInt2 = 26;
 
 /// Whether an ONNX TensorProto data type is an unsigned integer type.
 inline bool isUnsignedOnnxType(int t) {

@@ -2,6 +2,7 @@
 // tensor, per axis, blocked), DynamicQuantizeLinear, MatMulInteger, ConvInteger,
 // QLinearMatMul and QLinearConv (integer products computed exactly in f64).
 #include "frontends/Onnx/Expr.h"
+#include "frontends/Onnx/LowPrecision.h"
 
 #include <cmath>
 
@@ -88,23 +89,44 @@ LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
   TRY(qa);
   Type to = n.b.getIntegerType(8);
   bool isUnsigned = true;
+  int stored = 0; // a low-precision target (float8, float4, int4, int2)
   if (zp) {
     to = tensorType(zp).getElementType();
     isUnsigned = n.isUnsigned(2);
+    stored = n.storedType(2);
   } else if (n.hasAttr("output_dtype")) {
     auto dt = n.intAttr("output_dtype", 2);
     TRY(dt);
     to = elementTypeFor(n.b.getContext(), *dt);
     isUnsigned = isUnsignedOnnxType(*dt);
+    stored = isStoredAsI8(*dt) ? *dt : 0;
   }
   if (!to || !isa<IntegerType>(to) || to.isInteger(1) || to.getIntOrFloatBitWidth() > 16)
-    return n.error("only 8- and 16-bit integer quantization is supported here");
+    return n.error("unsupported quantized output type");
+  auto saturate = n.intAttr("saturate", 1);
+  TRY(saturate);
   Type ft = tensorType(*scale).getElementType();
   if (!isa<FloatType>(ft))
     return n.error("the scale must be floating-point");
   Expr e{n, ft};
   Value s = broadcastParam(e, *scale, xt.getShape(), qa->axis, qa->block);
-  Value q = e.op<RoundOp>({e.op<DivOp>({e.cast(*x, ft), s})});
+  Value scaled = e.op<DivOp>({e.cast(*x, ft), s});
+  if (isLowPrecisionFloat(stored)) {
+    // Float targets: x / scale (+ the decoded zero point), rounded by the encoding.
+    if (zp) {
+      auto zd = decodeLowPrecision(n, broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block), stored);
+      TRY(zd);
+      scaled = e.op<AddOp>({scaled, e.cast(*zd, ft)});
+    }
+    if (e.failed)
+      return failure();
+    auto y = encodeLowPrecision(n, scaled, stored, *saturate != 0);
+    TRY(y);
+    n.markStored(*y, stored);
+    out.push_back(*y);
+    return success();
+  }
+  Value q = e.op<RoundOp>({scaled});
   if (zp) {
     SmallVector<NamedAttribute> ua;
     if (isUnsigned)
@@ -113,6 +135,17 @@ LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
     if (e.failed)
       return failure();
     q = e.op<AddOp>({q, e.op<CastOp>({zb}, ua, {RankedTensorType::get(tensorType(zb).getShape(), ft)})});
+  }
+  if (isSubByteInt(stored)) {
+    int bits = (stored == kInt4 || stored == kUInt4) ? 4 : 2;
+    bool sgn = stored == kInt4 || stored == kInt2;
+    double lo = sgn ? -std::ldexp(1.0, bits - 1) : 0, hi = sgn ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+    Value y = e.cast(e.op<MaxOp>({e.op<MinOp>({q, e.c(ft, hi)}), e.c(ft, lo)}), to);
+    if (e.failed)
+      return failure();
+    n.markStored(y, stored);
+    out.push_back(y);
+    return success();
   }
   Value y = saturateTo(e, q, to, isUnsigned);
   if (e.failed)
@@ -143,7 +176,8 @@ LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
   Value zp = n.input(2);
   auto xt = tensorType(*x);
   if (!isa<IntegerType>(xt.getElementType()))
-    return n.error("only integer inputs are supported here");
+    return n.error("only integer and low-precision inputs are supported");
+  int stored = n.storedType(0);
   auto qa = quantAxis(n, xt.getRank(), *scale);
   TRY(qa);
   Type ft = tensorType(*scale).getElementType();
@@ -163,7 +197,19 @@ LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
   Type f32 = n.b.getF32Type();
   Expr e{n, f32};
   Value zb = zp ? broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block) : Value();
-  Value d = centered(e, n, *x, n.isUnsigned(0), zb, zp && n.isUnsigned(2), f32);
+  Value d;
+  if (isLowPrecisionFloat(stored)) {
+    auto xd = decodeLowPrecision(n, *x, stored);
+    TRY(xd);
+    d = *xd;
+    if (zb) {
+      auto zd = decodeLowPrecision(n, zb, n.storedType(2) ? n.storedType(2) : stored);
+      TRY(zd);
+      d = e.op<SubOp>({d, *zd});
+    }
+  } else {
+    d = centered(e, n, *x, n.isUnsigned(0), zb, zp && n.isUnsigned(2), f32);
+  }
   Value y = e.op<MulOp>({d, e.cast(broadcastParam(e, *scale, xt.getShape(), qa->axis, qa->block), f32)});
   y = e.cast(y, outElt);
   if (e.failed)

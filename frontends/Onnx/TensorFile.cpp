@@ -38,6 +38,42 @@ void copyNarrowed(const Field &src, void *dst, size_t bytes) {
   }
 }
 
+/// Bits per element of ONNX's packed sub-byte types (0 for byte-sized ones).
+int subByteBits(int32_t dtype) {
+  switch (dtype) {
+  case DLC_DTYPE_UINT4:
+  case DLC_DTYPE_INT4:
+  case DLC_DTYPE_FLOAT4E2M1:
+    return 4;
+  case DLC_DTYPE_UINT2:
+  case DLC_DTYPE_INT2:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+/// Packed little-endian fields (lowest bits first) -> one byte each, sign-extended
+/// for the signed integer types.
+void unpack(const std::string &raw, int32_t dtype, int64_t n, uint8_t *dst) {
+  int bits = subByteBits(dtype), per = 8 / bits, mask = (1 << bits) - 1;
+  bool isSigned = dtype == DLC_DTYPE_INT4 || dtype == DLC_DTYPE_INT2;
+  for (int64_t i = 0; i < n; ++i) {
+    int v = ((uint8_t)raw[i / per] >> ((i % per) * bits)) & mask;
+    if (isSigned && (v & (1 << (bits - 1))))
+      v -= 1 << bits;
+    dst[i] = (uint8_t)v;
+  }
+}
+
+std::string pack(const uint8_t *src, int32_t dtype, int64_t n) {
+  int bits = subByteBits(dtype), per = 8 / bits, mask = (1 << bits) - 1;
+  std::string raw((n + per - 1) / per, '\0');
+  for (int64_t i = 0; i < n; ++i)
+    raw[i / per] = (char)((uint8_t)raw[i / per] | ((src[i] & mask) << ((i % per) * bits)));
+  return raw;
+}
+
 } // namespace
 
 dlc_tensor_t *loadTensorProto(const std::string &path, std::string &error) {
@@ -77,7 +113,9 @@ dlc_tensor_t *loadTensorProto(const std::string &path, std::string &error) {
     dims.push_back(d);
   }
   size_t elt = dlc_dtype_size(dtype);
-  size_t expected = (size_t)n * elt;
+  int bits = subByteBits(dtype);
+  // Raw data of sub-byte types is packed; in memory each element takes a byte.
+  size_t expected = bits ? (size_t)(n * bits + 7) / 8 : (size_t)n * elt;
   // Check the payload size before allocating, so a bogus header cannot ask for terabytes.
   size_t have = 0;
   if (t.has_raw_data())
@@ -92,6 +130,15 @@ dlc_tensor_t *loadTensorProto(const std::string &path, std::string &error) {
     have = t.uint64_data_size() * elt;
   else
     have = t.int32_data_size() * elt;
+  std::string packed;
+  if (bits && !t.has_raw_data()) {
+    // Typed form: int32_data holds the packed bytes, one per value.
+    for (int32_t v : t.int32_data())
+      packed.push_back((char)(uint8_t)v);
+    have = packed.size();
+  } else if (bits) {
+    packed = t.raw_data();
+  }
   if (have != expected) {
     error = path + ": tensor holds " + std::to_string(have / elt) + " values, expected " +
             std::to_string(n) + " for its dims";
@@ -104,7 +151,9 @@ dlc_tensor_t *loadTensorProto(const std::string &path, std::string &error) {
   }
   std::unique_ptr<dlc_tensor_t, TensorDeleter> out(raw);
   void *dst = dlc_tensor_data(raw);
-  if (t.has_raw_data()) {
+  if (bits) {
+    unpack(packed, dtype, n, static_cast<uint8_t *>(dst));
+  } else if (t.has_raw_data()) {
     if (expected)
       std::memcpy(dst, t.raw_data().data(), expected);
   } else if (dtype == DLC_DTYPE_FLOAT) {
@@ -133,8 +182,12 @@ bool saveTensorProto(const dlc_tensor_t *tensor, const std::string &name, const 
   t.set_data_type(dlc_tensor_dtype(tensor));
   for (int32_t i = 0; i < dlc_tensor_rank(tensor); ++i)
     t.add_dims(dlc_tensor_shape(tensor)[i]);
-  t.set_raw_data(std::string(static_cast<const char *>(dlc_tensor_data(tensor)),
-                             dlc_tensor_byte_size(tensor)));
+  if (subByteBits(dlc_tensor_dtype(tensor)))
+    t.set_raw_data(pack(static_cast<const uint8_t *>(dlc_tensor_data(tensor)),
+                        dlc_tensor_dtype(tensor), dlc_tensor_num_elements(tensor)));
+  else
+    t.set_raw_data(std::string(static_cast<const char *>(dlc_tensor_data(tensor)),
+                               dlc_tensor_byte_size(tensor)));
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

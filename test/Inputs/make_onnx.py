@@ -234,6 +234,20 @@ def rotary_odd_dim():
                    rotary_embedding_dim=3)
 
 
+def float8_add():
+    # Arithmetic directly on float8 codes is refused (only casts/quantization/data movement).
+    return _single("Add", [("a", TP.FLOAT8E4M3FN, [3]), ("b", TP.FLOAT8E4M3FN, [3])], [3],
+                   out_type=TP.FLOAT8E4M3FN)
+
+
+def int4_roundtrip():
+    # int4 in (packed .pb), float out, and float in, int4 out.
+    nodes = [h.make_node("Cast", ["q"], ["f"], to=TP.FLOAT, name="to_float"),
+             h.make_node("Cast", ["x"], ["q2"], to=TP.INT4, name="to_int4")]
+    return model(nodes, [vi("q", TP.INT4, [5]), f32("x", [5])],
+                 [f32("f", [5]), vi("q2", TP.INT4, [5])], opset=23, check=False)
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     onnx.save(globals()[name](), out)

@@ -255,6 +255,17 @@ std::string sanitize(const std::string &name) {
   return s;
 }
 
+/// IEEE half bits -> double (for the summary only).
+double halfToDouble(uint16_t h) {
+  int exp = (h >> 10) & 31, mant = h & 1023;
+  double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (exp == 31)
+    return mant ? NAN : sign * INFINITY;
+  if (exp == 0)
+    return sign * std::ldexp((double)mant, -24);
+  return sign * std::ldexp(1024.0 + mant, exp - 25);
+}
+
 /// min / max / mean of a tensor as doubles (for the stdout summary).
 void stats(const dlc_tensor_t *t, double &mn, double &mx, double &mean) {
   int64_t n = dlc_tensor_num_elements(t);
@@ -267,8 +278,17 @@ void stats(const dlc_tensor_t *t, double &mn, double &mx, double &mean) {
     case DLC_DTYPE_DOUBLE: v = static_cast<const double *>(d)[i]; break;
     case DLC_DTYPE_INT64: v = (double)static_cast<const int64_t *>(d)[i]; break;
     case DLC_DTYPE_INT32: v = static_cast<const int32_t *>(d)[i]; break;
-    case DLC_DTYPE_BOOL: case DLC_DTYPE_UINT8: v = static_cast<const uint8_t *>(d)[i]; break;
-    case DLC_DTYPE_INT8: v = static_cast<const int8_t *>(d)[i]; break;
+    case DLC_DTYPE_BOOL: case DLC_DTYPE_UINT8: case DLC_DTYPE_UINT4: case DLC_DTYPE_UINT2:
+      v = static_cast<const uint8_t *>(d)[i];
+      break;
+    case DLC_DTYPE_INT8: case DLC_DTYPE_INT4: case DLC_DTYPE_INT2:
+      v = static_cast<const int8_t *>(d)[i];
+      break;
+    case DLC_DTYPE_INT16: v = static_cast<const int16_t *>(d)[i]; break;
+    case DLC_DTYPE_UINT16: v = static_cast<const uint16_t *>(d)[i]; break;
+    case DLC_DTYPE_UINT32: v = static_cast<const uint32_t *>(d)[i]; break;
+    case DLC_DTYPE_UINT64: v = (double)static_cast<const uint64_t *>(d)[i]; break;
+    case DLC_DTYPE_FLOAT16: v = halfToDouble(static_cast<const uint16_t *>(d)[i]); break;
     default: v = NAN;
     }
     mn = std::min(mn, v);
@@ -353,8 +373,9 @@ int runCommand(int argc, char **argv) {
                        shapeString(info.rank, info.shape);
     std::printf("%s min %.6g max %.6g mean %.6g", line.c_str(), mn, mx, mean);
     if (!dir.empty()) {
-      // NumPy has no bfloat16: such outputs are always TensorProto files.
-      bool pb = format == "pb" || info.dtype == DLC_DTYPE_BFLOAT16;
+      // NumPy has no bfloat16, float8 or sub-byte types: those are always TensorProto files.
+      bool pb = format == "pb" || info.dtype == DLC_DTYPE_BFLOAT16 ||
+                info.dtype >= DLC_DTYPE_FLOAT8E4M3FN;
       std::string path = dir + "/" + sanitize(info.name) + (pb ? ".pb" : ".npy");
       if (pb ? !onnxio::saveTensorProto(t, info.name, path, error)
              : dlc_tensor_save_npy(t, path.c_str()) != DLC_OK)
