@@ -122,6 +122,7 @@ typedef int32_t dlc_dtype_t;
 #define DLC_DTYPE_UINT4 21
 #define DLC_DTYPE_INT4 22
 #define DLC_DTYPE_FLOAT4E2M1 23
+#define DLC_DTYPE_FLOAT8E8M0 24 /* unsigned power-of-two scale, one byte */
 #define DLC_DTYPE_UINT2 25
 #define DLC_DTYPE_INT2 26
 

@@ -31,6 +31,7 @@ size_t dlc_dtype_size(dlc_dtype_t dtype) {
   case DLC_DTYPE_UINT4:
   case DLC_DTYPE_INT4:
   case DLC_DTYPE_FLOAT4E2M1:
+  case DLC_DTYPE_FLOAT8E8M0:
   case DLC_DTYPE_UINT2:
   case DLC_DTYPE_INT2:
     return 1;
@@ -70,6 +71,8 @@ const char *dlc_dtype_name(dlc_dtype_t dtype) {
     return "i4";
   case DLC_DTYPE_FLOAT4E2M1:
     return "f4e2m1";
+  case DLC_DTYPE_FLOAT8E8M0:
+    return "f8e8m0";
   case DLC_DTYPE_UINT2:
     return "u2";
   case DLC_DTYPE_INT2:

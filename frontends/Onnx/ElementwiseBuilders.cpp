@@ -185,7 +185,11 @@ LogicalResult castTo(NodeImporter &n, Value x, int to, Type elt, Results &out) {
   if (isLowPrecisionFloat(to)) {
     auto f = castValue(v, n.b.getF32Type());
     TRY(f);
-    r = encodeLowPrecision(n, *f, to, *sat != 0);
+    auto roundMode = n.stringAttr("round_mode", "up");
+    TRY(roundMode);
+    if (*roundMode != "up" && *roundMode != "down" && *roundMode != "nearest")
+      return n.error("round_mode must be up, down or nearest, got '" + *roundMode + "'");
+    r = encodeLowPrecision(n, *f, to, *sat != 0, *roundMode);
   } else if (isSubByteInt(to)) {
     auto i = castValue(v, n.b.getI64Type()); // floats truncate toward zero
     TRY(i);

@@ -23,6 +23,7 @@ const llvm::fltSemantics *semanticsOf(int t) {
   case kFloat8E5M2: return &llvm::APFloat::Float8E5M2();
   case kFloat8E5M2FNUZ: return &llvm::APFloat::Float8E5M2FNUZ();
   case kFloat4E2M1: return &llvm::APFloat::Float4E2M1FN();
+  case kFloat8E8M0: return &llvm::APFloat::Float8E8M0FNU();
   default: return nullptr;
   }
 }
@@ -65,7 +66,41 @@ FailureOr<Value> decodeLowPrecision(NodeImporter &n, Value codes, int t) {
   return r;
 }
 
-FailureOr<Value> encodeLowPrecision(NodeImporter &n, Value x, int t, bool saturate) {
+/// float8e8m0 (a biased power-of-two exponent): the f32 exponent field, rounded up,
+/// down or to nearest by the mantissa bits as ONNX's reference does; Inf/NaN -> 0xFF.
+FailureOr<Value> encodeE8M0(NodeImporter &n, Value x, bool saturate, StringRef roundMode) {
+  Type f32 = n.b.getF32Type(), i64 = n.b.getI64Type(), i32 = n.b.getI32Type();
+  Expr e{n, i64};
+  Value xf = e.cast(x, f32);
+  auto shape = tensorType(xf).getShape();
+  Value bits = e.op<BitwiseAndOp>({e.cast(e.op<BitcastOp>({xf}, {}, {RankedTensorType::get(shape, i32)}), i64),
+                                   e.c(4294967295.0)});
+  Value exp = e.op<BitwiseAndOp>({e.op<ShiftRightOp>({bits, e.c(23)}), e.c(255)});
+  auto set = [&](int64_t mask) { return e.op<GreaterOp>({e.op<BitwiseAndOp>({bits, e.c((double)mask)}), e.c(0)}); };
+  Value inc;
+  if (roundMode == "up") {
+    inc = set(0x7FFFFF);
+  } else if (roundMode == "nearest") {
+    Value lsb = e.op<GreaterOp>({exp, e.c(0)});
+    inc = e.op<AndOp>({set(0x400000), e.op<OrOp>({e.op<OrOp>({set(0x200000), set(0x1FFFFF)}), lsb})});
+  }
+  if (inc) {
+    if (saturate)
+      inc = e.op<AndOp>({inc, e.op<NotOp>({e.op<EqualOp>({exp, e.c(254)})})});
+    exp = e.op<AddOp>({exp, e.cast(inc, i64)});
+  }
+  Value special = e.op<EqualOp>({e.op<BitwiseAndOp>({e.op<ShiftRightOp>({bits, e.c(23)}), e.c(255)}), e.c(255)});
+  Value code = e.where(special, e.c(255), exp);
+  Value r = e.cast(code, n.b.getIntegerType(8));
+  if (e.failed)
+    return failure();
+  return r;
+}
+
+FailureOr<Value> encodeLowPrecision(NodeImporter &n, Value x, int t, bool saturate,
+                                    StringRef roundMode) {
+  if (t == kFloat8E8M0)
+    return encodeE8M0(n, x, saturate, roundMode);
   Type f32 = n.b.getF32Type(), i64 = n.b.getI64Type(), i32 = n.b.getI32Type();
   // Positive finite codes in increasing value: 0 .. maxCode.
   int count = 1 << bitsOf(t), half = count / 2;

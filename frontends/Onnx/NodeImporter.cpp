@@ -31,7 +31,7 @@ Type elementTypeFor(MLIRContext *ctx, int t) {
   // Low-precision types are held one i8 per element (frontends/Onnx/LowPrecision.h).
   case kFloat8E4M3FN: case kFloat8E4M3FNUZ:
   case kFloat8E5M2: case kFloat8E5M2FNUZ:
-  case kFloat4E2M1: case kInt4:
+  case kFloat4E2M1: case kFloat8E8M0: case kInt4:
   case kUInt4: case kInt2: case kUInt2:
     return b.getIntegerType(8);
   default: return {};

@@ -248,6 +248,11 @@ def int4_roundtrip():
                  [f32("f", [5]), vi("q2", TP.INT4, [5])], opset=23, check=False)
 
 
+def e8m0_round_mode():
+    return _single("Cast", [("x", TP.FLOAT, [3])], [3], out_type=TP.FLOAT8E8M0,
+                   to=TP.FLOAT8E8M0, round_mode="sideways")
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     onnx.save(globals()[name](), out)
