@@ -43,13 +43,18 @@ struct Expr {
     return op<OpTy>({v}, {n.named("axes", n.b.getDenseI64ArrayAttr(axes)),
                           n.named("keepdims", n.b.getBoolAttr(keepdims))});
   }
-  mlir::Value cast(mlir::Value v, mlir::Type to) {
+  /// Cast to element type `to`; `fromUnsigned`: the integer input holds an ONNX
+  /// unsigned type.
+  mlir::Value cast(mlir::Value v, mlir::Type to, bool fromUnsigned = false) {
     if (failed || !v)
       return fail();
     auto t = tensorType(v);
     if (t.getElementType() == to)
       return v;
-    return op<graph::CastOp>({v}, {}, {mlir::RankedTensorType::get(t.getShape(), to)});
+    llvm::SmallVector<mlir::NamedAttribute> attrs;
+    if (fromUnsigned)
+      attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
+    return op<graph::CastOp>({v}, attrs, {mlir::RankedTensorType::get(t.getShape(), to)});
   }
   mlir::Value fail() {
     failed = true;

@@ -38,7 +38,16 @@ std::array<Value, 3> standardize(Expr &e, Value x, ArrayRef<int64_t> axes, doubl
   return {e.op<MulOp>({d, inv}), mean, inv};
 }
 
-LogicalResult layerNorm(NodeImporter &n, Results &out) {
+/// LayerNormalization / RMSNormalization operands: X, scale, the first normalized
+/// axis, epsilon and the type to compute in.
+struct NormArgs {
+  Value x, scale;
+  int64_t axis;
+  double eps;
+  Type stash;
+};
+
+FailureOr<NormArgs> normArgs(NodeImporter &n) {
   auto x = n.requiredInput(0), scale = n.requiredInput(1);
   auto axis = n.intAttr("axis", -1);
   auto eps = n.floatAttr("epsilon", 1e-5f);
@@ -53,20 +62,31 @@ LogicalResult layerNorm(NodeImporter &n, Results &out) {
     return n.error("expects a floating-point input");
   auto st = stashType(n, t.getElementType());
   TRY(st);
-  if (n.numUsedOutputs() <= 1 && *st == t.getElementType()) {
+  return NormArgs{*x, *scale, *a, *eps, *st};
+}
+
+LogicalResult layerNorm(NodeImporter &n, Results &out) {
+  auto args = normArgs(n);
+  TRY(args);
+  Value x = args->x, scale = args->scale;
+  auto t = tensorType(x);
+  int64_t a = args->axis;
+  double eps = args->eps;
+  Type st = args->stash;
+  if (n.numUsedOutputs() <= 1 && st == t.getElementType()) {
     // The fused op (decomposed later, where fusion sees the whole pattern).
-    SmallVector<Value> ops = {*x, *scale};
+    SmallVector<Value> ops = {x, scale};
     if (Value bias = n.input(2))
       ops.push_back(bias);
-    auto r = n.create<LayerNormOp>(ops, {n.named("axis", n.b.getI64IntegerAttr(*a)),
-                                         n.named("epsilon", n.b.getF32FloatAttr(*eps))});
+    auto r = n.create<LayerNormOp>(ops, {n.named("axis", n.b.getI64IntegerAttr(a)),
+                                         n.named("epsilon", n.b.getF32FloatAttr(eps))});
     TRY(r);
     out.push_back(*r);
     return success();
   }
-  Expr e{n, *st};
-  auto [norm, mean, inv] = standardize(e, e.cast(*x, *st), range(*a, t.getRank()), *eps);
-  Value y = e.cast(e.op<MulOp>({norm, e.cast(*scale, *st)}), t.getElementType());
+  Expr e{n, st};
+  auto [norm, mean, inv] = standardize(e, e.cast(x, st), range(a, t.getRank()), eps);
+  Value y = e.cast(e.op<MulOp>({norm, e.cast(scale, st)}), t.getElementType());
   if (Value bias = n.input(2))
     y = e.op<AddOp>({y, bias});
   if (e.failed)
@@ -76,26 +96,19 @@ LogicalResult layerNorm(NodeImporter &n, Results &out) {
 }
 
 LogicalResult rmsNorm(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0), scale = n.requiredInput(1);
-  auto axis = n.intAttr("axis", -1);
-  auto eps = n.floatAttr("epsilon", 1e-5f);
-  TRY(x);
-  TRY(scale);
-  TRY(axis);
-  TRY(eps);
-  auto t = tensorType(*x);
-  auto a = n.normalizeAxis(*axis, t.getRank());
-  TRY(a);
-  if (!isa<FloatType>(t.getElementType()))
-    return n.error("expects a floating-point input");
-  auto st = stashType(n, t.getElementType());
-  TRY(st);
-  Expr e{n, *st};
-  Value xs = e.cast(*x, *st);
-  Value ms = e.reduce<ReduceMeanOp>(e.op<MulOp>({xs, xs}), range(*a, t.getRank()), true);
-  Value inv = e.op<ReciprocalOp>({e.op<SqrtOp>({e.op<AddOp>({ms, e.c(*eps)})})});
+  auto args = normArgs(n);
+  TRY(args);
+  Value x = args->x, scale = args->scale;
+  auto t = tensorType(x);
+  int64_t a = args->axis;
+  double eps = args->eps;
+  Type st = args->stash;
+  Expr e{n, st};
+  Value xs = e.cast(x, st);
+  Value ms = e.reduce<ReduceMeanOp>(e.op<MulOp>({xs, xs}), range(a, t.getRank()), true);
+  Value inv = e.op<ReciprocalOp>({e.op<SqrtOp>({e.op<AddOp>({ms, e.c(eps)})})});
   Value y = e.cast(e.op<MulOp>({xs, inv}), t.getElementType());
-  y = e.op<MulOp>({y, *scale});
+  y = e.op<MulOp>({y, scale});
   if (e.failed)
     return failure();
   out.push_back(y);

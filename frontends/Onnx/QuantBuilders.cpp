@@ -127,15 +127,8 @@ LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
     return success();
   }
   Value q = e.op<RoundOp>({scaled});
-  if (zp) {
-    SmallVector<NamedAttribute> ua;
-    if (isUnsigned)
-      ua.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
-    Value zb = broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block);
-    if (e.failed)
-      return failure();
-    q = e.op<AddOp>({q, e.op<CastOp>({zb}, ua, {RankedTensorType::get(tensorType(zb).getShape(), ft)})});
-  }
+  if (zp)
+    q = e.op<AddOp>({q, e.cast(broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block), ft, isUnsigned)});
   if (isSubByteInt(stored)) {
     int bits = (stored == kInt4 || stored == kUInt4) ? 4 : 2;
     bool sgn = stored == kInt4 || stored == kInt2;
@@ -159,14 +152,8 @@ LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
 /// (x - zero_point) as floats of `ft`, honoring unsigned storage.
 Value centered(Expr &e, NodeImporter &n, Value x, bool xUnsigned, Value zp, bool zpUnsigned,
                Type ft) {
-  auto asFloat = [&](Value v, bool u) {
-    SmallVector<NamedAttribute> ua;
-    if (u)
-      ua.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
-    return e.op<CastOp>({v}, ua, {RankedTensorType::get(tensorType(v).getShape(), ft)});
-  };
-  Value xf = asFloat(x, xUnsigned);
-  return zp ? e.op<SubOp>({xf, asFloat(zp, zpUnsigned)}) : xf;
+  Value xf = e.cast(x, ft, xUnsigned);
+  return zp ? e.op<SubOp>({xf, e.cast(zp, ft, zpUnsigned)}) : xf;
 }
 
 LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
@@ -278,12 +265,8 @@ Value requantize(Expr &e, NodeImporter &n, Value acc, Value s1, Value s2, Value 
   Type f64 = n.b.getF64Type();
   Value ratio = e.op<DivOp>({e.op<MulOp>({s1, s2}), s3}); // in the scales' type, as the reference
   Value d = e.op<MulOp>({acc, e.cast(ratio, f64)});
-  if (zp) {
-    SmallVector<NamedAttribute> ua;
-    if (zpUnsigned)
-      ua.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
-    d = e.op<AddOp>({d, e.op<CastOp>({zp}, ua, {RankedTensorType::get(tensorType(zp).getShape(), f64)})});
-  }
+  if (zp)
+    d = e.op<AddOp>({d, e.cast(zp, f64, zpUnsigned)});
   return saturateTo(e, d, to, zpUnsigned);
 }
 
