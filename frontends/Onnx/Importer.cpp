@@ -134,6 +134,9 @@ private:
   /// "parent/" while importing a subgraph of node `parent`.
   std::string scope;
   const OpBuilderEntry *lookupBuilder(const onnx::NodeProto &node, Location loc);
+  /// The model's opset version of `domain` (the default domain's for "" and
+  /// "ai.onnx"); 0 when the model does not import it.
+  int domainVersion(const std::string &domain) const;
   Location locationOf(const onnx::NodeProto &node, size_t index);
   /// keepGoing: stands in for the outputs of a node that failed to import.
   void substituteFailedOutputs(const onnx::NodeProto &node, Block *entry);
@@ -226,27 +229,37 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto 
   return RankedTensorType::get(shape, elt);
 }
 
+int GraphImporter::domainVersion(const std::string &domain) const {
+  if (domain.empty() || domain == "ai.onnx")
+    return opset;
+  for (const auto &imp : model.opset_import())
+    if (imp.domain() == domain)
+      return imp.version();
+  return 0;
+}
+
 Location GraphImporter::locationOf(const onnx::NodeProto &node, size_t index) {
   // Subgraph nodes are named under their parent: "if_node/relu".
   std::string name = scope + (node.name().empty() ? node.op_type() + "_" + std::to_string(index)
                                                   : node.name());
   // Nodes of other domains show that domain's version.
-  int version = opset;
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
-    for (const auto &imp : model.opset_import())
-      if (imp.domain() == node.domain())
-        version = imp.version();
-  return nodeLoc(&ctx, name, node.op_type(), version);
+  return nodeLoc(&ctx, name, node.op_type(), domainVersion(node.domain()));
 }
 
 const OpBuilderEntry *GraphImporter::lookupBuilder(const onnx::NodeProto &node, Location loc) {
-  if (!node.domain().empty() && node.domain() != "ai.onnx") {
-    emitError(loc) << "unsupported op domain '" << node.domain() << "'";
+  bool isDefault = node.domain().empty() || node.domain() == "ai.onnx";
+  if (!isDefault && domainVersion(node.domain()) <= 0) {
+    emitError(loc) << "op domain '" << node.domain() << "' is not imported by the model";
     return nullptr;
   }
-  const OpBuilderEntry *entry = findOpBuilder(node.op_type(), opset);
-  if (!entry)
+  const OpBuilderEntry *entry =
+      findOpBuilder(node.domain(), node.op_type(), domainVersion(node.domain()));
+  // Domains with (some) builders; ops of any other domain are all unsupported.
+  static const char *kDomains[] = {"ai.onnx.preview.training", "ai.onnx.ml", "ai.onnx.preview"};
+  if (!entry && (isDefault || llvm::is_contained(kDomains, node.domain())))
     emitError(loc) << "unsupported op";
+  else if (!entry)
+    emitError(loc) << "unsupported op domain '" << node.domain() << "'";
   return entry;
 }
 
@@ -313,7 +326,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
   const OpBuilderEntry *entry = lookupBuilder(node, loc);
   if (!entry)
     return failure();
-  if (failed(checkSchema(node, opset, loc)))
+  bool isDefault = node.domain().empty() || node.domain() == "ai.onnx";
+  if (isDefault && failed(checkSchema(node, opset, loc)))
     return failure();
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {
@@ -351,7 +365,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
   Type firstElt = !inputs.empty() && inputs[0]
                       ? cast<RankedTensorType>(inputs[0].getType()).getElementType()
                       : Type();
-  NodeImporter ni(node, opset, *builder, loc, std::move(inputs), baseDir, unsignedValues,
+  NodeImporter ni(node, domainVersion(node.domain()), *builder, loc, std::move(inputs), baseDir, unsignedValues,
                   &specializations, &storedTypes);
   ni.subgraph = [this, loc](const onnx::GraphProto &g, ArrayRef<Value> args) {
     return importSubgraph(g, args, loc);

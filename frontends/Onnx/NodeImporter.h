@@ -159,8 +159,10 @@ using OpBuilderFn = mlir::LogicalResult (*)(NodeImporter &, llvm::SmallVectorImp
 
 struct OpBuilderEntry {
   const char *opType;
-  int minOpset; // the builder handles opsets [minOpset, current]
+  int minOpset; // the builder handles opsets [minOpset, current] of its domain
   OpBuilderFn build;
+  /// ONNX operator-set domain ("" is the default domain ai.onnx).
+  const char *domain = "";
 };
 
 /// Appends the reduction `opName` (a dlc_graph.reduce_* op) of `x` over sorted `axes`.
@@ -186,7 +188,11 @@ llvm::ArrayRef<OpBuilderEntry> recurrentBuilders();
 llvm::ArrayRef<OpBuilderEntry> gridSampleBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
-const OpBuilderEntry *findOpBuilder(llvm::StringRef opType, int opset);
+llvm::ArrayRef<OpBuilderEntry> trainingBuilders(); // ai.onnx.preview.training
+llvm::ArrayRef<OpBuilderEntry> mlBuilders();       // ai.onnx.ml
+/// The builder of `opType` in `domain` ("" or "ai.onnx": the default domain) at
+/// that domain's opset version, or null.
+const OpBuilderEntry *findOpBuilder(llvm::StringRef domain, llvm::StringRef opType, int opset);
 
 } // namespace dlc::onnx_frontend
 

@@ -494,15 +494,18 @@ const OpBuilderEntry kShape[] = {
 
 ArrayRef<OpBuilderEntry> shapeBuilders() { return kShape; }
 
-const OpBuilderEntry *findOpBuilder(StringRef opType, int opset) {
+const OpBuilderEntry *findOpBuilder(StringRef domain, StringRef opType, int opset) {
+  if (domain == "ai.onnx")
+    domain = "";
   for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
                      shapeBuilders(), lossBuilders(), attentionBuilders(),
                      normalizationBuilders(), layoutBuilders(), resizeBuilders(),
                      convTransposeBuilders(), signalBuilders(), quantBuilders(),
                      einsumBuilders(), controlFlowBuilders(),
-                     recurrentBuilders(), gridSampleBuilders()})
+                     recurrentBuilders(), gridSampleBuilders(), trainingBuilders(),
+                     mlBuilders()})
     for (const OpBuilderEntry &e : table)
-      if (opType == e.opType && opset >= e.minOpset)
+      if (opType == e.opType && domain == e.domain && opset >= e.minOpset)
         return &e;
   return nullptr;
 }

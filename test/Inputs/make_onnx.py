@@ -163,10 +163,16 @@ def runtime_axes():
 
 
 def ml_domain_only():
-    # Only an ai.onnx.ml node, no default-domain import: reported per node, by domain.
-    g = h.make_graph([h.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml", name="bin")],
+    # No default-domain import: an ai.onnx.ml op dlc has (Binarizer), one it lacks
+    # (SVMRegressor), an op of an unknown domain and one of a domain not imported.
+    g = h.make_graph([h.make_node("Binarizer", ["x"], ["b"], domain="ai.onnx.ml", name="bin"),
+                      h.make_node("SVMRegressor", ["b"], ["s"], domain="ai.onnx.ml", name="svm"),
+                      h.make_node("Frob", ["s"], ["f"], domain="com.acme", name="frob"),
+                      h.make_node("Adam", ["f"], ["y"], domain="ai.onnx.preview.training",
+                                  name="adam")],
                      "g", [f32("x", [3])], [f32("y", [3])])
-    return h.make_model(g, opset_imports=[h.make_opsetid("ai.onnx.ml", 3)], ir_version=8)
+    return h.make_model(g, opset_imports=[h.make_opsetid("ai.onnx.ml", 3),
+                                          h.make_opsetid("com.acme", 1)], ir_version=8)
 
 
 def _single(op, inputs, out_shape, inits=(), opset=23, out_type=TP.FLOAT, **attrs):
@@ -251,6 +257,35 @@ def int4_roundtrip():
 def e8m0_round_mode():
     return _single("Cast", [("x", TP.FLOAT, [3])], [3], out_type=TP.FLOAT8E8M0,
                    to=TP.FLOAT8E8M0, round_mode="sideways")
+
+
+def _domain_node(domain, op, inputs, outputs, inits=(), **attrs):
+    # One `op` node of `domain` named "n" (the model imports opset 1 of it, 23 of ai.onnx).
+    node = h.make_node(op, [i[0] for i in inputs] + [c.name for c in inits],
+                       [o[0] for o in outputs], name="n", domain=domain, **attrs)
+    g = h.make_graph([node], "g", [vi(*i) for i in inputs], [vi(*o) for o in outputs],
+                     list(inits))
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 23), h.make_opsetid(domain, 1)],
+                        ir_version=8)
+
+
+def momentum_mode():
+    return _domain_node("ai.onnx.preview.training", "Momentum",
+                        [("r", TP.FLOAT, []), ("t", TP.INT64, []), ("x", TP.FLOAT, [3]),
+                         ("g", TP.FLOAT, [3]), ("v", TP.FLOAT, [3])],
+                        [("x2", TP.FLOAT, [3]), ("v2", TP.FLOAT, [3])],
+                        alpha=0.9, beta=0.1, norm_coefficient=0.0, mode="fast")
+
+
+def adam_arity():
+    return _domain_node("ai.onnx.preview.training", "Adam",
+                        [("r", TP.FLOAT, []), ("t", TP.INT64, []), ("x", TP.FLOAT, [3]),
+                         ("g", TP.FLOAT, [3]), ("v", TP.FLOAT, [3])], [("x2", TP.FLOAT, [3])])
+
+
+def feature_extractor_range():
+    return _domain_node("ai.onnx.ml", "ArrayFeatureExtractor", [("x", TP.FLOAT, [2, 3])],
+                        [("y", TP.FLOAT, [2, 1])], inits=[const("i", np.array([3], np.int64))])
 
 
 if __name__ == "__main__":
