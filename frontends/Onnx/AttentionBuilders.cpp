@@ -40,6 +40,19 @@ Value bandMask(Expr &e, int64_t rows, int64_t cols, int64_t offset, int64_t belo
   return e.n.constant(DenseElementsAttr::get(type, ArrayRef<bool>(v)));
 }
 
+/// Grouped-query attention: K/V [B, Hkv, S, D] with each head repeated Hq/Hkv times
+/// ([h0, h0, h1, h1, ...]) -> [B, Hq, S, D].
+Value repeatKvHeads(Expr &e, Value x, int64_t hq) {
+  if (e.failed || !x)
+    return e.fail();
+  auto t = tensorType(x);
+  int64_t batch = t.getDimSize(0), hkv = t.getDimSize(1), s = t.getDimSize(2), d = t.getDimSize(3);
+  Value u = e.reshape(x, {batch, hkv, 1, s, d});
+  Value b = e.op<ExpandOp>(
+      {u}, {}, {RankedTensorType::get({batch, hkv, hq / hkv, s, d}, t.getElementType())});
+  return e.reshape(b, {batch, hq, s, d});
+}
+
 LogicalResult attention(NodeImporter &n, Results &out) {
   auto q0 = n.requiredInput(0), k0 = n.requiredInput(1), v0 = n.requiredInput(2);
   TRY(q0);
@@ -99,17 +112,9 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   Value s = e.c(std::sqrt(scale));
   Value qs = e.op<MulOp>({q, s}), ks = e.op<MulOp>({k, s});
 
-  // Grouped-query attention: repeat each KV head hq/hkv times ([h0, h0, h1, h1, ...]).
   if (hq != hkv && hkv > 0 && hq % hkv == 0) {
-    auto repeat = [&](Value x) {
-      auto t = tensorType(x);
-      int64_t dd = t.getDimSize(3);
-      Value u = e.reshape(x, {batch, hkv, 1, skv, dd});
-      Value b = e.op<ExpandOp>({u}, {}, {RankedTensorType::get({batch, hkv, hq / hkv, skv, dd}, elt)});
-      return e.reshape(b, {batch, hq, skv, dd});
-    };
-    ks = repeat(ks);
-    v = repeat(v);
+    ks = repeatKvHeads(e, ks, hq);
+    v = repeatKvHeads(e, v, hq);
   }
   Value qk = e.op<MatMulOp>({qs, e.transpose(ks, {0, 1, 3, 2})});
   if (*softcap > 0)
@@ -391,7 +396,75 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// FlexAttention (ai.onnx.preview): softmax((Q K^T) * scale, with score_mod) then
+/// prob_mod, times V; the modifier graphs are imported inline on the [B, Hq, L, S]
+/// tensors, in softmax_precision (f32 for 16-bit inputs).
+LogicalResult flexAttention(NodeImporter &n, Results &out) {
+  auto q = n.requiredInput(0), k = n.requiredInput(1), v = n.requiredInput(2);
+  auto scaleAttr = n.floatAttr("scale", NAN);
+  auto precision = n.intAttr("softmax_precision", 0);
+  TRY(q);
+  TRY(k);
+  TRY(v);
+  TRY(scaleAttr);
+  TRY(precision);
+  auto qt = tensorType(*q), kt = tensorType(*k), vt = tensorType(*v);
+  Type elt = qt.getElementType();
+  if (!isa<FloatType>(elt) || qt.getRank() != 4 || kt.getRank() != 4 || vt.getRank() != 4 ||
+      kt.getElementType() != elt || vt.getElementType() != elt)
+    return n.error("expects floating-point Q, K and V of rank 4");
+  int64_t hq = qt.getDimSize(1), hkv = kt.getDimSize(1);
+  if (kt.getDimSize(3) != qt.getDimSize(3) || vt.getDimSize(1) != hkv ||
+      vt.getDimSize(2) != kt.getDimSize(2) || kt.getDimSize(0) != qt.getDimSize(0) ||
+      vt.getDimSize(0) != qt.getDimSize(0))
+    return n.error("Q [B, Hq, L, E], K [B, Hkv, S, E] and V [B, Hkv, S, Ev] do not match");
+  if (hkv < 1 || hq % hkv)
+    return n.error("q_num_heads (" + Twine(hq) + ") must be a multiple of kv_num_heads (" +
+                   Twine(hkv) + ")");
+  Type smElt = elt.getIntOrFloatBitWidth() < 32 ? n.b.getF32Type() : elt;
+  if (*precision) {
+    smElt = elementTypeFor(n.b.getContext(), *precision);
+    if (!smElt || !isa<FloatType>(smElt))
+      return n.error("unsupported softmax_precision " + Twine(*precision));
+  }
+  Expr e{n, elt};
+  // sqrt(scale) (computed in f32) applied to Q and K, as the reference does.
+  double scale = std::isnan(*scaleAttr) ? 1.0 / std::sqrt((double)qt.getDimSize(3)) : *scaleAttr;
+  Value s = e.c(std::sqrt((float)scale));
+  Value ks = repeatKvHeads(e, e.op<MulOp>({*k, s}), hq), vs = repeatKvHeads(e, *v, hq);
+  Value scores = e.cast(e.op<MatMulOp>({e.op<MulOp>({*q, s}), e.transpose(ks, {0, 1, 3, 2})}), smElt);
+  if (e.failed)
+    return failure();
+  // A modifier graph: one tensor in, one of the same type out.
+  auto modify = [&](StringRef name, Value x) -> FailureOr<Value> {
+    const onnx::GraphProto *g = n.graphAttr(name);
+    if (!g)
+      return x;
+    auto r = n.subgraph(*g, {x});
+    TRY(r);
+    if (r->size() != 1 || (*r)[0].getType() != x.getType())
+      return n.error(name + " must return one tensor of its input's shape and type");
+    return (*r)[0];
+  };
+  auto modScores = modify("score_mod", scores);
+  TRY(modScores);
+  Value x = *modScores;
+  Value mx = e.reduce<ReduceMaxOp>(x, {3}, true);
+  Value ex = e.op<ExpOp>({e.op<SubOp>({x, mx})});
+  Value p = e.op<DivOp>({ex, e.reduce<ReduceSumOp>(ex, {3}, true)});
+  if (e.failed)
+    return failure();
+  auto probs = modify("prob_mod", p);
+  TRY(probs);
+  Value y = e.cast(e.op<MatMulOp>({*probs, e.cast(vs, smElt)}), elt);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
 const OpBuilderEntry kAttention[] = {
+    {"FlexAttention", 1, flexAttention, "ai.onnx.preview"},
     {"LinearAttention", 27, linearAttention},
     {"Attention", 23, attention},
     {"RotaryEmbedding", 23, rotaryEmbedding},

@@ -13,11 +13,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-const onnx::GraphProto *graphAttr(NodeImporter &n, StringRef name) {
-  const onnx::AttributeProto *a = n.findAttr(name);
-  return a && a->has_g() ? &a->g() : nullptr;
-}
-
 /// A known scalar boolean (constant or folded from specialized inputs).
 std::optional<bool> knownBool(Value v) {
   DenseElementsAttr attr;
@@ -33,7 +28,7 @@ std::optional<bool> knownBool(Value v) {
 LogicalResult ifOp(NodeImporter &n, Results &out) {
   auto cond = n.requiredInput(0);
   TRY(cond);
-  const onnx::GraphProto *thenG = graphAttr(n, "then_branch"), *elseG = graphAttr(n, "else_branch");
+  const onnx::GraphProto *thenG = n.graphAttr("then_branch"), *elseG = n.graphAttr("else_branch");
   if (!thenG || !elseG)
     return n.error("needs then_branch and else_branch graphs");
   std::optional<bool> c;
@@ -99,7 +94,7 @@ Value stack(Expr &e, ArrayRef<Value> parts, int64_t axis) {
 LogicalResult scan(NodeImporter &n, Results &out) {
   if (n.opset < 9)
     return n.error("Scan before opset 9 (batched, with sequence_lens) is not supported");
-  const onnx::GraphProto *body = graphAttr(n, "body");
+  const onnx::GraphProto *body = n.graphAttr("body");
   auto m = n.intAttr("num_scan_inputs", 0);
   TRY(m);
   if (!body)
@@ -166,7 +161,7 @@ LogicalResult scan(NodeImporter &n, Results &out) {
 }
 
 LogicalResult loop(NodeImporter &n, Results &out) {
-  const onnx::GraphProto *body = graphAttr(n, "body");
+  const onnx::GraphProto *body = n.graphAttr("body");
   if (!body)
     return n.error("needs a body graph");
   int64_t maxTrip = INT64_MAX;

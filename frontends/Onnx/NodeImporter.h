@@ -93,6 +93,11 @@ public:
   mlir::FailureOr<llvm::SmallVector<int64_t>> intsAttr(llvm::StringRef name,
                                                        llvm::ArrayRef<int64_t> dflt = {});
   bool hasAttr(llvm::StringRef name) const;
+  /// The GRAPH attribute `name` (If branches, loop bodies, modifier graphs), or null.
+  const onnx::GraphProto *graphAttr(llvm::StringRef name) const {
+    const onnx::AttributeProto *a = findAttr(name);
+    return a && a->has_g() ? &a->g() : nullptr;
+  }
   const onnx::AttributeProto *findAttr(llvm::StringRef name) const;
 
   /// Values of a constant integer input (error if not a compile-time constant).

@@ -318,6 +318,32 @@ LogicalResult expand(NodeImporter &n, Results &out) {
   return push(n.create<ExpandOp>({*x}, {}, {rt}), out);
 }
 
+/// Pad mode "wrap": per padded axis, a gather of indices (i - before) mod dim
+/// (negative pads crop).
+LogicalResult wrapPad(NodeImporter &n, Value x, ArrayRef<int64_t> pads, Results &out) {
+  int64_t rank = tensorType(x).getRank();
+  if ((int64_t)pads.size() != 2 * rank)
+    return n.error("expected " + Twine(2 * rank) + " pads, got " + Twine(pads.size()));
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = tensorType(x).getDimSize(d), before = pads[d], after = pads[d + rank];
+    if (before == 0 && after == 0)
+      continue;
+    int64_t size = dim + before + after;
+    if (size < 0 || (dim == 0 && size > 0))
+      return n.error("pads of axis " + Twine(d) + " do not fit its size " + Twine(dim));
+    SmallVector<int64_t> idx;
+    for (int64_t i = 0; i < size; ++i)
+      idx.push_back((((i - before) % dim) + dim) % dim);
+    Value indices = n.constant(DenseElementsAttr::get(
+        RankedTensorType::get({size}, n.b.getI64Type()), ArrayRef<int64_t>(idx)));
+    auto g = n.create<GatherOp>({x, indices}, {n.named("axis", n.b.getI64IntegerAttr(d))});
+    TRY(g);
+    x = *g;
+  }
+  out.push_back(x);
+  return success();
+}
+
 LogicalResult pad(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto mode = n.stringAttr("mode", "constant");
@@ -362,7 +388,7 @@ LogicalResult pad(NodeImporter &n, Results &out) {
     }
   }
   if (*mode == "wrap")
-    return n.error("unsupported pad mode 'wrap'");
+    return wrapPad(n, *x, pads, out);
   return push(n.create<PadOp>({*x}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
                                      n.named("mode", n.b.getStringAttr(*mode)),
                                      n.named("value", n.b.getF64FloatAttr(value))}),
