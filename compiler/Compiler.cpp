@@ -76,6 +76,8 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
   io.inputShapes = options.inputShapes;
   io.keepGoing = true; // report every unsupported node, not just the first
   io.inputValues = options.inputValues;
+  io.sequenceLengths = options.sequenceLengths;
+  io.absentInputs = options.absentInputs;
   // The importer's file-level errors already carry the file location; print
   // them without repeating the path.
   auto m = onnx_frontend::importOnnxFile(*ctx, path, io);

@@ -28,6 +28,9 @@ struct CompileOptions {
   /// Input values to specialize to where a constant is needed (dlc run's
   /// input files; dlc compile --input-value).
   std::map<std::string, onnx_frontend::TensorValue> inputValues;
+  /// Sequence input lengths and absent optional inputs (see ImportOptions).
+  std::map<std::string, int64_t> sequenceLengths;
+  std::set<std::string> absentInputs;
   /// Print per-pass timing to stderr (dlc compile --timing).
   bool timing = false;
 };

@@ -49,6 +49,9 @@ LogicalResult ifOp(NodeImporter &n, Results &out) {
   if (t->size() != f->size())
     return n.error("the branches return different numbers of values");
   for (auto [a, b] : llvm::zip(*t, *f)) {
+    if (!isa<RankedTensorType>(a.getType()) || !isa<RankedTensorType>(b.getType()))
+      return n.error("branches that return sequences or optionals need a condition known at "
+                     "compile time");
     if (a.getType() != b.getType())
       return n.error("with a condition known only at run time both branches must return the "
                      "same types");

@@ -38,6 +38,10 @@ template <typename OpTy> LogicalResult binary(NodeImporter &n, Results &out) {
 LogicalResult identity(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   TRY(x);
+  if (isSequence(*x) || isNone(*x)) { // sequences and optionals pass through
+    out.push_back(*x);
+    return success();
+  }
   auto r = n.create<IdentityOp>({*x});
   TRY(r);
   out.push_back(*r);

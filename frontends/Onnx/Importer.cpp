@@ -56,11 +56,18 @@ static int defaultOpset(const onnx::ModelProto &model) {
 }
 
 static TensorSummary summarize(const onnx::ValueInfoProto &vi) {
-  TensorSummary t{vi.name(), 0, {}, !vi.type().tensor_type().has_shape()};
-  if (!vi.type().has_tensor_type())
+  const onnx::TypeProto *type = &vi.type();
+  bool optional = type->has_optional_type();
+  if (optional)
+    type = &type->optional_type().elem_type();
+  bool sequence = type->has_sequence_type();
+  if (sequence)
+    type = &type->sequence_type().elem_type();
+  TensorSummary t{vi.name(), 0, {}, !type->tensor_type().has_shape(), sequence, optional};
+  if (!type->has_tensor_type())
     return t;
-  t.dtype = vi.type().tensor_type().elem_type();
-  for (const auto &d : vi.type().tensor_type().shape().dim())
+  t.dtype = type->tensor_type().elem_type();
+  for (const auto &d : type->tensor_type().shape().dim())
     t.dims.push_back(d.has_dim_value() ? std::to_string(d.dim_value())
                                        : (d.dim_param().empty() ? "?" : d.dim_param()));
   return t;
@@ -124,7 +131,25 @@ public:
 
 private:
   LogicalResult loadModel();
-  FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi);
+  FailureOr<RankedTensorType> inputType(const std::string &name, const onnx::TypeProto_Tensor &tt);
+  /// Graph inputs -> function arguments (sequences flattened, absent optionals none).
+  struct Argument {
+    std::string name;
+    int dtype;
+    RankedTensorType type;
+  };
+  struct InputBinding {
+    std::string name;
+    enum Kind { Tensor, Sequence, None } kind;
+    unsigned first, count; // its arguments
+  };
+  LogicalResult collectInputs(const llvm::StringMap<const onnx::TensorProto *> &inits,
+                              SmallVectorImpl<Argument> &args,
+                              SmallVectorImpl<InputBinding> &bindings);
+  /// Function results of graph output `vi` (a sequence's elements; none for an absent
+  /// optional), appended with their names and ONNX dtypes.
+  LogicalResult collectOutput(const onnx::ValueInfoProto &vi, SmallVectorImpl<Value> &outs,
+                              SmallVectorImpl<std::pair<std::string, int>> &named);
   LogicalResult importNode(const onnx::NodeProto &node, size_t index);
   FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &g, ArrayRef<Value> args,
                                                Location loc);
@@ -183,46 +208,44 @@ LogicalResult GraphImporter::loadModel() {
   return success();
 }
 
-FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto &vi) {
-  if (!vi.type().has_tensor_type())
-    return emitError(fileLoc) << "input '" << vi.name() << "' is not a tensor";
-  const auto &tt = vi.type().tensor_type();
+FailureOr<RankedTensorType> GraphImporter::inputType(const std::string &name,
+                                                     const onnx::TypeProto_Tensor &tt) {
   Type elt = elementTypeFor(&ctx, tt.elem_type());
   if (!elt)
-    return emitError(fileLoc) << "input '" << vi.name() << "' has unsupported element type "
+    return emitError(fileLoc) << "input '" << name << "' has unsupported element type "
                               << tt.elem_type();
   SmallVector<int64_t> shape;
-  auto it = options.inputShapes.find(vi.name());
+  auto it = options.inputShapes.find(name);
   if (it != options.inputShapes.end()) {
     if (tt.has_shape() && tt.shape().dim_size() != (int)it->second.size())
-      return emitError(fileLoc) << "input '" << vi.name() << "' has rank " << tt.shape().dim_size()
+      return emitError(fileLoc) << "input '" << name << "' has rank " << tt.shape().dim_size()
                                 << ", but a shape of rank " << it->second.size() << " was given";
     for (int i = 0; i < (int)it->second.size(); ++i) {
       int64_t want = it->second[i];
       if (tt.has_shape() && tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != want)
-        return emitError(fileLoc) << "input '" << vi.name() << "' dim " << i << " is "
+        return emitError(fileLoc) << "input '" << name << "' dim " << i << " is "
                                   << tt.shape().dim(i).dim_value() << ", got " << want;
       shape.push_back(want);
     }
   } else if (tt.has_shape()) {
     for (const auto &d : tt.shape().dim()) {
       if (d.has_dim_value() && d.dim_value() < 0)
-        return emitError(fileLoc) << "input '" << vi.name() << "' has negative dim "
+        return emitError(fileLoc) << "input '" << name << "' has negative dim "
                                   << d.dim_value();
       if (d.has_dim_value() && d.dim_value() > kMaxElements)
-        return emitError(fileLoc) << "input '" << vi.name() << "' has dim " << d.dim_value()
+        return emitError(fileLoc) << "input '" << name << "' has dim " << d.dim_value()
                                   << ", more than dlc supports (2^40)";
       // Symbolic or unknown dims are specialized to 1 unless a shape is given.
       shape.push_back(d.has_dim_value() ? d.dim_value() : 1);
     }
   } else {
-    return emitError(fileLoc) << "input '" << vi.name()
+    return emitError(fileLoc) << "input '" << name
                               << "' has no shape; give one with --input-shape";
   }
   int64_t count = 1;
   for (int64_t d : shape) {
     if (d > kMaxElements || (d && count > kMaxElements / d))
-      return emitError(fileLoc) << "input '" << vi.name()
+      return emitError(fileLoc) << "input '" << name
                                 << "' has more elements than dlc supports (2^40)";
     count *= d;
   }
@@ -344,6 +367,16 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     inputs.push_back(it->second);
   }
   builder->setInsertionPointToEnd(builder->getBlock());
+  // Sequences and absent optionals reach only the ops that take them.
+  static const char *kSequenceOps[] = {
+      "Identity", "If", "Loop", "SequenceInsert", "SequenceAt",
+      "SequenceErase", "SequenceLength", "ConcatFromSequence", "SequenceMap", "Optional",
+      "OptionalHasElement", "OptionalGetElement"};
+  for (auto [i, v] : llvm::enumerate(inputs))
+    if ((isSequence(v) || isNone(v)) && !llvm::is_contained(kSequenceOps, node.op_type()))
+      return emitError(loc) << "input " << i << " ('" << node.input(i) << "') is "
+                            << (isNone(v) ? "an optional without a value" : "a sequence")
+                            << ", expected a tensor";
   // Low-precision tensors (float8, int4, ...) only go through casts, quantization and
   // data movement: other ops would compute on their raw codes.
   static const char *kLowPrecisionOps[] = {
@@ -362,9 +395,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
                                "quantization and data movement";
   }
   bool firstUnsigned = !inputs.empty() && inputs[0] && unsignedValues.contains(inputs[0]);
-  Type firstElt = !inputs.empty() && inputs[0]
-                      ? cast<RankedTensorType>(inputs[0].getType()).getElementType()
-                      : Type();
+  auto firstType = !inputs.empty() && inputs[0] ? dyn_cast<RankedTensorType>(inputs[0].getType())
+                                                : RankedTensorType();
+  Type firstElt = firstType ? firstType.getElementType() : Type();
   NodeImporter ni(node, domainVersion(node.domain()), *builder, loc, std::move(inputs), baseDir, unsignedValues,
                   &specializations, &storedTypes);
   ni.subgraph = [this, loc](const onnx::GraphProto &g, ArrayRef<Value> args) {
@@ -387,7 +420,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     values[node.output(i)] = results[i];
     // Unsignedness follows Cast's target type, else the first input when the
     // element type is unchanged (reshapes, slices, elementwise math, ...).
-    Type elt = cast<RankedTensorType>(results[i].getType()).getElementType();
+    auto resultType = dyn_cast<RankedTensorType>(results[i].getType());
+    if (!resultType)
+      continue; // a sequence or none: its elements carry their own tracking
+    Type elt = resultType.getElementType();
     bool isUnsigned = node.op_type() == "Cast" || node.op_type() == "BitCast"
                           ? llvm::any_of(node.attribute(), [](const onnx::AttributeProto &a) {
                               return a.name() == "to" && isUnsignedOnnxType(a.i());
@@ -443,6 +479,115 @@ FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(const onnx::GraphPro
   return results;
 }
 
+LogicalResult
+GraphImporter::collectInputs(const llvm::StringMap<const onnx::TensorProto *> &inits,
+                             SmallVectorImpl<Argument> &args,
+                             SmallVectorImpl<InputBinding> &bindings) {
+  std::set<std::string> tensorNames, sequenceNames, optionalNames;
+  for (const auto &vi : model.graph().input()) {
+    if (inits.count(vi.name()))
+      continue;
+    const onnx::TypeProto *t = &vi.type();
+    unsigned first = args.size();
+    if (t->has_optional_type()) {
+      optionalNames.insert(vi.name());
+      if (options.absentInputs.count(vi.name())) {
+        bindings.push_back({vi.name(), InputBinding::None, first, 0});
+        continue;
+      }
+      t = &t->optional_type().elem_type();
+    }
+    if (t->has_sequence_type()) {
+      if (!t->sequence_type().elem_type().has_tensor_type())
+        return emitError(fileLoc) << "input '" << vi.name()
+                                  << "' is a sequence of non-tensors (not supported)";
+      sequenceNames.insert(vi.name());
+      auto element = [&](int64_t i) { return vi.name() + "[" + std::to_string(i) + "]"; };
+      int64_t length = 0;
+      auto len = options.sequenceLengths.find(vi.name());
+      if (len != options.sequenceLengths.end())
+        length = len->second;
+      else
+        while (options.inputShapes.count(element(length)))
+          ++length;
+      if (len == options.sequenceLengths.end() && length == 0)
+        return emitError(fileLoc) << "sequence input '" << vi.name()
+                                  << "' needs its length: give the shape of each element ("
+                                  << element(0) << ", " << element(1) << ", ...)";
+      if (length < 0 || length > 65536)
+        return emitError(fileLoc) << "sequence input '" << vi.name() << "' has length "
+                                  << length << " (0 to 65536 supported)";
+      const auto &tt = t->sequence_type().elem_type().tensor_type();
+      for (int64_t i = 0; i < length; ++i) {
+        auto type = inputType(element(i), tt);
+        if (failed(type))
+          return failure();
+        args.push_back({element(i), tt.elem_type(), *type});
+        tensorNames.insert(element(i));
+      }
+      bindings.push_back({vi.name(), InputBinding::Sequence, first, (unsigned)length});
+      continue;
+    }
+    if (!t->has_tensor_type())
+      return emitError(fileLoc) << "input '" << vi.name()
+                                << "' is not a tensor, sequence or optional (not supported)";
+    auto type = inputType(vi.name(), t->tensor_type());
+    if (failed(type))
+      return failure();
+    args.push_back({vi.name(), t->tensor_type().elem_type(), *type});
+    tensorNames.insert(vi.name());
+    bindings.push_back({vi.name(), InputBinding::Tensor, first, 1});
+  }
+  for (const auto &kv : options.inputShapes)
+    if (!tensorNames.count(kv.first))
+      return emitError(fileLoc) << "model has no input named '" << kv.first << "'";
+  for (const auto &kv : options.sequenceLengths)
+    if (!sequenceNames.count(kv.first))
+      return emitError(fileLoc) << "model has no sequence input named '" << kv.first << "'";
+  for (const std::string &name : options.absentInputs)
+    if (!optionalNames.count(name))
+      return emitError(fileLoc) << "model has no optional input named '" << name << "'";
+  return success();
+}
+
+LogicalResult GraphImporter::collectOutput(const onnx::ValueInfoProto &vi,
+                                           SmallVectorImpl<Value> &outs,
+                                           SmallVectorImpl<std::pair<std::string, int>> &named) {
+  auto it = values.find(vi.name());
+  if (it == values.end())
+    return emitError(fileLoc) << "graph output '" << vi.name() << "' is never produced";
+  Value v = it->second;
+  if (isNone(v))
+    return success();
+  // The declared element type, through optional and sequence wrappers.
+  const onnx::TypeProto *t = &vi.type();
+  if (t->has_optional_type())
+    t = &t->optional_type().elem_type();
+  bool declaredSequence = t->has_sequence_type();
+  if (declaredSequence)
+    t = &t->sequence_type().elem_type();
+  int declared = t->has_tensor_type() ? t->tensor_type().elem_type() : 0;
+  if (declaredSequence != isSequence(v) && (declared || declaredSequence))
+    return emitError(fileLoc) << "graph output '" << vi.name() << "' is declared as a "
+                              << (declaredSequence ? "sequence" : "tensor") << " but computes a "
+                              << (isSequence(v) ? "sequence" : "tensor");
+  SmallVector<Value> tensors;
+  if (auto elements = sequenceElements(v))
+    tensors = *elements;
+  else
+    tensors.push_back(v);
+  for (auto [i, x] : llvm::enumerate(tensors)) {
+    Type elt = tensorType(x).getElementType();
+    if (declared && elementTypeFor(&ctx, declared) != elt)
+      return emitError(fileLoc) << "graph output '" << vi.name() << "' is declared with data type "
+                                << declared << " but computes " << elt;
+    int dtype = declared ? declared : onnxTypeFor(elt);
+    outs.push_back(x);
+    named.push_back({isSequence(v) ? vi.name() + "[" + std::to_string(i) + "]" : vi.name(), dtype});
+  }
+  return success();
+}
+
 FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   if (failed(loadModel()))
     return failure();
@@ -456,44 +601,40 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   llvm::StringMap<const onnx::TensorProto *> inits;
   for (const auto &t : g.initializer())
     inits[t.name()] = &t;
-  SmallVector<const onnx::ValueInfoProto *> runtimeInputs;
-  SmallVector<Type> argTypes;
-  for (const auto &vi : g.input()) {
-    if (inits.count(vi.name()))
-      continue;
-    auto t = inputType(vi);
-    if (failed(t))
-      return failure();
-    runtimeInputs.push_back(&vi);
-    argTypes.push_back(*t);
-  }
-  for (const auto &kv : options.inputShapes) {
-    bool known = llvm::any_of(runtimeInputs, [&](auto *vi) { return vi->name() == kv.first; });
-    if (!known)
-      return emitError(fileLoc) << "model has no input named '" << kv.first << "'";
-  }
+  SmallVector<Argument> args;
+  SmallVector<InputBinding> bindings;
+  if (failed(collectInputs(inits, args, bindings)))
+    return failure();
   if (g.output_size() == 0)
     return emitError(fileLoc) << "graph has no outputs";
 
+  SmallVector<Type> argTypes;
+  for (const Argument &a : args)
+    argTypes.push_back(a.type);
   auto func = func::FuncOp::create(*builder, fileLoc, "main_graph",
                                    FunctionType::get(&ctx, argTypes, {}));
   Block *entry = func.addEntryBlock();
   builder->setInsertionPointToEnd(entry);
-  for (auto [i, vi] : llvm::enumerate(runtimeInputs)) {
-    if (values.count(vi->name()))
-      return emitError(fileLoc) << "input '" << vi->name() << "' is declared twice";
-    values[vi->name()] = entry->getArgument(i);
-    if (isUnsignedOnnxType(vi->type().tensor_type().elem_type()))
-      unsignedValues.insert(entry->getArgument(i));
-    if (isStoredAsI8(vi->type().tensor_type().elem_type()))
-      storedTypes[entry->getArgument(i)] = vi->type().tensor_type().elem_type();
-    func.setArgAttr(i, "dlc.name", builder->getStringAttr(vi->name()));
-    func.setArgAttr(i, "dlc.dtype", builder->getI32IntegerAttr(vi->type().tensor_type().elem_type()));
-    auto given = options.inputValues.find(vi->name());
+  for (auto [i, a] : llvm::enumerate(args)) {
+    Value arg = entry->getArgument(i);
+    if (isUnsignedOnnxType(a.dtype))
+      unsignedValues.insert(arg);
+    if (isStoredAsI8(a.dtype))
+      storedTypes[arg] = a.dtype;
+    func.setArgAttr(i, "dlc.name", builder->getStringAttr(a.name));
+    func.setArgAttr(i, "dlc.dtype", builder->getI32IntegerAttr(a.dtype));
+    auto given = options.inputValues.find(a.name);
     if (given != options.inputValues.end())
-      if (auto attr = valueAttr(given->second, cast<RankedTensorType>(argTypes[i]),
-                                vi->type().tensor_type().elem_type()))
-        specializations.known[entry->getArgument(i)] = attr;
+      if (auto attr = valueAttr(given->second, a.type, a.dtype))
+        specializations.known[arg] = attr;
+  }
+  for (const InputBinding &bnd : bindings) {
+    if (values.count(bnd.name))
+      return emitError(fileLoc) << "input '" << bnd.name << "' is declared twice";
+    ValueRange bound = entry->getArguments().slice(bnd.first, bnd.count);
+    values[bnd.name] = bnd.kind == InputBinding::Tensor     ? bound[0]
+                       : bnd.kind == InputBinding::Sequence ? makeSequence(*builder, fileLoc, bound)
+                                                            : makeNone(*builder, fileLoc);
   }
   llvm::StringSet<> initNames;
   for (const auto &t : g.initializer()) {
@@ -537,36 +678,31 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   }
   if (anyNodeFailed)
     return failure();
-  for (unsigned i = 0; i < runtimeInputs.size(); ++i)
+  for (unsigned i = 0; i < args.size(); ++i)
     if (specializations.used.contains(entry->getArgument(i)))
       func.setArgAttr(i, "dlc.value", specializations.known[entry->getArgument(i)]);
 
   SmallVector<Value> outs;
-  SmallVector<Type> outTypes;
+  SmallVector<std::pair<std::string, int>> named;
   llvm::StringSet<> outputNames;
   for (const auto &vi : g.output()) {
     if (!outputNames.insert(vi.name()).second)
       return emitError(fileLoc) << "graph output '" << vi.name() << "' is listed twice";
-    auto it = values.find(vi.name());
-    if (it == values.end())
-      return emitError(fileLoc) << "graph output '" << vi.name() << "' is never produced";
-    outs.push_back(it->second);
-    outTypes.push_back(it->second.getType());
+    if (failed(collectOutput(vi, outs, named)))
+      return failure();
   }
   func::ReturnOp::create(*builder, fileLoc, outs);
-  func.setFunctionType(FunctionType::get(&ctx, argTypes, outTypes));
-  for (int i = 0; i < g.output_size(); ++i) {
-    const auto &vi = g.output(i);
-    Type elt = cast<RankedTensorType>(outTypes[i]).getElementType();
-    int dtype = vi.type().has_tensor_type() ? vi.type().tensor_type().elem_type() : 0;
-    if (dtype && elementTypeFor(&ctx, dtype) != elt)
-      return emitError(fileLoc) << "graph output '" << vi.name() << "' is declared with data type "
-                                << dtype << " but computes " << elt;
-    if (!dtype)
-      dtype = onnxTypeFor(elt);
-    func.setResultAttr(i, "dlc.name", builder->getStringAttr(vi.name()));
-    func.setResultAttr(i, "dlc.dtype", builder->getI32IntegerAttr(dtype));
+  func.setFunctionType(FunctionType::get(&ctx, argTypes, ValueRange(outs).getTypes()));
+  for (auto [i, nd] : llvm::enumerate(named)) {
+    func.setResultAttr(i, "dlc.name", builder->getStringAttr(nd.first));
+    func.setResultAttr(i, "dlc.dtype", builder->getI32IntegerAttr(nd.second));
   }
+  // Sequence and none values are gone once flattened: erase their casts.
+  SmallVector<UnrealizedConversionCastOp> casts;
+  func.walk([&](UnrealizedConversionCastOp c) { casts.push_back(c); });
+  for (auto c : llvm::reverse(casts))
+    if (c->use_empty())
+      c->erase();
   return module;
 }
 

@@ -6,6 +6,7 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,13 @@ struct ImportOptions {
   /// needed as a constant (axes, shape, pads, ...) is specialized to it: the
   /// function argument gets `dlc.value`, and the runtime checks it at each run.
   std::map<std::string, TensorValue> inputValues;
+  /// Lengths of sequence-typed graph inputs (also optional sequences). Sequence
+  /// input `x` of length N becomes the tensor arguments `x[0]` .. `x[N-1]`,
+  /// shaped by inputShapes["x[i]"] or the model's element shape. Without an
+  /// entry the length is the number of consecutive `x[i]` shapes given.
+  std::map<std::string, int64_t> sequenceLengths;
+  /// Optional-typed graph inputs that hold no value (they take no argument).
+  std::set<std::string> absentInputs;
 };
 
 /// Imports an ONNX model into a module holding one `func.func @main_graph` of
@@ -60,9 +68,11 @@ mlir::FailureOr<CheckResult> checkOnnxFile(mlir::MLIRContext &ctx, const std::st
 /// A model's interface as declared in the file (symbolic dims kept by name).
 struct TensorSummary {
   std::string name;
-  int dtype; // ONNX TensorProto data type
+  int dtype; // ONNX TensorProto data type (of the elements, for sequences)
   std::vector<std::string> dims;
   bool unknownRank;
+  bool sequence = false; // sequence of such tensors
+  bool optional = false; // optional of the tensor or sequence
 };
 struct ModelSummary {
   int opset = 0;

@@ -16,6 +16,25 @@ namespace dlc::onnx_frontend {
 
 RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+Value makeSequence(OpBuilder &b, Location loc, ValueRange elements) {
+  auto type = TupleType::get(b.getContext(), elements.getTypes());
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, elements).getResult(0);
+}
+
+std::optional<SmallVector<Value>> sequenceElements(Value v) {
+  if (!isSequence(v))
+    return std::nullopt;
+  auto cast = v.getDefiningOp<UnrealizedConversionCastOp>();
+  if (!cast)
+    return std::nullopt;
+  return SmallVector<Value>(cast.getInputs());
+}
+
+Value makeNone(OpBuilder &b, Location loc) {
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{b.getNoneType()}, ValueRange{})
+      .getResult(0);
+}
+
 Type elementTypeFor(MLIRContext *ctx, int t) {
   Builder b(ctx);
   switch (t) {

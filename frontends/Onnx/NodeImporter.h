@@ -159,6 +159,18 @@ inline bool isUnsignedOnnxType(int t) {
 
 mlir::RankedTensorType tensorType(mlir::Value v);
 
+/// ONNX sequences (of static length) and absent optionals exist only while
+/// importing: a sequence is a tuple-typed value, an `unrealized_conversion_cast`
+/// of its element tensors; an absent optional is a none-typed cast of nothing.
+/// Ops and control flow pass them around like tensors; graph inputs and outputs
+/// flatten them (`x[0]`, `x[1]`, ...), and the dead casts are erased at the end.
+mlir::Value makeSequence(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange elements);
+/// The elements of a sequence value; nullopt when `v` is not a sequence.
+std::optional<llvm::SmallVector<mlir::Value>> sequenceElements(mlir::Value v);
+mlir::Value makeNone(mlir::OpBuilder &b, mlir::Location loc);
+inline bool isNone(mlir::Value v) { return v && mlir::isa<mlir::NoneType>(v.getType()); }
+inline bool isSequence(mlir::Value v) { return v && mlir::isa<mlir::TupleType>(v.getType()); }
+
 /// Builds the dlc_graph ops of one ONNX node; appends one value per node output.
 using OpBuilderFn = mlir::LogicalResult (*)(NodeImporter &, llvm::SmallVectorImpl<mlir::Value> &);
 
@@ -193,6 +205,7 @@ llvm::ArrayRef<OpBuilderEntry> recurrentBuilders();
 llvm::ArrayRef<OpBuilderEntry> gridSampleBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
+llvm::ArrayRef<OpBuilderEntry> sequenceBuilders();
 llvm::ArrayRef<OpBuilderEntry> trainingBuilders(); // ai.onnx.preview.training
 llvm::ArrayRef<OpBuilderEntry> mlBuilders();       // ai.onnx.ml
 /// The builder of `opType` in `domain` ("" or "ai.onnx": the default domain) at

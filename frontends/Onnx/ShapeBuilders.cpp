@@ -528,7 +528,7 @@ const OpBuilderEntry *findOpBuilder(StringRef domain, StringRef opType, int opse
                      normalizationBuilders(), layoutBuilders(), resizeBuilders(),
                      convTransposeBuilders(), signalBuilders(), quantBuilders(),
                      einsumBuilders(), controlFlowBuilders(),
-                     recurrentBuilders(), gridSampleBuilders(), trainingBuilders(),
+                     recurrentBuilders(), gridSampleBuilders(), sequenceBuilders(), trainingBuilders(),
                      mlBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && domain == e.domain && opset >= e.minOpset)

@@ -1,6 +1,7 @@
 // ONNX TensorProto files <-> runtime tensors (see TensorFile.h).
 #include "frontends/Onnx/TensorFile.h"
 
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
@@ -76,20 +77,56 @@ std::string pack(const uint8_t *src, int32_t dtype, int64_t n) {
 
 } // namespace
 
-dlc_tensor_t *loadTensorProto(const std::string &path, std::string &error) {
+namespace {
+
+/// Parses the protobuf message `m` from file `path`; `what` names it in errors.
+bool readMessage(const std::string &path, google::protobuf::MessageLite &m, const char *what,
+                 std::string &error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = path + ": cannot open file";
-    return nullptr;
+    return false;
   }
   std::stringstream buf;
   buf << in.rdbuf();
-  std::string bytes = buf.str();
-  ::onnx::TensorProto t;
-  if (!t.ParseFromString(bytes)) {
-    error = path + ": not a valid ONNX TensorProto (protobuf parse failed)";
-    return nullptr;
+  if (!m.ParseFromString(buf.str())) {
+    error = path + ": not a valid ONNX " + what + " (protobuf parse failed)";
+    return false;
   }
+  return true;
+}
+
+/// Writes `m` to `path` atomically (a temporary file renamed into place).
+bool writeMessage(const google::protobuf::MessageLite &m, const std::string &path,
+                  std::string &error) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !m.SerializeToOstream(&out) || !out.flush()) {
+      error = path + ": cannot write file";
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = path + ": cannot write file";
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+dlc_tensor_t *loadTensorProto(const std::string &path, std::string &error) {
+  ::onnx::TensorProto t;
+  if (!readMessage(path, t, "TensorProto", error))
+    return nullptr;
+  return tensorFromProto(t, path, error);
+}
+
+dlc_tensor_t *tensorFromProto(const ::onnx::TensorProto &t, const std::string &path,
+                              std::string &error) {
   int32_t dtype = t.data_type();
   if (!isRuntimeDtype(dtype)) {
     error = path + ": tensor data type " + std::to_string(dtype) + " is not supported";
@@ -175,9 +212,7 @@ dlc_tensor_t *loadTensorProto(const std::string &path, std::string &error) {
   return out.release();
 }
 
-bool saveTensorProto(const dlc_tensor_t *tensor, const std::string &name, const std::string &path,
-                     std::string &error) {
-  ::onnx::TensorProto t;
+void tensorToProto(const dlc_tensor_t *tensor, const std::string &name, ::onnx::TensorProto &t) {
   t.set_name(name);
   t.set_data_type(dlc_tensor_dtype(tensor));
   for (int32_t i = 0; i < dlc_tensor_rank(tensor); ++i)
@@ -188,21 +223,108 @@ bool saveTensorProto(const dlc_tensor_t *tensor, const std::string &name, const 
   else
     t.set_raw_data(std::string(static_cast<const char *>(dlc_tensor_data(tensor)),
                                dlc_tensor_byte_size(tensor)));
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !t.SerializeToOstream(&out) || !out.flush()) {
-      error = path + ": cannot write file";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = path + ": cannot write file";
-    std::remove(tmp.c_str());
+}
+
+bool saveTensorProto(const dlc_tensor_t *tensor, const std::string &name, const std::string &path,
+                     std::string &error) {
+  ::onnx::TensorProto t;
+  tensorToProto(tensor, name, t);
+  return writeMessage(t, path, error);
+}
+
+namespace {
+
+/// The tensors of a SequenceProto of tensors (appended to `out`, owned by the caller).
+bool sequenceTensors(const ::onnx::SequenceProto &s, const std::string &path,
+                     std::vector<dlc_tensor_t *> &out, std::string &error) {
+  if (s.elem_type() != ::onnx::SequenceProto::TENSOR &&
+      !(s.elem_type() == ::onnx::SequenceProto::UNDEFINED && s.tensor_values_size() == 0)) {
+    error = path + ": only sequences of tensors are supported";
     return false;
   }
+  for (const auto &t : s.tensor_values()) {
+    dlc_tensor_t *x = tensorFromProto(t, path, error);
+    if (!x) {
+      for (dlc_tensor_t *y : out)
+        dlc_tensor_free(y);
+      out.clear();
+      return false;
+    }
+    out.push_back(x);
+  }
   return true;
+}
+
+void sequenceToProto(const std::vector<const dlc_tensor_t *> &tensors, const std::string &name,
+                     ::onnx::SequenceProto &s) {
+  s.set_name(name);
+  s.set_elem_type(::onnx::SequenceProto::TENSOR);
+  for (const dlc_tensor_t *t : tensors)
+    tensorToProto(t, "", *s.add_tensor_values());
+}
+
+} // namespace
+
+bool loadValueFile(const std::string &path, bool sequence, bool optional, ValueContents &out,
+                   std::string &error) {
+  out = ValueContents();
+  if (!optional && !sequence) {
+    dlc_tensor_t *t = loadTensorProto(path, error);
+    if (!t)
+      return false;
+    out.tensors.push_back(t);
+    return true;
+  }
+  if (!optional) {
+    ::onnx::SequenceProto s;
+    out.kind = ValueKind::Sequence;
+    return readMessage(path, s, "SequenceProto", error) &&
+           sequenceTensors(s, path, out.tensors, error);
+  }
+  ::onnx::OptionalProto o;
+  if (!readMessage(path, o, "OptionalProto", error))
+    return false;
+  if (o.has_tensor_value()) {
+    dlc_tensor_t *t = tensorFromProto(o.tensor_value(), path, error);
+    if (!t)
+      return false;
+    out.tensors.push_back(t);
+    return true;
+  }
+  if (o.has_sequence_value()) {
+    out.kind = ValueKind::Sequence;
+    return sequenceTensors(o.sequence_value(), path, out.tensors, error);
+  }
+  if (o.elem_type() != ::onnx::OptionalProto::UNDEFINED &&
+      o.elem_type() != ::onnx::OptionalProto::TENSOR &&
+      o.elem_type() != ::onnx::OptionalProto::SEQUENCE) {
+    error = path + ": only optional tensors and sequences are supported";
+    return false;
+  }
+  out.kind = ValueKind::Absent;
+  return true;
+}
+
+bool saveValueFile(ValueKind kind, bool optional, const std::vector<const dlc_tensor_t *> &tensors,
+                   const std::string &name, const std::string &path, std::string &error) {
+  if (!optional && kind == ValueKind::Tensor)
+    return tensors.size() == 1 ? saveTensorProto(tensors[0], name, path, error)
+                               : (error = path + ": expected one tensor", false);
+  if (!optional && kind == ValueKind::Sequence) {
+    ::onnx::SequenceProto s;
+    sequenceToProto(tensors, name, s);
+    return writeMessage(s, path, error);
+  }
+  ::onnx::OptionalProto o;
+  o.set_name(name);
+  if (kind == ValueKind::Tensor && tensors.size() == 1) {
+    o.set_elem_type(::onnx::OptionalProto::TENSOR);
+    tensorToProto(tensors[0], "", *o.mutable_tensor_value());
+  } else if (kind == ValueKind::Sequence) {
+    o.set_elem_type(::onnx::OptionalProto::SEQUENCE);
+    sequenceToProto(tensors, "", *o.mutable_sequence_value());
+  }
+  return writeMessage(o, path, error);
 }
 
 } // namespace dlc::onnxio

@@ -6,6 +6,7 @@
 #include "runtime/dlc_runtime.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,14 +20,20 @@ int checkCommand(int argc, char **argv);
 
 bool isOnnxPath(const std::string &path);
 
-/// Loads a compiled .so, or JIT-compiles a .onnx (input shapes specialize
-/// symbolic dims). Null with `error` set on failure.
-/// `inputs` (name -> tensor) specialize a JIT compile: their shapes fix symbolic
-/// dims, and small ones are values the compiler may specialize to where it
-/// needs a constant (axes, shapes, ...).
-dlc_module_t *loadModel(const std::string &path,
-                        const std::map<std::string, const dlc_tensor_t *> &inputs,
-                        std::string &error);
+/// What a JIT compile is specialized to: tensors by runtime input name (`x`,
+/// or `x[i]` for the elements of a sequence input `x`), sequence lengths, and
+/// optional inputs given without a value.
+struct ModelInputs {
+  std::map<std::string, const dlc_tensor_t *> tensors;
+  std::map<std::string, int64_t> sequenceLengths;
+  std::set<std::string> absent;
+};
+
+/// Loads a compiled .so, or JIT-compiles a .onnx specialized to `inputs`: their
+/// shapes fix symbolic dims, and small ones are values the compiler may
+/// specialize to where it needs a constant (axes, shapes, ...). Null with
+/// `error` set on failure.
+dlc_module_t *loadModel(const std::string &path, const ModelInputs &inputs, std::string &error);
 
 /// Inputs up to this many elements may be specialized to their values.
 constexpr int64_t kMaxSpecializedElements = 4096;

@@ -1,4 +1,5 @@
 // `dlc run` and `dlc bench`: load or JIT a model, feed .npy inputs, write/summarize/time outputs.
+#include "compiler/Compiler.h"
 #include "compiler/Jit/Jit.h"
 #include "frontends/Onnx/TensorFile.h"
 #include "tools/dlc/Args.h"
@@ -12,7 +13,9 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
+#include <set>
 
 namespace dlc::cli {
 
@@ -69,16 +72,16 @@ std::string shapeString(int32_t rank, const int64_t *shape) {
   return s + "]";
 }
 
-dlc_module_t *loadModel(const std::string &path,
-                        const std::map<std::string, const dlc_tensor_t *> &inputs,
-                        std::string &error) {
+dlc_module_t *loadModel(const std::string &path, const ModelInputs &inputs, std::string &error) {
   if (!llvm::sys::fs::exists(path)) {
     error = path + ": no such file";
     return nullptr;
   }
   if (isOnnxPath(path)) {
     CompileOptions options;
-    for (const auto &[name, t] : inputs) {
+    options.sequenceLengths = inputs.sequenceLengths;
+    options.absentInputs = inputs.absent;
+    for (const auto &[name, t] : inputs.tensors) {
       const int64_t *shape = dlc_tensor_shape(t);
       options.inputShapes[name] = std::vector<int64_t>(shape, shape + dlc_tensor_rank(t));
       if (dlc_tensor_num_elements(t) <= kMaxSpecializedElements)
@@ -191,31 +194,95 @@ void fillRandom(dlc_tensor_t *t, std::mt19937 &rng) {
   }
 }
 
+/// Whether the compiled module has an input named `name`.
+bool hasInput(const dlc_module_t *m, const std::string &name) {
+  size_t idx;
+  return dlc_module_find_input(m, name.c_str(), &idx) == DLC_OK;
+}
+
+std::string elementName(const std::string &name, size_t i) {
+  return name + "[" + std::to_string(i) + "]";
+}
+
+/// The declared graph inputs and outputs of an ONNX model (empty for a .so).
+struct Interface {
+  std::vector<onnx_frontend::TensorSummary> inputs, outputs;
+  const onnx_frontend::TensorSummary *input(const std::string &name) const {
+    for (const auto &t : inputs)
+      if (t.name == name)
+        return &t;
+    return nullptr;
+  }
+};
+
 /// Loads the model and binds inputs: from --input files, or random when `randomFill`.
-int prepare(const Args &args, Runner &r, bool randomFill) {
+/// A sequence input `x` (SequenceProto .pb) binds its elements to `x[0]`, `x[1]`, ...;
+/// an optional input (OptionalProto .pb) its value, or nothing when it has none.
+int prepare(const Args &args, Runner &r, Interface &iface, bool randomFill) {
   const std::string &model = args.positional[0];
   std::map<std::string, TensorPtr> given;
-  std::map<std::string, const dlc_tensor_t *> known;
+  ModelInputs known;
   std::string error;
+  if (isOnnxPath(model) && llvm::sys::fs::exists(model)) {
+    Compilation c({});
+    auto summary = onnx_frontend::summarizeOnnxFile(c.context(), model);
+    if (succeeded(summary)) {
+      iface.inputs = summary->inputs;
+      iface.outputs = summary->outputs;
+    }
+  } else {
+    r.module = loadModel(model, known, error);
+    if (!r.module)
+      return fail(error);
+  }
   for (const std::string &spec : args.all("--input")) {
     std::string name, file;
     if (!splitAssignment(spec, name, file))
       return fail("invalid --input '" + spec + "' (expected NAME=FILE.npy or NAME=FILE.pb)");
-    dlc_tensor_t *t = loadTensorFile(file, error);
-    if (!t)
-      return fail(error);
-    known[name] = t;
-    if (!given.emplace(name, TensorPtr(t)).second)
+    const onnx_frontend::TensorSummary *decl = iface.input(name);
+    bool sequence = decl ? decl->sequence
+                         : r.module && !hasInput(r.module, name) &&
+                               hasInput(r.module, elementName(name, 0));
+    bool optional = decl && decl->optional;
+    onnxio::ValueContents contents;
+    if (sequence || optional) {
+      if (!endsWith(file, ".pb"))
+        return fail("input '" + name + "' is " + (optional ? "an optional" : "a sequence") +
+                    ": give it as an ONNX " + (optional ? "OptionalProto" : "SequenceProto") +
+                    " .pb file");
+      if (!onnxio::loadValueFile(file, sequence, optional, contents, error))
+        return fail(error);
+    } else {
+      dlc_tensor_t *t = loadTensorFile(file, error);
+      if (!t)
+        return fail(error);
+      contents.tensors.push_back(t);
+    }
+    std::vector<std::string> names;
+    if (contents.kind == onnxio::ValueKind::Sequence) {
+      known.sequenceLengths[name] = contents.tensors.size();
+      for (size_t i = 0; i < contents.tensors.size(); ++i)
+        names.push_back(elementName(name, i));
+    } else if (contents.kind == onnxio::ValueKind::Absent) {
+      known.absent.insert(name);
+    } else {
+      names.push_back(name);
+    }
+    bool twice = false;
+    for (size_t i = 0; i < names.size(); ++i) {
+      known.tensors[names[i]] = contents.tensors[i];
+      twice |= !given.emplace(names[i], TensorPtr(contents.tensors[i])).second;
+    }
+    if (twice)
       return fail("input '" + name + "' given twice");
   }
-  r.module = loadModel(model, known, error);
+  if (!r.module)
+    r.module = loadModel(model, known, error);
   if (!r.module)
     return fail(error);
-  for (auto &kv : given) {
-    size_t idx;
-    if (dlc_module_find_input(r.module, kv.first.c_str(), &idx) != DLC_OK)
+  for (auto &kv : given)
+    if (!hasInput(r.module, kv.first))
       return fail(model + ": model has no input named '" + kv.first + "'");
-  }
   long long threads = 1;
   if (args.has("--threads") && !parseCount("--threads", args.get("--threads"), threads, error))
     return fail(error);
@@ -298,6 +365,57 @@ void stats(const dlc_tensor_t *t, double &mn, double &mx, double &mean) {
   mean = n ? mean / n : NAN;
 }
 
+/// A graph output that is not one plain tensor: a sequence (its elements are the
+/// module outputs `name[i]`) or an optional (its tensor, or nothing).
+struct OutputGroup {
+  std::string name;
+  bool sequence = false, optional = false;
+  std::vector<size_t> members; // module output indices
+};
+
+/// The ONNX model's sequence and optional outputs; for a .so (no interface) the
+/// outputs named `y[i]` grouped by `y`.
+std::vector<OutputGroup> outputGroups(const dlc_module_t *m, const Interface &iface) {
+  std::vector<OutputGroup> groups;
+  auto find = [&](const std::string &name) -> std::optional<size_t> {
+    size_t idx;
+    if (dlc_module_find_output(m, name.c_str(), &idx) == DLC_OK)
+      return idx;
+    return std::nullopt;
+  };
+  if (!iface.outputs.empty()) {
+    for (const auto &t : iface.outputs) {
+      if (!t.sequence && !t.optional)
+        continue;
+      OutputGroup g{t.name, t.sequence, t.optional, {}};
+      if (t.sequence) {
+        while (auto idx = find(elementName(t.name, g.members.size())))
+          g.members.push_back(*idx);
+      } else if (auto idx = find(t.name)) {
+        g.members.push_back(*idx);
+      }
+      groups.push_back(g);
+    }
+    return groups;
+  }
+  for (size_t i = 0; i < dlc_module_num_outputs(m); ++i) {
+    dlc_tensor_info_t info;
+    dlc_module_output_info(m, i, &info);
+    std::string name = info.name;
+    size_t open = name.rfind('[');
+    if (open == std::string::npos || name.back() != ']' ||
+        name.substr(open + 1, name.size() - open - 2) !=
+            std::to_string(groups.empty() || groups.back().name != name.substr(0, open)
+                               ? 0
+                               : groups.back().members.size()))
+      continue;
+    if (groups.empty() || groups.back().name != name.substr(0, open))
+      groups.push_back({name.substr(0, open), true, false, {}});
+    groups.back().members.push_back(i);
+  }
+  return groups;
+}
+
 const char *kRunHelp =
     "usage: dlc run MODEL.onnx|OUT.so [--input NAME=FILE]... [--output-dir DIR]\n"
     "               [--output-format=npy|pb] [--threads N]\n"
@@ -352,7 +470,8 @@ int runCommand(int argc, char **argv) {
   if (format != "npy" && format != "pb")
     return fail("--output-format expects npy or pb, got '" + format + "'");
   Runner r;
-  if (int rc = prepare(args, r, /*randomFill=*/false))
+  Interface iface;
+  if (int rc = prepare(args, r, iface, /*randomFill=*/false))
     return rc;
   if (!r.run(error))
     return fail(args.positional[0] + ": " + error);
@@ -363,6 +482,13 @@ int runCommand(int argc, char **argv) {
     if (!llvm::sys::fs::is_directory(dir))
       return fail("cannot create output directory '" + dir + "': a file is in the way");
   }
+  // Sequence outputs `y` come as the tensors `y[0]`, `y[1]`, ...: with pb they are
+  // written together as DIR/y.pb (a SequenceProto; OptionalProto for optionals).
+  auto groups = outputGroups(r.module, iface);
+  std::set<size_t> grouped;
+  if (format == "pb")
+    for (const auto &g : groups)
+      grouped.insert(g.members.begin(), g.members.end());
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     dlc_tensor_info_t info;
     dlc_module_output_info(r.module, i, &info);
@@ -372,7 +498,7 @@ int runCommand(int argc, char **argv) {
     std::string line = "output '" + std::string(info.name) + "' " + dlc_dtype_name(info.dtype) +
                        shapeString(info.rank, info.shape);
     std::printf("%s min %.6g max %.6g mean %.6g", line.c_str(), mn, mx, mean);
-    if (!dir.empty()) {
+    if (!dir.empty() && !grouped.count(i)) {
       // NumPy has no bfloat16, float8 or sub-byte types: those are always TensorProto files.
       bool pb = format == "pb" || info.dtype == DLC_DTYPE_BFLOAT16 ||
                 info.dtype >= DLC_DTYPE_FLOAT8E4M3FN;
@@ -383,6 +509,21 @@ int runCommand(int argc, char **argv) {
       std::printf(" -> %s", path.c_str());
     }
     std::printf("\n");
+  }
+  if (dir.empty() || format != "pb")
+    return 0;
+  for (const auto &g : groups) {
+    std::vector<const dlc_tensor_t *> tensors;
+    for (size_t i : g.members)
+      tensors.push_back(r.outputs[i].get());
+    auto kind = g.sequence ? onnxio::ValueKind::Sequence
+                : tensors.empty() ? onnxio::ValueKind::Absent
+                                  : onnxio::ValueKind::Tensor;
+    std::string path = dir + "/" + sanitize(g.name) + ".pb";
+    if (!onnxio::saveValueFile(kind, g.optional, tensors, g.name, path, error))
+      return fail(error);
+    std::printf("output '%s' %s of %zu tensors -> %s\n", g.name.c_str(),
+                g.sequence ? "sequence" : "optional", tensors.size(), path.c_str());
   }
   return 0;
 }
@@ -407,7 +548,8 @@ int benchCommand(int argc, char **argv) {
   if (args.has("--warmup") && !parseCount("--warmup", args.get("--warmup"), warmup, error))
     return fail(error);
   Runner r;
-  if (int rc = prepare(args, r, /*randomFill=*/true))
+  Interface iface;
+  if (int rc = prepare(args, r, iface, /*randomFill=*/true))
     return rc;
   for (long long i = 0; i < warmup; ++i)
     if (!r.run(error))
