@@ -80,8 +80,10 @@ std::string pack(const uint8_t *src, int32_t dtype, int64_t n) {
 namespace {
 
 /// Parses the protobuf message `m` from file `path`; `what` names it in errors.
-bool readMessage(const std::string &path, google::protobuf::MessageLite &m, const char *what,
-                 std::string &error) {
+/// `strict`: fields `m` does not have (a file of another message type parses
+/// "successfully" with them as unknown fields) are an error.
+bool readMessage(const std::string &path, google::protobuf::Message &m, const char *what,
+                 std::string &error, bool strict = false) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = path + ": cannot open file";
@@ -91,6 +93,11 @@ bool readMessage(const std::string &path, google::protobuf::MessageLite &m, cons
   buf << in.rdbuf();
   if (!m.ParseFromString(buf.str())) {
     error = path + ": not a valid ONNX " + what + " (protobuf parse failed)";
+    return false;
+  }
+  if (strict && !m.GetReflection()->GetUnknownFields(m).empty()) {
+    error = path + ": not a valid ONNX " + what + " (it has fields a " + what +
+            " does not; another message type?)";
     return false;
   }
   return true;
@@ -278,11 +285,11 @@ bool loadValueFile(const std::string &path, bool sequence, bool optional, ValueC
   if (!optional) {
     ::onnx::SequenceProto s;
     out.kind = ValueKind::Sequence;
-    return readMessage(path, s, "SequenceProto", error) &&
+    return readMessage(path, s, "SequenceProto", error, /*strict=*/true) &&
            sequenceTensors(s, path, out.tensors, error);
   }
   ::onnx::OptionalProto o;
-  if (!readMessage(path, o, "OptionalProto", error))
+  if (!readMessage(path, o, "OptionalProto", error, /*strict=*/true))
     return false;
   if (o.has_tensor_value()) {
     dlc_tensor_t *t = tensorFromProto(o.tensor_value(), path, error);

@@ -288,6 +288,43 @@ def feature_extractor_range():
                         [("y", TP.FLOAT, [2, 1])], inits=[const("i", np.array([3], np.int64))])
 
 
+def sequence_model():
+    # A sequence input and output: s2 = x with t appended; y = their concatenation;
+    # n = the length.
+    seq = h.make_sequence_type_proto(h.make_tensor_type_proto(TP.FLOAT, ["d"]))
+    nodes = [h.make_node("SequenceInsert", ["x", "t"], ["s2"], name="insert"),
+             h.make_node("ConcatFromSequence", ["s2"], ["y"], axis=0, name="concat"),
+             h.make_node("SequenceLength", ["s2"], ["n"], name="len")]
+    g = h.make_graph(nodes, "g", [h.make_value_info("x", seq), f32("t", [2])],
+                     [f32("y", ["total"]), h.make_value_info("s2", seq),
+                      vi("n", TP.INT64, [])])
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 17)], ir_version=8)
+
+
+def sequence_file():
+    # The SequenceProto for sequence_model's x: [1, 2] and [3, 4, 5].
+    return nh.from_list([np.array([1, 2], np.float32), np.array([3, 4, 5], np.float32)], "x")
+
+
+def sequence_to_relu():
+    seq = h.make_sequence_type_proto(h.make_tensor_type_proto(TP.FLOAT, ["d"]))
+    g = h.make_graph([h.make_node("Relu", ["x"], ["y"], name="relu")], "g",
+                     [h.make_value_info("x", seq)], [f32("y", ["d"])])
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 17)], ir_version=8)
+
+
+def sequence_at_range():
+    nodes = [h.make_node("SequenceConstruct", ["a", "b"], ["s"], name="make"),
+             h.make_node("SequenceAt", ["s", "p"], ["y"], name="at")]
+    return model(nodes, [f32("a", [2]), f32("b", [2])], [f32("y", [2])],
+                 [const("p", np.array(2, np.int64))], check=False)
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
-    onnx.save(globals()[name](), out)
+    value = globals()[name]()
+    if isinstance(value, onnx.ModelProto):
+        onnx.save(value, out)
+    else:  # a value file (TensorProto, SequenceProto, OptionalProto)
+        with open(out, "wb") as f:
+            f.write(value.SerializeToString())

@@ -13,7 +13,8 @@ static const char *kHelp =
     "\n"
     "Lists the model's inputs and outputs with names, dtypes and shapes. For .onnx\n"
     "files symbolic dims are shown by name (dlc specializes them to 1 unless\n"
-    "--input-shape or the run inputs say otherwise).\n";
+    "--input-shape or the run inputs say otherwise). Sequence inputs and outputs\n"
+    "(marked `sequence`) compile to one tensor per element, named NAME[0], NAME[1], ...\n";
 
 static void printTensor(const char *kind, const std::string &name, int dtype,
                         const std::string &shape) {
@@ -48,7 +49,13 @@ int infoCommand(int argc, char **argv) {
         std::string shape = "[";
         for (size_t i = 0; i < t.dims.size(); ++i)
           shape += (i ? "," : "") + t.dims[i];
-        printTensor(kind, t.name, t.dtype, t.unknownRank ? "[?]" : shape + "]");
+        std::string type = t.unknownRank ? "[?]" : shape + "]";
+        // Sequences and optionals (flattened to name[0], name[1], ... when compiled).
+        if (t.sequence)
+          type += " sequence";
+        if (t.optional)
+          type += " optional";
+        printTensor(kind, t.name, t.dtype, type);
       }
     }
     return 0;
