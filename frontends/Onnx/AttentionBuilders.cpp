@@ -463,7 +463,66 @@ LogicalResult flexAttention(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// TensorScatter (opset 24, KV-cache update): past with update written along `axis`
+/// starting at write_indices[b] per batch (wrapping around in circular mode). As a
+/// gather: cache position p takes update[p - w[b]] where that index is in range.
+LogicalResult tensorScatter(NodeImporter &n, Results &out) {
+  auto past = n.requiredInput(0), update = n.requiredInput(1);
+  auto mode = n.stringAttr("mode", "linear");
+  auto axisAttr = n.intAttr("axis", -2);
+  TRY(past);
+  TRY(update);
+  TRY(mode);
+  TRY(axisAttr);
+  if (*mode != "linear" && *mode != "circular")
+    return n.error("mode must be linear or circular, got '" + *mode + "'");
+  auto pt = tensorType(*past), ut = tensorType(*update);
+  int64_t rank = pt.getRank();
+  auto axis = n.normalizeAxis(*axisAttr, rank);
+  TRY(axis);
+  if (rank < 2 || *axis == 0 || ut.getRank() != rank || ut.getElementType() != pt.getElementType())
+    return n.error("expects past_cache and update of the same rank (>= 2) and element type, "
+                   "and an axis other than the batch axis");
+  for (int64_t d = 0; d < rank; ++d)
+    if (d == *axis ? ut.getDimSize(d) > pt.getDimSize(d) : ut.getDimSize(d) != pt.getDimSize(d))
+      return n.error("update shape does not fit past_cache along dim " + Twine(d));
+  int64_t B = pt.getDimSize(0), L = pt.getDimSize(*axis), S = ut.getDimSize(*axis);
+  Type i64 = n.b.getI64Type();
+  Expr e{n, i64};
+  Value w = n.input(2) ? e.reshape(e.cast(n.input(2), i64), {B, 1})
+                       : n.constant(DenseElementsAttr::get(RankedTensorType::get({B, 1}, i64),
+                                                           (int64_t)0));
+  SmallVector<int64_t> positions;
+  for (int64_t p = 0; p < L; ++p)
+    positions.push_back(p);
+  Value pos = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, L}, i64),
+                                                ArrayRef<int64_t>(positions)));
+  Value idx = e.op<SubOp>({pos, w}); // [B, L]
+  if (*mode == "circular")
+    idx = e.op<ModOp>({e.op<AddOp>({e.op<ModOp>({idx, e.c(L)}), e.c(L)}), e.c(L)});
+  Value valid = e.op<AndOp>({e.op<GreaterEqualOp>({idx, e.c(0)}), e.op<LessOp>({idx, e.c(S)})});
+  Value safe = e.where(valid, idx, e.c(0));
+  // [B, L] -> [B, 1.., L, 1..] -> past's shape with update's dims (gather indices).
+  SmallVector<int64_t> bshape(rank, 1), gshape(pt.getShape());
+  bshape[0] = B;
+  bshape[*axis] = L;
+  for (int64_t d = 1; d < rank; ++d)
+    if (d != *axis)
+      gshape[d] = ut.getDimSize(d);
+  auto expandTo = [&](Value v, Type elt) {
+    return e.op<ExpandOp>({e.reshape(v, bshape)}, {}, {RankedTensorType::get(gshape, elt)});
+  };
+  Value gathered = e.op<GatherElementsOp>({*update, expandTo(safe, i64)},
+                                          {n.named("axis", n.b.getI64IntegerAttr(*axis))});
+  Value r = e.where(expandTo(valid, n.b.getI1Type()), gathered, *past);
+  if (e.failed)
+    return failure();
+  out.push_back(r);
+  return success();
+}
+
 const OpBuilderEntry kAttention[] = {
+    {"TensorScatter", 24, tensorScatter},
     {"FlexAttention", 1, flexAttention, "ai.onnx.preview"},
     {"LinearAttention", 27, linearAttention},
     {"Attention", 23, attention},

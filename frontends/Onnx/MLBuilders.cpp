@@ -1,5 +1,8 @@
-// Classic-ML ops (domain ai.onnx.ml) -> dlc_graph: Binarizer, ArrayFeatureExtractor.
+// Classic-ML ops -> dlc_graph: Binarizer, ArrayFeatureExtractor (domain ai.onnx.ml) and
+// TfIdfVectorizer (default domain) over integer tokens.
 #include "frontends/Onnx/Expr.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -60,11 +63,128 @@ LogicalResult arrayFeatureExtractor(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// TfIdfVectorizer over integer tokens: counts of the pool's n-grams (sizes
+/// min_gram_length..max_gram_length; for n >= 2 also with gaps of up to
+/// max_skip_count between items) per row, weighted by `mode`. Per (n, skip): a
+/// gather of all windows [B, S, n] compared with the pool's n-grams [G, n],
+/// matched windows summed over S, then scattered to the output columns by a
+/// constant [G, out] one-hot matmul.
+LogicalResult tfIdfVectorizer(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  TRY(x);
+  auto minN = n.intAttr("min_gram_length", 1), maxN = n.intAttr("max_gram_length", 1),
+       maxSkip = n.intAttr("max_skip_count", 0);
+  auto mode = n.stringAttr("mode", "TF");
+  auto counts = n.intsAttr("ngram_counts"), indexes = n.intsAttr("ngram_indexes"),
+       pool = n.intsAttr("pool_int64s");
+  TRY(minN);
+  TRY(maxN);
+  TRY(maxSkip);
+  TRY(mode);
+  TRY(counts);
+  TRY(indexes);
+  TRY(pool);
+  if (n.hasAttr("pool_strings"))
+    return n.error("string pools (pool_strings) are not supported");
+  auto xt = tensorType(*x);
+  Type elt = xt.getElementType();
+  if (!isa<IntegerType>(elt) || xt.getRank() < 1 || xt.getRank() > 2)
+    return n.error("expects integer tokens of shape [C] or [B, C]");
+  if (*mode != "TF" && *mode != "IDF" && *mode != "TFIDF")
+    return n.error("mode must be TF, IDF or TFIDF, got '" + *mode + "'");
+  if (*minN < 1 || *maxN < *minN || *maxSkip < 0)
+    return n.error("needs 1 <= min_gram_length <= max_gram_length and max_skip_count >= 0");
+  SmallVector<float> weights;
+  if (const auto *w = n.findAttr("weights"))
+    weights.assign(w->floats().begin(), w->floats().end());
+  if (indexes->empty())
+    return n.error("ngram_indexes is empty");
+  int64_t outSize = *std::max_element(indexes->begin(), indexes->end()) + 1;
+  if (*std::min_element(indexes->begin(), indexes->end()) < 0)
+    return n.error("ngram_indexes must be non-negative");
+  if (!weights.empty() && (int64_t)weights.size() < outSize)
+    return n.error("weights has " + Twine(weights.size()) + " values, expected " +
+                   Twine(outSize));
+  // The pool's n-grams by size (the last of duplicates wins, as in ONNX's reference).
+  std::map<int64_t, std::map<SmallVector<int64_t>, int64_t>> grams; // size -> gram -> column
+  int64_t id = 0, total = pool->size();
+  for (size_t i = 0; i < counts->size(); ++i) {
+    int64_t size = i + 1, begin = (*counts)[i];
+    int64_t end = i + 1 < counts->size() ? (*counts)[i + 1] : total;
+    if (begin < 0 || end < begin || end > total || (end - begin) % size)
+      return n.error("ngram_counts does not split pool_int64s into whole n-grams");
+    for (int64_t at = begin; at < end; at += size, ++id) {
+      if (id >= (int64_t)indexes->size())
+        return n.error("ngram_indexes has fewer entries than the pool has n-grams");
+      if (size >= *minN && size <= *maxN)
+        grams[size][SmallVector<int64_t>(pool->begin() + at, pool->begin() + at + size)] =
+            (*indexes)[id];
+    }
+  }
+  int64_t B = xt.getRank() == 2 ? xt.getDimSize(0) : 1, C = xt.getDimSize(xt.getRank() - 1);
+  Type f32 = n.b.getF32Type(), i64 = n.b.getI64Type();
+  Expr e{n, f32};
+  Value rows = e.reshape(*x, {B, C});
+  Value freq = n.constant(DenseElementsAttr::get(RankedTensorType::get({B, outSize}, f32), 0.0f));
+  for (auto &[size, table] : grams) {
+    int64_t G = table.size();
+    SmallVector<int64_t> gramValues;
+    SmallVector<float> onehot(G * outSize, 0.0f);
+    int64_t g = 0;
+    for (auto &[gram, column] : table) {
+      llvm::append_range(gramValues, gram);
+      onehot[g++ * outSize + column] = 1.0f;
+    }
+    auto intAttr = [&](ArrayRef<int64_t> shape, ArrayRef<int64_t> v) {
+      Value c = n.constant(DenseElementsAttr::get(RankedTensorType::get(shape, i64), v));
+      return e.cast(c, elt);
+    };
+    Value poolGrams = intAttr({1, 1, G, size}, gramValues);
+    Value toColumns = n.constant(DenseElementsAttr::get(
+        RankedTensorType::get({G, outSize}, f32), ArrayRef<float>(onehot)));
+    // Unigrams are counted once; longer n-grams once per gap 1..max_skip_count+1.
+    for (int64_t skip = 1; skip <= (size == 1 ? 1 : *maxSkip + 1); ++skip) {
+      int64_t S = C - (size - 1) * skip;
+      if (S <= 0)
+        break;
+      SmallVector<int64_t> windows;
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t j = 0; j < size; ++j)
+          windows.push_back(s + j * skip);
+      Value idx = n.constant(DenseElementsAttr::get(RankedTensorType::get({S * size}, i64),
+                                                    ArrayRef<int64_t>(windows)));
+      Value w = e.reshape(e.op<GatherOp>({rows, idx}, {n.named("axis", n.b.getI64IntegerAttr(1))}),
+                          {B, S, 1, size});
+      Value eq = e.cast(e.op<EqualOp>({w, poolGrams}), f32);          // [B, S, G, size]
+      Value hit = e.reduce<ReduceMinOp>(eq, {3}, false);               // [B, S, G]
+      Value count = e.reduce<ReduceSumOp>(hit, {1}, false);            // [B, G]
+      freq = e.op<AddOp>({freq, e.op<MatMulOp>({count, toColumns})}); // [B, out]
+    }
+  }
+  Value y = freq;
+  if (!weights.empty() && *mode != "TF") {
+    weights.resize(outSize);
+    Value wv = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, outSize}, f32),
+                                                 ArrayRef<float>(weights)));
+    y = *mode == "IDF" ? e.where(e.op<GreaterOp>({freq, e.c(0)}), e.op<MulOp>({wv, e.c(1)}), e.c(0))
+                       : e.op<MulOp>({wv, freq});
+  } else if (*mode == "IDF") {
+    y = e.where(e.op<GreaterOp>({freq, e.c(0)}), e.c(1), e.c(0));
+  }
+  if (xt.getRank() == 1)
+    y = e.reshape(y, {outSize});
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
 constexpr const char *kMLDomain = "ai.onnx.ml";
 
 const OpBuilderEntry kML[] = {
     {"Binarizer", 1, binarizer, kMLDomain},
     {"ArrayFeatureExtractor", 1, arrayFeatureExtractor, kMLDomain},
+    {"TfIdfVectorizer", 9, tfIdfVectorizer},
 };
 
 } // namespace

@@ -187,6 +187,26 @@ op("dropout_op12_only_y", "Dropout", lambda r: [In(nrm(r, 3, 4))], opset=12)
 op("dropout_op7_ratio_attr", "Dropout", lambda r: [In(nrm(r, 3, 4))], opset=7, ratio=0.25)
 
 
+# TfIdfVectorizer: token ids in [0, 6) so the pool's n-grams occur; unigrams 2..4, bigrams.
+_TFIDF = dict(ngram_counts=[0, 3], ngram_indexes=[0, 1, 2, 3, 4, 5], pool_int64s=[2, 3, 4, 2, 3, 4, 5, 1, 1])
+
+
+def _tokens(r, *shape, dtype=np.int64):
+    return r.integers(0, 6, shape).astype(dtype)
+
+
+op("tfidf_tf_uni_bi_skip2", "TfIdfVectorizer", lambda r: [In(_tokens(r, 3, 12))], opset=9,
+   mode="TF", min_gram_length=1, max_gram_length=2, max_skip_count=2, **_TFIDF)
+op("tfidf_idf_weights_1d", "TfIdfVectorizer", lambda r: [In(_tokens(r, 10, dtype=np.int32))],
+   opset=9, mode="IDF", min_gram_length=1, max_gram_length=2,
+   max_skip_count=0, weights=[0.5, 1.5, 2.0, 3.0, 0.25, 4.0], **_TFIDF)
+op("tfidf_tfidf_weights", "TfIdfVectorizer", lambda r: [In(_tokens(r, 2, 9))], opset=9,
+   mode="TFIDF", min_gram_length=2, max_gram_length=2, max_skip_count=1,
+   weights=[0.5, 1.5, 2.0, 3.0, 0.25, 4.0], **_TFIDF)
+op("tfidf_idf_no_weights", "TfIdfVectorizer", lambda r: [In(_tokens(r, 2, 7))], opset=9,
+   mode="IDF", min_gram_length=1, max_gram_length=1, max_skip_count=3,
+   **_TFIDF)
+
 OP_MODELS: dict = {**MATH_MODELS, **SHAPE_MODELS}
 assert len(OP_MODELS) == len(MATH_MODELS) + len(SHAPE_MODELS), "duplicate case name"
 
