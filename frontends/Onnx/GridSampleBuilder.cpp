@@ -10,6 +10,9 @@ using namespace mlir;
 using namespace dlc::graph;
 
 namespace dlc::onnx_frontend {
+
+LogicalResult roiAlign(NodeImporter &n, SmallVectorImpl<Value> &out); // RoiAlignBuilder.cpp
+
 namespace {
 
 using Results = SmallVectorImpl<Value>;
@@ -182,6 +185,7 @@ LogicalResult gridSample(NodeImporter &n, Results &out) {
 
 const OpBuilderEntry kGridSample[] = {
     {"GridSample", 16, gridSample},
+    {"RoiAlign", 10, roiAlign},
 };
 
 } // namespace

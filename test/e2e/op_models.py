@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto, helper
 
-from op_models_math import (INT64_MAX, INT64_MIN, MATH_MODELS, G, In, K, bools, case, i64,
+from op_models_math import (INT64_MAX, INT64_MIN, MATH_MODELS, G, In, K, bools, case, f32, i64,
                             nrm)
 from op_models_math import op as _op
 
@@ -206,6 +206,21 @@ op("tfidf_tfidf_weights", "TfIdfVectorizer", lambda r: [In(_tokens(r, 2, 9))], o
 op("tfidf_idf_no_weights", "TfIdfVectorizer", lambda r: [In(_tokens(r, 2, 7))], opset=9,
    mode="IDF", min_gram_length=1, max_gram_length=1, max_skip_count=3,
    **_TFIDF)
+
+# RoiAlign: ROIs partly outside the map; adaptive grids (sampling_ratio 0) need constant ROIs.
+_ROIS = np.array([[0.5, 1.0, 6.5, 5.0], [-2.0, 3.0, 4.0, 9.5], [5.0, 5.0, 9.9, 9.9],
+                  [2.0, 2.0, 2.2, 2.1]], np.float32)
+op("roialign_adaptive_avg", "RoiAlign",
+   lambda r: [In(f32(r, 2, 3, 8, 8)), K(_ROIS * 1.2), K(np.array([0, 1, 1, 0], np.int64))],
+   opset=16, output_height=3, output_width=2, sampling_ratio=0, spatial_scale=0.9)
+op("roialign_adaptive_max_f64", "RoiAlign",
+   lambda r: [In(f32(r, 1, 2, 10, 10).astype(np.float64)), K(_ROIS.astype(np.float64)),
+              K(np.zeros(4, np.int64))],
+   opset=16, mode="max", output_height=2, output_width=2, sampling_ratio=0,
+   coordinate_transformation_mode="output_half_pixel")
+op("roialign_runtime_rois", "RoiAlign",
+   lambda r: [In(f32(r, 2, 2, 7, 9)), In(_ROIS), In(np.array([1, 0, 1, 1], np.int64))],
+   opset=16, output_height=4, output_width=3, sampling_ratio=3, spatial_scale=0.5)
 
 OP_MODELS: dict = {**MATH_MODELS, **SHAPE_MODELS}
 assert len(OP_MODELS) == len(MATH_MODELS) + len(SHAPE_MODELS), "duplicate case name"
