@@ -1,5 +1,7 @@
 // ONNX contraction, convolution, pooling, normalization, softmax and reduction ops -> dlc_graph.
-#include "frontends/Onnx/NodeImporter.h"
+#include "frontends/Onnx/Expr.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -213,14 +215,71 @@ FailureOr<Value> pool3d(NodeImporter &n, Value x, const Window &w, bool isMax, b
   return n.reshape(*ft, {N, C, D2, H2, W2});
 }
 
+/// MaxPool's Indices output for an NCHW input `x` and its pooled `y`: the flat
+/// index (row-major, or column-major over H and W with storage_order 1) of each
+/// window's first maximum, found by a running strict `>` over the kernel taps in
+/// row-major order, each tap a strided slice of the -inf-padded input.
+FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value y, const Window &w,
+                                bool columnMajor) {
+  auto xt = tensorType(x), yt = tensorType(y);
+  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2), W = xt.getDimSize(3);
+  int64_t OH = yt.getDimSize(2), OW = yt.getDimSize(3);
+  Type elt = xt.getElementType(), i64 = n.b.getI64Type();
+  Expr e{n, elt};
+  // Pad so every tap's strided slice is in bounds (ceil_mode may reach past the pads).
+  int64_t needH = (OH - 1) * w.strides[0] + (w.kernel[0] - 1) * w.dilations[0] + 1;
+  int64_t needW = (OW - 1) * w.strides[1] + (w.kernel[1] - 1) * w.dilations[1] + 1;
+  int64_t padB = std::max(w.pads[2], needH - H - w.pads[0]);
+  int64_t padR = std::max(w.pads[3], needW - W - w.pads[1]);
+  Value padded = e.op<PadOp>({x}, {n.named("pads", n.b.getDenseI64ArrayAttr(
+                                                       {0, 0, w.pads[0], w.pads[1], 0, 0, padB, padR})),
+                                   n.named("mode", n.b.getStringAttr("constant")),
+                                   n.named("value", n.b.getF64FloatAttr(-INFINITY))});
+  SmallVector<int64_t> base;
+  for (int64_t i = 0; i < N * C; ++i)
+    base.push_back(i * H * W);
+  Value baseIdx = n.constant(DenseElementsAttr::get(RankedTensorType::get({N, C, 1, 1}, i64),
+                                                    ArrayRef<int64_t>(base)));
+  Value best = n.constant(DenseElementsAttr::get(RankedTensorType::get(yt.getShape(), elt),
+                                                 n.b.getFloatAttr(elt, -INFINITY)));
+  Value idx = n.constant(DenseElementsAttr::get(RankedTensorType::get(yt.getShape(), i64),
+                                                (int64_t)0));
+  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+      int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
+      Value v = e.op<SliceOp>({padded}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, h0, w0})),
+                                         n.named("sizes", n.b.getDenseI64ArrayAttr({N, C, OH, OW})),
+                                         n.named("steps", n.b.getDenseI64ArrayAttr(
+                                                              {1, 1, w.strides[0], w.strides[1]}))});
+      SmallVector<int64_t> tap;
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t h = oh * w.strides[0] + h0 - w.pads[0], c = ow * w.strides[1] + w0 - w.pads[1];
+          tap.push_back(columnMajor ? h + c * H : h * W + c);
+        }
+      Value tapIdx = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, 1, OH, OW}, i64),
+                                                       ArrayRef<int64_t>(tap)));
+      Value gt = e.op<GreaterOp>({v, best});
+      best = e.where(gt, v, best);
+      idx = e.where(gt, e.op<AddOp>({baseIdx, tapIdx}), idx);
+    }
+  }
+  if (e.failed)
+    return failure();
+  return idx;
+}
+
 template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   TRY(x);
   auto xt = tensorType(*x);
   if (xt.getRank() != 5)
     TRY(checkSpatialRank(n, xt));
-  if (isMax && n.numUsedOutputs() > 1)
-    return n.error("the Indices output of MaxPool is not supported");
+  bool withIndices = isMax && n.numUsedOutputs() > 1;
+  if (withIndices && xt.getRank() == 5)
+    return n.error("the Indices output of 3-D MaxPool is not supported");
+  auto storageOrder = n.intAttr("storage_order", 0);
+  TRY(storageOrder);
   auto kernel = n.intsAttr("kernel_shape");
   auto include = n.intAttr("count_include_pad", 0);
   TRY(kernel);
@@ -242,6 +301,13 @@ template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
   auto r = from2d(n, *y, xt.getRank());
   TRY(r);
   out.push_back(*r);
+  if (withIndices) {
+    auto idx = maxPoolIndices(n, *x2, *y, *win, *storageOrder == 1);
+    TRY(idx);
+    auto i = from2d(n, *idx, xt.getRank());
+    TRY(i);
+    out.push_back(*i);
+  }
   return success();
 }
 

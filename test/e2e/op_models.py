@@ -222,6 +222,14 @@ op("roialign_runtime_rois", "RoiAlign",
    lambda r: [In(f32(r, 2, 2, 7, 9)), In(_ROIS), In(np.array([1, 0, 1, 1], np.int64))],
    opset=16, output_height=4, output_width=3, sampling_ratio=3, spatial_scale=0.5)
 
+# MaxPool's Indices output (ties resolved to the first tap, as ORT and ONNX do).
+op("maxpool_indices_pads_ceil", "MaxPool", lambda r: [In(f32(r, 2, 3, 7, 8))], opset=12, n_out=2,
+   kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1], ceil_mode=1)
+op("maxpool_indices_colmajor_dil", "MaxPool", lambda r: [In(f32(r, 1, 2, 9, 9))], opset=12,
+   n_out=2, kernel_shape=[2, 2], dilations=[2, 1], storage_order=1)
+op("maxpool_indices_1d", "MaxPool", lambda r: [In(f32(r, 2, 2, 11))], opset=12, n_out=2,
+   kernel_shape=[3], strides=[2], pads=[1, 1])
+
 OP_MODELS: dict = {**MATH_MODELS, **SHAPE_MODELS}
 assert len(OP_MODELS) == len(MATH_MODELS) + len(SHAPE_MODELS), "duplicate case name"
 
