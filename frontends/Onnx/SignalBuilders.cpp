@@ -35,6 +35,59 @@ Value fitColumns(Expr &e, Value x, int64_t len) {
                            e.n.named("value", e.n.b.getF64FloatAttr(0))});
 }
 
+/// The DFT of length L of the rows of v [M, inLen, c] (c = 1 real, 2 complex) as
+/// matmuls with constant cos/sin matrices in v's (f64) type: [M, outLen, 1 or 2].
+/// inverse+onesided is the inverse real FFT (a real result).
+Value spectrum(Expr &e, Value v, int64_t L, bool inverse, bool onesided, int64_t &outLen) {
+  NodeImporter &n = e.n;
+  if (e.failed || !v)
+    return e.fail();
+  Type f64 = tensorType(v).getElementType();
+  int64_t M = tensorType(v).getDimSize(0), inLen = tensorType(v).getDimSize(1),
+          c = tensorType(v).getDimSize(2);
+  bool irfft = inverse && onesided;
+  auto part = [&](int64_t i) {
+    return e.reshape(e.op<SliceOp>({v}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, i})),
+                                         n.named("sizes", n.b.getDenseI64ArrayAttr({M, inLen, 1})),
+                                         n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, 1}))}),
+                     {M, inLen});
+  };
+  Value xr = part(0), xi = c == 2 ? part(1) : Value();
+  const double twoPi = 2 * M_PI;
+  Value yr, yi;
+  if (irfft) {
+    // Hermitian spectrum: k in [0, L/2], weight 2 except k = 0 and the Nyquist bin.
+    int64_t K = L / 2 + 1;
+    outLen = L;
+    xr = fitColumns(e, xr, K);
+    auto w = [&](int64_t k) { return (k == 0 || (L % 2 == 0 && k == L / 2)) ? 1.0 : 2.0; };
+    Value C = matrix(n, f64, K, L, [&](int64_t k, int64_t j) { return w(k) * std::cos(twoPi * k * j / L) / L; });
+    yr = e.op<MatMulOp>({xr, C});
+    if (xi) {
+      Value S = matrix(n, f64, K, L, [&](int64_t k, int64_t j) { return w(k) * std::sin(twoPi * k * j / L) / L; });
+      yr = e.op<SubOp>({yr, e.op<MatMulOp>({fitColumns(e, xi, K), S})});
+    }
+  } else {
+    int64_t K = onesided ? L / 2 + 1 : L;
+    outLen = K;
+    double sign = inverse ? 1.0 : -1.0, scale = inverse ? 1.0 / L : 1.0;
+    xr = fitColumns(e, xr, L);
+    Value C = matrix(n, f64, L, K, [&](int64_t j, int64_t k) { return scale * std::cos(twoPi * j * k / L); });
+    Value S = matrix(n, f64, L, K, [&](int64_t j, int64_t k) { return sign * scale * std::sin(twoPi * j * k / L); });
+    // (xr + i xi)(cos + i sign sin)
+    yr = e.op<MatMulOp>({xr, C});
+    yi = e.op<MatMulOp>({xr, S});
+    if (xi) {
+      xi = fitColumns(e, xi, L);
+      yr = e.op<SubOp>({yr, e.op<MatMulOp>({xi, S})});
+      yi = e.op<AddOp>({yi, e.op<MatMulOp>({xi, C})});
+    }
+  }
+  return yi ? e.op<ConcatOp>({e.reshape(yr, {M, outLen, 1}), e.reshape(yi, {M, outLen, 1})},
+                            {n.named("axis", n.b.getI64IntegerAttr(2))})
+            : e.reshape(yr, {M, outLen, 1});
+}
+
 LogicalResult dft(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto inverse = n.intAttr("inverse", 0), onesided = n.intAttr("onesided", 0);
@@ -86,49 +139,10 @@ LogicalResult dft(NodeImporter &n, Results &out) {
     moved.push_back(t.getDimSize(d));
   int64_t c = t.getDimSize(r - 1), M = t.getNumElements() / std::max<int64_t>(1, inLen * c);
   Value v = e.reshape(e.transpose(e.cast(*x, f64), perm), {M, inLen, c});
-  auto part = [&](int64_t i) {
-    return e.reshape(e.op<SliceOp>({v}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, i})),
-                                         n.named("sizes", n.b.getDenseI64ArrayAttr({M, inLen, 1})),
-                                         n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, 1}))}),
-                     {M, inLen});
-  };
-  Value xr = part(0), xi = c == 2 ? part(1) : Value();
-  const double twoPi = 2 * M_PI;
-  Value yr, yi;
   int64_t outLen;
-  if (irfft) {
-    // Hermitian spectrum: k in [0, L/2], weight 2 except k = 0 and the Nyquist bin.
-    int64_t K = L / 2 + 1;
-    outLen = L;
-    xr = fitColumns(e, xr, K);
-    auto w = [&](int64_t k) { return (k == 0 || (L % 2 == 0 && k == L / 2)) ? 1.0 : 2.0; };
-    Value C = matrix(n, f64, K, L, [&](int64_t k, int64_t j) { return w(k) * std::cos(twoPi * k * j / L) / L; });
-    yr = e.op<MatMulOp>({xr, C});
-    if (xi) {
-      Value S = matrix(n, f64, K, L, [&](int64_t k, int64_t j) { return w(k) * std::sin(twoPi * k * j / L) / L; });
-      yr = e.op<SubOp>({yr, e.op<MatMulOp>({fitColumns(e, xi, K), S})});
-    }
-  } else {
-    int64_t K = *onesided ? L / 2 + 1 : L;
-    outLen = K;
-    double sign = *inverse ? 1.0 : -1.0, scale = *inverse ? 1.0 / L : 1.0;
-    xr = fitColumns(e, xr, L);
-    Value C = matrix(n, f64, L, K, [&](int64_t j, int64_t k) { return scale * std::cos(twoPi * j * k / L); });
-    Value S = matrix(n, f64, L, K, [&](int64_t j, int64_t k) { return sign * scale * std::sin(twoPi * j * k / L); });
-    // (xr + i xi)(cos + i sign sin)
-    yr = e.op<MatMulOp>({xr, C});
-    yi = e.op<MatMulOp>({xr, S});
-    if (xi) {
-      xi = fitColumns(e, xi, L);
-      yr = e.op<SubOp>({yr, e.op<MatMulOp>({xi, S})});
-      yi = e.op<AddOp>({yi, e.op<MatMulOp>({xi, C})});
-    }
-  }
-  Value y = yi ? e.op<ConcatOp>({e.reshape(yr, {M, outLen, 1}), e.reshape(yi, {M, outLen, 1})},
-                                {n.named("axis", n.b.getI64IntegerAttr(2))})
-               : e.reshape(yr, {M, outLen, 1});
+  Value y = spectrum(e, v, L, *inverse, *onesided, outLen);
   moved[r - 2] = outLen;
-  moved[r - 1] = yi ? 2 : 1;
+  moved[r - 1] = tensorType(y).getDimSize(2);
   y = e.cast(e.transpose(e.reshape(y, moved), inv), elt);
   if (e.failed)
     return failure();
@@ -165,7 +179,126 @@ template <int kind> LogicalResult window(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// STFT: frames of the signal [B, L, 1 or 2] at frame_step (zero-padded past the
+/// end), times the window, each transformed by a DFT of frame_length:
+/// [B, frames, bins, 2].
+LogicalResult stft(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  auto onesided = n.intAttr("onesided", 1);
+  TRY(x);
+  TRY(onesided);
+  auto t = tensorType(*x);
+  Type elt = t.getElementType();
+  if (!isa<FloatType>(elt) || t.getRank() != 3 || (t.getDimSize(2) != 1 && t.getDimSize(2) != 2))
+    return n.error("expects a floating-point signal [batch, length, 1 or 2]");
+  if (!n.input(1))
+    return n.error("input 1 (frame_step) is required");
+  auto step = n.constantInts(1);
+  TRY(step);
+  Value window = n.input(2);
+  if (window && tensorType(window).getRank() != 1)
+    return n.error("window must be 1-D");
+  int64_t B = t.getDimSize(0), len = t.getDimSize(1), c = t.getDimSize(2);
+  int64_t frameLen = window ? tensorType(window).getDimSize(0) : len;
+  if (n.input(3)) {
+    auto fl = n.constantInts(3);
+    TRY(fl);
+    frameLen = (*fl)[0];
+  }
+  int64_t W = window ? tensorType(window).getDimSize(0) : frameLen;
+  int64_t hop = (*step)[0];
+  if (hop < 1 || frameLen < 1 || frameLen > len || W < 1)
+    return n.error("needs frame_step >= 1 and 1 <= frame_length <= signal length");
+  if (*onesided && c == 2)
+    return n.error("onesided output needs a real signal");
+  int64_t frames = 1 + (len - frameLen) / hop;
+  SmallVector<int64_t> idx;
+  for (int64_t f = 0; f < frames; ++f)
+    for (int64_t j = 0; j < W; ++j)
+      idx.push_back(f * hop + j);
+  int64_t padTo = std::max(len, (frames - 1) * hop + W);
+  Type f64 = n.b.getF64Type(), i64 = n.b.getI64Type();
+  Expr e{n, f64};
+  Value sig = e.cast(*x, f64);
+  if (padTo > len)
+    sig = e.op<PadOp>({sig}, {n.named("pads", n.b.getDenseI64ArrayAttr({0, 0, 0, 0, padTo - len, 0})),
+                              n.named("mode", n.b.getStringAttr("constant")),
+                              n.named("value", n.b.getF64FloatAttr(0))});
+  Value indices = n.constant(DenseElementsAttr::get(RankedTensorType::get({frames * W}, i64),
+                                                    ArrayRef<int64_t>(idx)));
+  Value framed = e.reshape(e.op<GatherOp>({sig, indices}, {n.named("axis", n.b.getI64IntegerAttr(1))}),
+                           {B, frames, W, c});
+  if (window)
+    framed = e.op<MulOp>({framed, e.reshape(e.cast(window, f64), {1, 1, W, 1})});
+  int64_t bins;
+  Value y = spectrum(e, e.reshape(framed, {B * frames, W, c}), frameLen, false, *onesided, bins);
+  y = e.cast(e.reshape(y, {B, frames, bins, 2}), elt);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
+/// MelWeightMatrix: the triangular mel filter bank [dft_length / 2 + 1, num_mel_bins]
+/// as a constant, computed as ONNX's reference does (the edges in float32 first).
+LogicalResult melWeightMatrix(NodeImporter &n, Results &out) {
+  auto bins = n.constantInts(0), dftLen = n.constantInts(1), rate = n.constantInts(2);
+  auto lo = n.constantInput(3), hi = n.constantInput(4);
+  auto dtype = n.intAttr("output_datatype", onnx::TensorProto::FLOAT);
+  TRY(bins);
+  TRY(dftLen);
+  TRY(rate);
+  TRY(lo);
+  TRY(hi);
+  TRY(dtype);
+  Type elt = elementTypeFor(n.b.getContext(), *dtype);
+  if (!elt)
+    return n.error("unsupported output_datatype " + Twine(*dtype));
+  if (bins->size() != 1 || dftLen->size() != 1 || rate->size() != 1 ||
+      lo->getNumElements() != 1 || hi->getNumElements() != 1 ||
+      !isa<FloatType>(lo->getElementType()) || !isa<FloatType>(hi->getElementType()))
+    return n.error("expects scalar integer bins, dft_length, sample_rate and float edges");
+  int64_t mel = (*bins)[0], dft = (*dftLen)[0], sr = (*rate)[0];
+  if (mel < 1 || dft < 1 || sr < 1 || mel > 65536 || dft > (1 << 24))
+    return n.error("num_mel_bins, dft_length and sample_rate must be positive");
+  int64_t spec = dft / 2 + 1;
+  auto toMel = [](APFloat v) {
+    float f = (float)v.convertToDouble();
+    return (double)(2595.0f * std::log1p(f / 700.0f)) / std::log(10.0);
+  };
+  double low = toMel(*lo->getValues<APFloat>().begin()),
+         high = toMel(*hi->getValues<APFloat>().begin());
+  double stepMel = (high - low) / (mel + 2);
+  SmallVector<int64_t> f(mel + 2);
+  for (int64_t i = 0; i < mel + 2; ++i) {
+    double hz = 700 * std::expm1((i * stepMel + low) / 2595 * std::log(10.0));
+    f[i] = (int64_t)std::floor((double)(dft + 1) * hz / sr);
+  }
+  SmallVector<double> w(spec * mel, 0.0);
+  for (int64_t i = 0; i < mel; ++i) {
+    int64_t a = f[i], b = f[i + 1], c = f[i + 2];
+    if (a < 0 || b < a || c < b || b >= spec || c > spec)
+      return n.error("the mel bands do not fit the spectrogram's " + Twine(spec) + " bins");
+    if (b == a)
+      w[b * mel + i] = 1;
+    else
+      for (int64_t j = a; j <= b; ++j)
+        w[j * mel + i] = double(j - a) / double(b - a);
+    for (int64_t j = b; j < c; ++j)
+      w[j * mel + i] = double(c - j) / double(c - b);
+  }
+  Value m = matrix(n, n.b.getF64Type(), spec, mel, [&](int64_t r, int64_t k) { return w[r * mel + k]; });
+  Expr e{n, elt};
+  Value y = e.cast(m, elt);
+  if (e.failed)
+    return failure();
+  out.push_back(y);
+  return success();
+}
+
 const OpBuilderEntry kSignal[] = {
+    {"STFT", 17, stft},
+    {"MelWeightMatrix", 17, melWeightMatrix},
     {"DFT", 17, dft},
     {"HannWindow", 17, window<0>},
     {"HammingWindow", 17, window<1>},

@@ -230,6 +230,18 @@ op("maxpool_indices_colmajor_dil", "MaxPool", lambda r: [In(f32(r, 1, 2, 9, 9))]
 op("maxpool_indices_1d", "MaxPool", lambda r: [In(f32(r, 2, 2, 11))], opset=12, n_out=2,
    kernel_shape=[3], strides=[2], pads=[1, 1])
 
+# Signal ops against ORT: STFT (complex two-sided, real one-sided) and mel filter banks.
+op("stft_complex_window", "STFT",
+   lambda r: [In(f32(r, 2, 40, 2)), K(np.array(6, np.int64)), In(f32(r, 12)), K(np.array(12, np.int64))],
+   opset=17, onesided=0)
+op("stft_real_onesided", "STFT",
+   lambda r: [In(f32(r, 1, 50, 1)), K(np.array(5, np.int64)), K(np.hanning(16).astype(np.float32))],
+   opset=17)
+op("melweightmatrix_f64", "MelWeightMatrix",
+   lambda r: [K(np.array(10, np.int64)), K(np.array(64, np.int64)), K(np.array(16000, np.int64)),
+              K(np.array(100.0, np.float32)), K(np.array(7000.0, np.float32))],
+   opset=17, output_datatype=11)
+
 OP_MODELS: dict = {**MATH_MODELS, **SHAPE_MODELS}
 assert len(OP_MODELS) == len(MATH_MODELS) + len(SHAPE_MODELS), "duplicate case name"
 
