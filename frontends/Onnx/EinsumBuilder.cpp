@@ -9,6 +9,8 @@ using namespace mlir;
 using namespace dlc::graph;
 
 namespace dlc::onnx_frontend {
+LogicalResult det(NodeImporter &n, SmallVectorImpl<Value> &out); // DetBuilder.cpp
+
 namespace {
 
 using Results = SmallVectorImpl<Value>;
@@ -183,6 +185,7 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
 
 const OpBuilderEntry kEinsum[] = {
     {"Einsum", 12, einsum},
+    {"Det", 11, det},
 };
 
 } // namespace

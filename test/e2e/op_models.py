@@ -242,6 +242,12 @@ op("melweightmatrix_f64", "MelWeightMatrix",
               K(np.array(100.0, np.float32)), K(np.array(7000.0, np.float32))],
    opset=17, output_datatype=11)
 
+# Det: pivoting matters (a zero leading entry), singular matrices, a batch of 5x5.
+op("det_pivot_singular", "Det",
+   lambda r: [In(np.array([[[0, 2, 1], [1, 1, 1], [2, 0, 3]], [[1, 2, 3], [2, 4, 6], [0, 1, 1]]],
+                          np.float32))], opset=11)
+op("det_batch_5x5", "Det", lambda r: [In(f32(r, 2, 3, 5, 5))], opset=11)
+
 OP_MODELS: dict = {**MATH_MODELS, **SHAPE_MODELS}
 assert len(OP_MODELS) == len(MATH_MODELS) + len(SHAPE_MODELS), "duplicate case name"
 
