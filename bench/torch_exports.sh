@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 V=bench/.venv-torch
 if [ ! -x "$V/bin/python" ]; then
   python3 -m venv "$V"
-  "$V/bin/pip" install -q torch torchvision onnx onnxscript onnxruntime numpy
+  "$V/bin/pip" install -q torch torchvision transformers onnx onnxscript onnxruntime numpy
 fi
 [ -x build/bin/dlc ] || scripts/setup
 exec "$V/bin/python" bench/torch_exports.py --dlc build/bin/dlc "$@"

@@ -7,6 +7,9 @@ using namespace mlir;
 using namespace dlc::graph;
 
 namespace dlc::onnx_frontend {
+
+LogicalResult deformConv(NodeImporter &n, SmallVectorImpl<Value> &out); // DeformConvBuilder.cpp
+
 namespace {
 
 using Results = SmallVectorImpl<Value>;
@@ -198,6 +201,7 @@ LogicalResult causalConvWithState(NodeImporter &n, Results &out) {
 
 const OpBuilderEntry kConvTranspose[] = {
     {"ConvTranspose", 1, convTranspose},
+    {"DeformConv", 19, deformConv},
     {"CausalConvWithState", 27, causalConvWithState},
 };
 

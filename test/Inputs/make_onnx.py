@@ -320,6 +320,86 @@ def sequence_at_range():
                  [const("p", np.array(2, np.int64))], check=False)
 
 
+def flex_score_mod_type():
+    # score_mod returns a bool tensor instead of the scores' f32.
+    body = h.make_graph([h.make_node("Greater", ["s", "zero"], ["o"])], "mod",
+                        [f32("s", [1, 1, 2, 2])], [vi("o", TP.BOOL, [1, 1, 2, 2])],
+                        [const("zero", np.array(0, np.float32))])
+    return _domain_node("ai.onnx.preview", "FlexAttention",
+                        [("q", TP.FLOAT, [1, 1, 2, 4]), ("k", TP.FLOAT, [1, 1, 2, 4]),
+                         ("v", TP.FLOAT, [1, 1, 2, 4])], [("y", TP.FLOAT, [1, 1, 2, 4])],
+                        score_mod=body)
+
+
+def tensor_scatter_mode():
+    return _single("TensorScatter", [("c", TP.FLOAT, [1, 4, 2]), ("u", TP.FLOAT, [1, 1, 2])],
+                   [1, 4, 2], opset=24, mode="ring")
+
+
+def tfidf_mode():
+    return _single("TfIdfVectorizer", [("x", TP.INT64, [4])], [2], mode="BM25",
+                   min_gram_length=1, max_gram_length=1, max_skip_count=0, ngram_counts=[0],
+                   ngram_indexes=[0, 1], pool_int64s=[1, 2])
+
+
+def roialign_adaptive_runtime():
+    return _single("RoiAlign", [("x", TP.FLOAT, [1, 1, 4, 4]), ("rois", TP.FLOAT, [1, 4]),
+                                ("b", TP.INT64, [1])], [1, 1, 2, 2], sampling_ratio=0,
+                   output_height=2, output_width=2)
+
+
+def maxpool3d_indices():
+    node = h.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2, 2], name="n")
+    return model([node], [f32("x", [1, 1, 4, 4, 4])],
+                 [f32("y", [1, 1, 3, 3, 3]), vi("i", TP.INT64, [1, 1, 3, 3, 3])], opset=12,
+                 check=False)
+
+
+def wrap_pad_crop():
+    return _single("Pad", [("x", TP.FLOAT, [3])], [0],
+                   inits=[const("p", np.array([-2, -2], np.int64))], mode="wrap")
+
+
+def stft_frame_length():
+    return _single("STFT", [("s", TP.FLOAT, [1, 8, 1])], [1, 1, 9, 2], opset=17,
+                   inits=[const("step", np.array(2, np.int64)), const("w", np.ones(16, np.float32))])
+
+
+def det_not_square():
+    return _single("Det", [("x", TP.FLOAT, [2, 3])], [])
+
+
+def mel_bands():
+    return _single("MelWeightMatrix", [], [33, 4], opset=17,
+                   inits=[const("m", np.array(4, np.int64)), const("d", np.array(64, np.int64)),
+                          const("r", np.array(16000, np.int64)),
+                          const("lo", np.array(100.0, np.float32)),
+                          const("hi", np.array(15000.0, np.float32))])
+
+
+def concat_empty_sequence():
+    nodes = [h.make_node("SequenceEmpty", [], ["s"], name="empty"),
+             h.make_node("ConcatFromSequence", ["s"], ["y"], axis=0, name="n")]
+    return model(nodes, [], [f32("y", [1])], check=False)
+
+
+def optional_get_empty():
+    nodes = [h.make_node("Optional", [], ["o"], name="none",
+                         type=h.make_tensor_type_proto(TP.FLOAT, [2])),
+             h.make_node("OptionalGetElement", ["o"], ["y"], name="n")]
+    return model(nodes, [], [f32("y", [2])], opset=18, check=False)
+
+
+def if_sequence_runtime_cond():
+    seq = lambda name: h.make_graph(  # noqa: E731
+        [h.make_node("SequenceConstruct", ["a"], ["s" + name])], name, [],
+        [h.make_value_info("s" + name, h.make_sequence_type_proto(
+            h.make_tensor_type_proto(TP.FLOAT, [2])))])
+    nodes = [h.make_node("If", ["c"], ["s"], then_branch=seq("t"), else_branch=seq("e"), name="n"),
+             h.make_node("ConcatFromSequence", ["s"], ["y"], axis=0, name="cat")]
+    return model(nodes, [vi("c", TP.BOOL, []), f32("a", [2])], [f32("y", [2])], check=False)
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()

@@ -248,6 +248,12 @@ op("det_pivot_singular", "Det",
                           np.float32))], opset=11)
 op("det_batch_5x5", "Det", lambda r: [In(f32(r, 2, 3, 5, 5))], opset=11)
 
+# DeformConv with conv groups, two offset groups, mask, bias, stride and padding.
+op("deformconv_groups_mask", "DeformConv",
+   lambda r: [In(f32(r, 1, 4, 6, 5)), K(f32(r, 6, 2, 2, 3)), In(f32(r, 1, 2 * 6 * 2, 3, 3) * 2),
+              K(f32(r, 6)), In(f32(r, 1, 2 * 6, 3, 3, lo=0.0, hi=1.0))],
+   opset=19, group=2, offset_group=2, strides=[2, 2], pads=[1, 1, 0, 1])
+
 OP_MODELS: dict = {**MATH_MODELS, **SHAPE_MODELS}
 assert len(OP_MODELS) == len(MATH_MODELS) + len(SHAPE_MODELS), "duplicate case name"
 
