@@ -8,6 +8,9 @@ using namespace mlir;
 using namespace dlc::graph;
 
 namespace dlc::onnx_frontend {
+
+LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out); // TreeEnsembleBuilder.cpp
+
 namespace {
 
 using Results = SmallVectorImpl<Value>;
@@ -184,6 +187,7 @@ constexpr const char *kMLDomain = "ai.onnx.ml";
 const OpBuilderEntry kML[] = {
     {"Binarizer", 1, binarizer, kMLDomain},
     {"ArrayFeatureExtractor", 1, arrayFeatureExtractor, kMLDomain},
+    {"TreeEnsemble", 5, treeEnsemble, kMLDomain},
     {"TfIdfVectorizer", 9, tfIdfVectorizer},
 };
 

@@ -400,6 +400,17 @@ def if_sequence_runtime_cond():
     return model(nodes, [vi("c", TP.BOOL, []), f32("a", [2])], [f32("y", [2])], check=False)
 
 
+def tree_post_transform():
+    return _domain_node("ai.onnx.ml", "TreeEnsemble", [("x", TP.FLOAT, [2, 1])],
+                        [("y", TP.FLOAT, [2, 1])], post_transform=1, n_targets=1,
+                        nodes_featureids=[0], nodes_modes=h.make_tensor("m", TP.UINT8, [1], [0]),
+                        nodes_splits=h.make_tensor("s", TP.FLOAT, [1], [0.5]),
+                        nodes_truenodeids=[0], nodes_trueleafs=[1], nodes_falsenodeids=[1],
+                        nodes_falseleafs=[1], leaf_targetids=[0, 0],
+                        leaf_weights=h.make_tensor("w", TP.FLOAT, [2], [1.0, 2.0]),
+                        tree_roots=[0])
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()

@@ -254,6 +254,35 @@ op("deformconv_groups_mask", "DeformConv",
               K(f32(r, 6)), In(f32(r, 1, 2 * 6, 3, 3, lo=0.0, hi=1.0))],
    opset=19, group=2, offset_group=2, strides=[2, 2], pads=[1, 1, 0, 1])
 
+# TreeEnsemble (ai.onnx.ml 5): two trees (one a lone leaf), every comparison mode, set
+# membership, NaN features routed by nodes_missing_value_tracks_true; each aggregation.
+def _tree_inputs(r):
+    x = np.round(f32(r, 8, 3) * 2) / 2  # ties with the splits
+    x[1, 0] = np.nan
+    x[5, 2] = np.nan
+    return [In(x)]
+
+
+def _tree_attrs(aggregate):
+    return dict(
+        domain="ai.onnx.ml", aggregate_function=aggregate, n_targets=3,
+        nodes_featureids=[0, 1, 2, 0, 2, 1, 0, 0], nodes_modes=helper.make_tensor(
+            "m", TensorProto.UINT8, [8], [0, 1, 2, 3, 4, 5, 6, 0]),
+        nodes_splits=helper.make_tensor("s", TensorProto.FLOAT, [8],
+                                        [0.0, 0.5, -0.5, 1.0, 0.0, -1.0, 0.0, 0.0]),
+        nodes_truenodeids=[1, 3, 4, 0, 1, 2, 3, 4], nodes_trueleafs=[0, 0, 0, 1, 1, 1, 1, 1],
+        nodes_falsenodeids=[2, 5, 6, 5, 6, 7, 8, 4], nodes_falseleafs=[0, 0, 0, 1, 1, 1, 1, 1],
+        nodes_missing_value_tracks_true=[1, 0, 0, 1, 0, 0, 0, 0],
+        membership_values=helper.make_tensor("mv", TensorProto.FLOAT, [3], [-1.0, 2.0, np.nan]),
+        leaf_targetids=[0, 1, 2, 0, 1, 2, 0, 1, 2],
+        leaf_weights=helper.make_tensor("w", TensorProto.FLOAT, [9],
+                                        [1.0, -2.0, 3.5, 0.25, 4.0, -1.5, 2.0, 0.5, 7.0]),
+        tree_roots=[0, 7])
+
+
+for _agg, _name in ((0, "average"), (1, "sum"), (2, "min"), (3, "max")):
+    op(f"tree_ensemble_{_name}", "TreeEnsemble", _tree_inputs, opset=17, **_tree_attrs(_agg))
+
 OP_MODELS: dict = {**MATH_MODELS, **SHAPE_MODELS}
 assert len(OP_MODELS) == len(MATH_MODELS) + len(SHAPE_MODELS), "duplicate case name"
 

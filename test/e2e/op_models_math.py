@@ -81,8 +81,12 @@ def finish(g: G, outs, name: str, opset: int):
         vi.name = y
         vis.append(vi)
     graph = helper.make_graph(g.nodes, name, g.ins, vis, initializer=g.inits)
+    # Nodes of other domains (make_node's domain=...) import that domain's newest opset.
+    domains = sorted({n.domain for n in g.nodes if n.domain not in ("", "ai.onnx")})
+    versions = {"ai.onnx.ml": 5, "ai.onnx.preview.training": 1}
     model = helper.make_model(graph, producer_name="dlc-e2e-ops",
-                              opset_imports=[helper.make_opsetid("", opset)])
+                              opset_imports=[helper.make_opsetid("", opset)] +
+                              [helper.make_opsetid(d, versions.get(d, 1)) for d in domains])
     model.ir_version = 8 if opset <= 17 else 9
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     for vi in inferred.graph.output:
