@@ -259,13 +259,13 @@ def e8m0_round_mode():
                    to=TP.FLOAT8E8M0, round_mode="sideways")
 
 
-def _domain_node(domain, op, inputs, outputs, inits=(), **attrs):
-    # One `op` node of `domain` named "n" (the model imports opset 1 of it, 23 of ai.onnx).
+def _domain_node(domain, op, inputs, outputs, inits=(), version=1, **attrs):
+    # One `op` node of `domain` named "n" (the model imports `version` of it, 23 of ai.onnx).
     node = h.make_node(op, [i[0] for i in inputs] + [c.name for c in inits],
                        [o[0] for o in outputs], name="n", domain=domain, **attrs)
     g = h.make_graph([node], "g", [vi(*i) for i in inputs], [vi(*o) for o in outputs],
                      list(inits))
-    return h.make_model(g, opset_imports=[h.make_opsetid("", 23), h.make_opsetid(domain, 1)],
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 23), h.make_opsetid(domain, version)],
                         ir_version=8)
 
 
@@ -402,7 +402,7 @@ def if_sequence_runtime_cond():
 
 def tree_post_transform():
     return _domain_node("ai.onnx.ml", "TreeEnsemble", [("x", TP.FLOAT, [2, 1])],
-                        [("y", TP.FLOAT, [2, 1])], post_transform=1, n_targets=1,
+                        [("y", TP.FLOAT, [2, 1])], version=5, post_transform=1, n_targets=1,
                         nodes_featureids=[0], nodes_modes=h.make_tensor("m", TP.UINT8, [1], [0]),
                         nodes_splits=h.make_tensor("s", TP.FLOAT, [1], [0.5]),
                         nodes_truenodeids=[0], nodes_trueleafs=[1], nodes_falsenodeids=[1],
