@@ -51,6 +51,45 @@ Value sumOut(Expr &e, Value x, std::string &labels, const std::string &keep) {
   return axes.empty() ? x : e.reduce<ReduceSumOp>(x, axes, false);
 }
 
+/// Takes the diagonals of letters repeated in `labels` ("ii" -> "i"): the two axes
+/// moved together, merged, and sliced with step d + 1. Fails on unequal sizes.
+FailureOr<Value> diagonals(NodeImporter &n, Expr &e, Value x, std::string &labels) {
+  for (size_t j1 = 0; j1 < labels.size(); ++j1) {
+    size_t j2 = labels.find(labels[j1], j1 + 1);
+    if (j2 == std::string::npos)
+      continue;
+    auto t = tensorType(x);
+    int64_t d = t.getDimSize(j1);
+    if (t.getDimSize(j2) != d)
+      return n.error("repeated index '" + Twine(labels[j1]) + "' has sizes " + Twine(d) +
+                     " and " + Twine(t.getDimSize(j2)));
+    SmallVector<int64_t> perm, shape, merged;
+    for (int64_t a = 0; a < t.getRank(); ++a)
+      if (a != (int64_t)j2) {
+        perm.push_back(a);
+        if (a == (int64_t)j1)
+          perm.push_back(j2);
+      }
+    for (int64_t a : perm)
+      shape.push_back(t.getDimSize(a));
+    merged.assign(shape.begin(), shape.begin() + j1);
+    merged.push_back(d * d);
+    merged.append(shape.begin() + j1 + 2, shape.end());
+    Value v = e.reshape(e.transpose(x, perm), merged);
+    SmallVector<int64_t> starts(merged.size(), 0), sizes(merged), steps(merged.size(), 1);
+    sizes[j1] = d;
+    steps[j1] = d + 1;
+    x = e.op<SliceOp>({v}, {n.named("starts", n.b.getDenseI64ArrayAttr(starts)),
+                            n.named("sizes", n.b.getDenseI64ArrayAttr(sizes)),
+                            n.named("steps", n.b.getDenseI64ArrayAttr(steps))});
+    if (e.failed)
+      return failure();
+    labels.erase(j2, 1);
+    --j1; // the same letter may repeat again
+  }
+  return x;
+}
+
 /// Transposes `x` from `from` order to `to` order (same letters).
 Value reorder(Expr &e, Value x, const std::string &from, const std::string &to) {
   if (from == to)
@@ -88,6 +127,7 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
   if (terms.size() != k)
     return n.error("equation has " + Twine(terms.size()) + " terms for " + Twine(k) + " inputs");
   std::map<char, int64_t> size;
+  SmallVector<std::string> written;
   int64_t ellipsisRank = 0;
   for (unsigned i = 0; i < k; ++i) {
     auto t = tensorType(xs[i]);
@@ -98,10 +138,14 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
       ellipsisRank = std::max<int64_t>(ellipsisRank, t.getRank() - (int64_t)std::count_if(
                                                                         terms[i].begin(), terms[i].end(),
                                                                         [](char c) { return !isdigit(c); }));
+    written.push_back(terms[i]); // before diagonals: "ii" alone is a trace
+    Expr d{n, t.getElementType()};
+    auto diag = diagonals(n, d, xs[i], terms[i]);
+    TRY(diag);
+    xs[i] = *diag;
+    t = tensorType(xs[i]);
     for (size_t j = 0; j < terms[i].size(); ++j) {
       char c = terms[i][j];
-      if (terms[i].find(c) != j)
-        return n.error("repeated index '" + Twine(c) + "' (diagonals) is not supported");
       auto [it, fresh] = size.emplace(c, t.getDimSize(j));
       if (!fresh && it->second != t.getDimSize(j))
         return n.error("index '" + Twine(c) + "' has sizes " + Twine(it->second) + " and " +
@@ -129,7 +173,7 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
   } else {
     // Implicit: ellipsis letters, then letters that appear exactly once, sorted.
     std::map<char, int> count;
-    for (auto &t : terms)
+    for (auto &t : written)
       for (char c : t)
         count[c]++;
     for (auto &[c, cnt] : count)

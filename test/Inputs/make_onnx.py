@@ -411,6 +411,10 @@ def tree_post_transform():
                         tree_roots=[0])
 
 
+def einsum_diag_sizes():
+    return _single("Einsum", [("x", TP.FLOAT, [2, 3])], [2], equation="ii->i")
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()

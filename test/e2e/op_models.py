@@ -283,6 +283,12 @@ def _tree_attrs(aggregate):
 for _agg, _name in ((0, "average"), (1, "sum"), (2, "min"), (3, "max")):
     op(f"tree_ensemble_{_name}", "TreeEnsemble", _tree_inputs, opset=17, **_tree_attrs(_agg))
 
+# Einsum with repeated indices: trace (implicit output), batched diagonal, diagonal times a matrix.
+op("einsum_trace_implicit", "Einsum", lambda r: [In(f32(r, 4, 4))], opset=12, equation="ii")
+op("einsum_diag_batch", "Einsum", lambda r: [In(f32(r, 2, 3, 3, 5))], opset=12, equation="biij->bji")
+op("einsum_diag_matmul", "Einsum", lambda r: [In(f32(r, 3, 4, 3)), In(f32(r, 3, 2))], opset=12,
+   equation="iji,ik->jk")
+
 OP_MODELS: dict = {**MATH_MODELS, **SHAPE_MODELS}
 assert len(OP_MODELS) == len(MATH_MODELS) + len(SHAPE_MODELS), "duplicate case name"
 
