@@ -148,8 +148,8 @@ LogicalResult attention(NodeImporter &n, Results &out) {
       iv.push_back(i);
     for (int64_t j = 0; j < skv; ++j)
       jv.push_back(j);
-    Value ii = n.constant(DenseElementsAttr::get(RankedTensorType::get({sq, 1}, i64), ArrayRef<int64_t>(iv)));
-    Value jj = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, skv}, i64), ArrayRef<int64_t>(jv)));
+    Value ii = e.ints({sq, 1}, iv);
+    Value jj = e.ints({1, skv}, jv);
     Value off = e.op<SubOp>({e.reshape(e.cast(nonpad, i64), {batch, 1, 1}), e.c(i64, sq)});
     Value diff = e.op<SubOp>({e.op<AddOp>({ii, off}), jj}); // [B, sq, skv]
     Value ok;
@@ -171,7 +171,7 @@ LogicalResult attention(NodeImporter &n, Results &out) {
     for (int64_t j = 0; j < skv; ++j)
       jv.push_back(j);
     Type i64 = n.b.getI64Type();
-    Value jj = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, skv}, i64), ArrayRef<int64_t>(jv)));
+    Value jj = e.ints({1, skv}, jv);
     Value valid = e.op<LessOp>({jj, e.reshape(e.cast(nonpad, i64), {batch, 1})});
     addBias(e.reshape(e.where(valid, zero, negInf), {batch, 1, 1, skv}));
   }
@@ -234,9 +234,7 @@ Value sliceLast(Expr &e, Value x, int64_t start, int64_t size, int64_t step) {
   starts[r - 1] = start;
   sizes[r - 1] = size;
   steps[r - 1] = step;
-  return e.op<SliceOp>({x}, {e.n.named("starts", e.n.b.getDenseI64ArrayAttr(starts)),
-                             e.n.named("sizes", e.n.b.getDenseI64ArrayAttr(sizes)),
-                             e.n.named("steps", e.n.b.getDenseI64ArrayAttr(steps))});
+  return e.slice(x, starts, sizes, steps);
 }
 
 /// RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim features of each
@@ -357,9 +355,7 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
   double scale = *scaleAttr != 0 ? *scaleAttr : 1.0 / std::sqrt((double)dk);
   auto at = [&](Value x, int64_t t) { // x[:, :, t, :] as [B, H, 1, d]
     auto xt = tensorType(x);
-    return e.op<SliceOp>({x}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, t, 0})),
-                               n.named("sizes", n.b.getDenseI64ArrayAttr({B, xt.getDimSize(1), 1, xt.getDimSize(3)})),
-                               n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, 1, 1}))});
+    return e.slice(x, {0, 0, t, 0}, {B, xt.getDimSize(1), 1, xt.getDimSize(3)}, {1, 1, 1, 1});
   };
   SmallVector<Value> outs;
   for (int64_t t = 0; t < T; ++t) {
@@ -495,8 +491,7 @@ LogicalResult tensorScatter(NodeImporter &n, Results &out) {
   SmallVector<int64_t> positions;
   for (int64_t p = 0; p < L; ++p)
     positions.push_back(p);
-  Value pos = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, L}, i64),
-                                                ArrayRef<int64_t>(positions)));
+  Value pos = e.ints({1, L}, positions);
   Value idx = e.op<SubOp>({pos, w}); // [B, L]
   if (*mode == "circular")
     idx = e.op<ModOp>({e.op<AddOp>({e.op<ModOp>({idx, e.c(L)}), e.c(L)}), e.c(L)});

@@ -72,9 +72,7 @@ Value takeAt(Expr &e, Value x, int64_t axis, int64_t t) {
   for (int64_t d = 0; d < r; ++d)
     if (d != axis)
       shape.push_back(xt.getDimSize(d));
-  Value s = e.op<SliceOp>({x}, {e.n.named("starts", e.n.b.getDenseI64ArrayAttr(starts)),
-                                e.n.named("sizes", e.n.b.getDenseI64ArrayAttr(sizes)),
-                                e.n.named("steps", e.n.b.getDenseI64ArrayAttr(steps))});
+  Value s = e.slice(x, starts, sizes, steps);
   return e.reshape(s, shape);
 }
 

@@ -129,9 +129,7 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   int64_t kh = k[0], kw = k[1];
   Value wg = e.reshape(w, {g, cin / g, cout / g, kh, kw});
   wg = e.reshape(e.transpose(wg, {0, 2, 1, 3, 4}), {cout, cin / g, kh, kw});
-  wg = e.op<SliceOp>({wg}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, kh - 1, kw - 1})),
-                            n.named("sizes", n.b.getDenseI64ArrayAttr({cout, cin / g, kh, kw})),
-                            n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, -1, -1}))});
+  wg = e.slice(wg, {0, 0, kh - 1, kw - 1}, {cout, cin / g, kh, kw}, {1, 1, -1, -1});
   if (e.failed)
     return failure();
   SmallVector<Value> ops = {padded, wg};
@@ -189,9 +187,7 @@ LogicalResult causalConvWithState(NodeImporter &n, Results &out) {
     Value yf = e.cast(y, f32);
     y = e.cast(e.op<MulOp>({yf, e.op<SigmoidOp>({yf})}), elt);
   }
-  Value state = k > 1 ? e.op<SliceOp>({padded}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, L})),
-                                                 n.named("sizes", n.b.getDenseI64ArrayAttr({B, C, k - 1})),
-                                                 n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, 1}))})
+  Value state = k > 1 ? e.slice(padded, {0, 0, L}, {B, C, k - 1}, {1, 1, 1})
                       : past;
   if (e.failed)
     return failure();

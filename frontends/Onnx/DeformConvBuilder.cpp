@@ -60,9 +60,7 @@ LogicalResult deformConv(NodeImporter &n, SmallVectorImpl<Value> &out) {
   };
   Value off = e.reshape(*offset, {N, OG, kh, kw, 2, OH, OW});
   auto offsetPart = [&](int64_t i) {
-    Value s = e.op<SliceOp>({off}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, 0, 0, i, 0, 0})),
-                                    n.named("sizes", n.b.getDenseI64ArrayAttr({N, OG, kh, kw, 1, OH, OW})),
-                                    n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, 1, 1, 1, 1, 1}))});
+    Value s = e.slice(off, {0, 0, 0, 0, i, 0, 0}, {N, OG, kh, kw, 1, OH, OW}, {1, 1, 1, 1, 1, 1, 1});
     return e.reshape(s, {N, OG, kh, kw, OH, OW});
   };
   Value py = e.op<AddOp>({grid(true), offsetPart(0)}), px = e.op<AddOp>({grid(false), offsetPart(1)});

@@ -30,13 +30,10 @@ LogicalResult det(NodeImporter &n, SmallVectorImpl<Value> &out) {
   SmallVector<int64_t> rows;
   for (int64_t i = 0; i < N; ++i)
     rows.push_back(i);
-  Value rowIdx = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, N, 1}, i64),
-                                                   ArrayRef<int64_t>(rows)));
+  Value rowIdx = e.ints({1, N, 1}, rows);
   Value result = n.constant(DenseElementsAttr::get(RankedTensorType::get({B, 1, 1}, f64), 1.0));
   auto slice = [&](Value v, ArrayRef<int64_t> starts, ArrayRef<int64_t> sizes) {
-    return e.op<SliceOp>({v}, {n.named("starts", n.b.getDenseI64ArrayAttr(starts)),
-                               n.named("sizes", n.b.getDenseI64ArrayAttr(sizes)),
-                               n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, 1}))});
+    return e.slice(v, starts, sizes, {1, 1, 1});
   };
   for (int64_t k = 0; k < N; ++k) {
     Value kc = e.c(i64, (double)k);

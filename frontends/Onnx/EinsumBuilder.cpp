@@ -79,9 +79,7 @@ FailureOr<Value> diagonals(NodeImporter &n, Expr &e, Value x, std::string &label
     SmallVector<int64_t> starts(merged.size(), 0), sizes(merged), steps(merged.size(), 1);
     sizes[j1] = d;
     steps[j1] = d + 1;
-    x = e.op<SliceOp>({v}, {n.named("starts", n.b.getDenseI64ArrayAttr(starts)),
-                            n.named("sizes", n.b.getDenseI64ArrayAttr(sizes)),
-                            n.named("steps", n.b.getDenseI64ArrayAttr(steps))});
+    x = e.slice(v, starts, sizes, steps);
     if (e.failed)
       return failure();
     labels.erase(j2, 1);

@@ -37,6 +37,18 @@ struct Expr {
   mlir::Value transpose(mlir::Value v, llvm::ArrayRef<int64_t> perm) {
     return op<graph::TransposeOp>({v}, {n.named("perm", n.b.getDenseI64ArrayAttr(perm))});
   }
+  /// v[starts : starts + sizes * steps : steps] per dim (negative steps walk backwards).
+  mlir::Value slice(mlir::Value v, llvm::ArrayRef<int64_t> starts, llvm::ArrayRef<int64_t> sizes,
+                    llvm::ArrayRef<int64_t> steps) {
+    return op<graph::SliceOp>({v}, {n.named("starts", n.b.getDenseI64ArrayAttr(starts)),
+                                    n.named("sizes", n.b.getDenseI64ArrayAttr(sizes)),
+                                    n.named("steps", n.b.getDenseI64ArrayAttr(steps))});
+  }
+  /// A constant i64 tensor of `shape` holding `values` (row-major).
+  mlir::Value ints(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> values) {
+    return n.constant(mlir::DenseElementsAttr::get(
+        mlir::RankedTensorType::get(shape, n.b.getI64Type()), values));
+  }
   /// Reduction `OpTy` over `axes` (sorted, non-negative).
   template <typename OpTy>
   mlir::Value reduce(mlir::Value v, llvm::ArrayRef<int64_t> axes, bool keepdims) {

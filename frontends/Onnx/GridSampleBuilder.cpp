@@ -113,9 +113,7 @@ LogicalResult gridSample(NodeImporter &n, Results &out) {
   SmallVector<Value> coord(sp);
   for (int64_t d = 0; d < sp; ++d) {
     int64_t comp = sp - 1 - d;
-    Value gd = e.reshape(e.op<SliceOp>({g}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, comp})),
-                                            n.named("sizes", n.b.getDenseI64ArrayAttr({N, P, 1})),
-                                            n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, 1}))}),
+    Value gd = e.reshape(e.slice(g, {0, 0, comp}, {N, P, 1}, {1, 1, 1}),
                          {N, P});
     double len = dims[d];
     Value v = *align ? e.op<MulOp>({e.op<AddOp>({gd, e.c(1)}), e.c((len - 1) / 2)})

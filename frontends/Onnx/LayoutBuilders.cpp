@@ -432,8 +432,8 @@ LogicalResult topK(NodeImporter &n, Results &out) {
     kv.push_back(i);
   for (int64_t i = 0; i < N; ++i)
     nv.push_back(i);
-  Value iotaK = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, 1, k}, i64), ArrayRef<int64_t>(kv)));
-  Value iotaN = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, N, 1}, i64), ArrayRef<int64_t>(nv)));
+  Value iotaK = e.ints({1, 1, k}, kv);
+  Value iotaN = e.ints({1, N, 1}, nv);
   Value hot = e.cast(e.op<EqualOp>({e.reshape(rank, {M, N, 1}), iotaK}), i64); // [M, N, k]
   Value idx = e.reduce<ReduceSumOp>(e.op<MulOp>({hot, iotaN}), {1}, false);     // [M, k]
   Value vals = e.op<GatherElementsOp>({xm, idx}, {n.named("axis", n.b.getI64IntegerAttr(1))});
@@ -558,8 +558,7 @@ LogicalResult compress(NodeImporter &n, Results &out) {
       idx.push_back(i);
     ++i;
   }
-  Value indices = n.constant(DenseElementsAttr::get(
-      RankedTensorType::get({(int64_t)idx.size()}, n.b.getI64Type()), ArrayRef<int64_t>(idx)));
+  Value indices = e.ints({(int64_t)idx.size()}, idx);
   Value y = e.op<GatherOp>({data, indices}, {n.named("axis", n.b.getI64IntegerAttr(axis))});
   if (e.failed)
     return failure();
@@ -627,17 +626,14 @@ LogicalResult col2im(NodeImporter &n, Results &out) {
   Type elt = t.getElementType();
   Expr e{n, elt};
   Value upd = e.reshape(e.transpose(e.reshape(*x, {N, C, K * L}), {2, 0, 1}), {K * L, N * C});
-  Value idx = n.constant(DenseElementsAttr::get(RankedTensorType::get({K * L, 1}, n.b.getI64Type()),
-                                                ArrayRef<int64_t>(target)));
+  Value idx = e.ints({K * L, 1}, target);
   Value zeros = n.constant(DenseElementsAttr::get(RankedTensorType::get({HW + 1, N * C}, elt),
                                                   n.b.getZeroAttr(elt)));
   Value sum = e.op<ScatterNDOp>({zeros, idx, upd},
                                 {n.named("axis", n.b.getI64IntegerAttr(0)),
                                  n.named("reduction", n.b.getStringAttr("add"))},
                                 {RankedTensorType::get({HW + 1, N * C}, elt)});
-  Value img = e.op<SliceOp>({sum}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0})),
-                                    n.named("sizes", n.b.getDenseI64ArrayAttr({HW, N * C})),
-                                    n.named("steps", n.b.getDenseI64ArrayAttr({1, 1}))});
+  Value img = e.slice(sum, {0, 0}, {HW, N * C}, {1, 1});
   SmallVector<int64_t> shape = {N, C};
   llvm::append_range(shape, *image);
   Value y = e.reshape(e.transpose(img, {1, 0}), shape);

@@ -154,8 +154,7 @@ LogicalResult tfIdfVectorizer(NodeImporter &n, Results &out) {
       for (int64_t s = 0; s < S; ++s)
         for (int64_t j = 0; j < size; ++j)
           windows.push_back(s + j * skip);
-      Value idx = n.constant(DenseElementsAttr::get(RankedTensorType::get({S * size}, i64),
-                                                    ArrayRef<int64_t>(windows)));
+      Value idx = e.ints({S * size}, windows);
       Value w = e.reshape(e.op<GatherOp>({rows, idx}, {n.named("axis", n.b.getI64IntegerAttr(1))}),
                           {B, S, 1, size});
       Value eq = e.cast(e.op<EqualOp>({w, poolGrams}), f32);          // [B, S, G, size]

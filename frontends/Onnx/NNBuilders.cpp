@@ -238,8 +238,7 @@ FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value y, const Window 
   SmallVector<int64_t> base;
   for (int64_t i = 0; i < N * C; ++i)
     base.push_back(i * H * W);
-  Value baseIdx = n.constant(DenseElementsAttr::get(RankedTensorType::get({N, C, 1, 1}, i64),
-                                                    ArrayRef<int64_t>(base)));
+  Value baseIdx = e.ints({N, C, 1, 1}, base);
   Value best = n.constant(DenseElementsAttr::get(RankedTensorType::get(yt.getShape(), elt),
                                                  n.b.getFloatAttr(elt, -INFINITY)));
   Value idx = n.constant(DenseElementsAttr::get(RankedTensorType::get(yt.getShape(), i64),
@@ -247,18 +246,15 @@ FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value y, const Window 
   for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
     for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
       int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
-      Value v = e.op<SliceOp>({padded}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, h0, w0})),
-                                         n.named("sizes", n.b.getDenseI64ArrayAttr({N, C, OH, OW})),
-                                         n.named("steps", n.b.getDenseI64ArrayAttr(
-                                                              {1, 1, w.strides[0], w.strides[1]}))});
+      Value v = e.slice(padded, {0, 0, h0, w0}, {N, C, OH, OW}, 
+                                                              {1, 1, w.strides[0], w.strides[1]});
       SmallVector<int64_t> tap;
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           int64_t h = oh * w.strides[0] + h0 - w.pads[0], c = ow * w.strides[1] + w0 - w.pads[1];
           tap.push_back(columnMajor ? h + c * H : h * W + c);
         }
-      Value tapIdx = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, 1, OH, OW}, i64),
-                                                       ArrayRef<int64_t>(tap)));
+      Value tapIdx = e.ints({1, 1, OH, OW}, tap);
       Value gt = e.op<GreaterOp>({v, best});
       best = e.where(gt, v, best);
       idx = e.where(gt, e.op<AddOp>({baseIdx, tapIdx}), idx);

@@ -45,9 +45,7 @@ Value broadcastParam(Expr &e, Value p, ArrayRef<int64_t> xShape, int64_t axis, i
   if (merged[axis] != xShape[axis]) {
     SmallVector<int64_t> starts(r, 0), sizes(merged), steps(r, 1);
     sizes[axis] = xShape[axis];
-    b = e.op<SliceOp>({b}, {e.n.named("starts", e.n.b.getDenseI64ArrayAttr(starts)),
-                            e.n.named("sizes", e.n.b.getDenseI64ArrayAttr(sizes)),
-                            e.n.named("steps", e.n.b.getDenseI64ArrayAttr(steps))});
+    b = e.slice(b, starts, sizes, steps);
   }
   return b;
 }

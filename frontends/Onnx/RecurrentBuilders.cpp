@@ -19,9 +19,7 @@ Value sliceDim(Expr &e, Value x, int64_t dim, int64_t start, int64_t size) {
   SmallVector<int64_t> starts(r, 0), sizes(t.getShape()), steps(r, 1);
   starts[dim] = start;
   sizes[dim] = size;
-  return e.op<SliceOp>({x}, {e.n.named("starts", e.n.b.getDenseI64ArrayAttr(starts)),
-                             e.n.named("sizes", e.n.b.getDenseI64ArrayAttr(sizes)),
-                             e.n.named("steps", e.n.b.getDenseI64ArrayAttr(steps))});
+  return e.slice(x, starts, sizes, steps);
 }
 
 /// x[d] of a [dirs, ...] tensor, without the leading dim.

@@ -79,9 +79,7 @@ LogicalResult roiAlign(NodeImporter &n, SmallVectorImpl<Value> &out) {
   // Per-ROI scalars as [R, 1, 1, 1, 1]; sample dims [R, OH, OW, GH, GW].
   Value rf = e.cast(*rois, f);
   auto coord = [&](int64_t k) {
-    Value c = e.op<SliceOp>({rf}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, k})),
-                                   n.named("sizes", n.b.getDenseI64ArrayAttr({R, 1})),
-                                   n.named("steps", n.b.getDenseI64ArrayAttr({1, 1}))});
+    Value c = e.slice(rf, {0, k}, {R, 1}, {1, 1});
     return e.op<SubOp>({e.op<MulOp>({e.reshape(c, {R, 1, 1, 1, 1}), e.c(*scale)}), e.c(offset)});
   };
   Value x0 = coord(0), y0 = coord(1);

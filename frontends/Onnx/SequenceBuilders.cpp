@@ -188,9 +188,7 @@ LogicalResult splitToSequence(NodeImporter &n, Results &out) {
     SmallVector<int64_t> starts(xt.getRank(), 0), shape(xt.getShape()), steps(xt.getRank(), 1);
     starts[*axis] = at;
     shape[*axis] = size;
-    Value piece = e.op<SliceOp>({*x}, {n.named("starts", n.b.getDenseI64ArrayAttr(starts)),
-                                       n.named("sizes", n.b.getDenseI64ArrayAttr(shape)),
-                                       n.named("steps", n.b.getDenseI64ArrayAttr(steps))});
+    Value piece = e.slice(*x, starts, shape, steps);
     if (squeeze) {
       shape.erase(shape.begin() + *axis);
       piece = e.reshape(piece, shape);

@@ -47,9 +47,7 @@ Value spectrum(Expr &e, Value v, int64_t L, bool inverse, bool onesided, int64_t
           c = tensorType(v).getDimSize(2);
   bool irfft = inverse && onesided;
   auto part = [&](int64_t i) {
-    return e.reshape(e.op<SliceOp>({v}, {n.named("starts", n.b.getDenseI64ArrayAttr({0, 0, i})),
-                                         n.named("sizes", n.b.getDenseI64ArrayAttr({M, inLen, 1})),
-                                         n.named("steps", n.b.getDenseI64ArrayAttr({1, 1, 1}))}),
+    return e.reshape(e.slice(v, {0, 0, i}, {M, inLen, 1}, {1, 1, 1}),
                      {M, inLen});
   };
   Value xr = part(0), xi = c == 2 ? part(1) : Value();
@@ -224,8 +222,7 @@ LogicalResult stft(NodeImporter &n, Results &out) {
     sig = e.op<PadOp>({sig}, {n.named("pads", n.b.getDenseI64ArrayAttr({0, 0, 0, 0, padTo - len, 0})),
                               n.named("mode", n.b.getStringAttr("constant")),
                               n.named("value", n.b.getF64FloatAttr(0))});
-  Value indices = n.constant(DenseElementsAttr::get(RankedTensorType::get({frames * W}, i64),
-                                                    ArrayRef<int64_t>(idx)));
+  Value indices = e.ints({frames * W}, idx);
   Value framed = e.reshape(e.op<GatherOp>({sig, indices}, {n.named("axis", n.b.getI64IntegerAttr(1))}),
                            {B, frames, W, c});
   if (window)

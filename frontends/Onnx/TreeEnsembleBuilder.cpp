@@ -149,8 +149,7 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
   SmallVector<int64_t> fid;
   for (double f : *features)
     fid.push_back((int64_t)f);
-  Value cols = e.op<GatherOp>({e.cast(*x, f64), n.constant(DenseElementsAttr::get(
-                                                   RankedTensorType::get({numNodes}, i64), ArrayRef<int64_t>(fid)))},
+  Value cols = e.op<GatherOp>({e.cast(*x, f64), e.ints({numNodes}, fid)},
                               {n.named("axis", n.b.getI64IntegerAttr(1))});
   Value split = constant({1, numNodes}, *splits);
   Value test = n.constant(DenseElementsAttr::get(RankedTensorType::get({N, numNodes}, n.b.getI1Type()), false));
