@@ -388,14 +388,16 @@ def bert_layer(seed: int):
 # GPT-2 block
 # ---------------------------------------------------------------------------
 
-def gpt2_block(seed: int):
+def gpt2_block(seed: int, S: int = 64, D: int = 256, H: int = 4, F: int = 1024,
+               name: str = "gpt2_block"):
     """GPT-2 decoder block on hidden states [1,64,256]: pre-LN causal attention + MLP.
 
     Fused QKV MatMul [256,768] + Split (sizes as input, opset 13+), 4 heads,
     causal mask via Where(tril, scores, -1e4), tanh-form GELU written out with Pow.
+    The keyword arguments resize it (bench/models.py: GPT-2 small, S=128, D=768, H=12, F=3072).
     """
-    S, D, H, DH, F = 64, 256, 4, 64, 1024
-    b = GraphBuilder("gpt2_block", seed)
+    DH = D // H
+    b = GraphBuilder(name, seed)
     x = b.input("hidden_states", np.float32, [1, S, D])
 
     h = _layer_norm(b, x, D, "ln_1", 1e-5)

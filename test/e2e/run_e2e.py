@@ -150,7 +150,7 @@ def input_args(input_files: dict[str, Path]) -> list[str]:
 
 
 def run_mode(dlc: str, mode: str, work: Path, input_files, refs, rtol: float,
-             timeout: float) -> tuple[float, str]:
+             timeout: float, threads: int = 1) -> tuple[float, str]:
     """Run one mode; return (worst error, timing text). Raises Failure."""
     model = work / "model.onnx"
     out_dir = work / f"out_{mode}"
@@ -162,11 +162,11 @@ def run_mode(dlc: str, mode: str, work: Path, input_files, refs, rtol: float,
         if not so.is_file():
             raise Failure(f"dlc compile exited 0 but did not write {so}")
         t_r = run_cmd([dlc, "run", str(so), *input_args(input_files), "--output-dir",
-                       str(out_dir)], timeout, "dlc run (aot)")
+                       str(out_dir), "--threads", str(threads)], timeout, "dlc run (aot)")
         timing = f"compile {t_c:6.2f}s run {t_r:6.2f}s"
     else:
         t_r = run_cmd([dlc, "run", str(model), *input_args(input_files), "--output-dir",
-                       str(out_dir)], timeout, "dlc run (jit)")
+                       str(out_dir), "--threads", str(threads)], timeout, "dlc run (jit)")
         timing = f"jit-run {t_r:6.2f}s"
     return compare(out_dir, refs, rtol), timing
 
@@ -179,6 +179,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rtol", type=float, default=1e-4,
                     help="max allowed max|dlc-ref|/max|ref| per output (default 1e-4)")
     ap.add_argument("--seed", type=int, default=0, help="seed for weights and inputs")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads for dlc run (parallel loops split over them; default 1)")
     ap.add_argument("--timeout", type=float, default=600.0,
                     help="timeout per dlc invocation in seconds (default 600)")
     ap.add_argument("--keep", action="store_true",
@@ -228,7 +230,7 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             try:
                 err, timing = run_mode(dlc, mode, work, input_files, refs, args.rtol,
-                                       args.timeout)
+                                       args.timeout, args.threads)
                 dt = time.perf_counter() - t0
                 print(f"PASS {name:<18} {mode:<3}  err {err:9.3e}  time {dt:7.2f}s "
                       f"({timing}; ort {t_ort * 1000:8.2f}ms)", flush=True)

@@ -31,6 +31,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "func.func(buffer-hoisting)",
       "buffer-deallocation-pipeline",
       "convert-bufferization-to-memref",
+      // Outer tile loops of parallel dims -> bodies the runtime's threads split.
+      "dlc-outline-parallel-loops",
       // Loops; LLVM's vectorizer handles the inner loops for now.
       // Vector transfers to loads/stores; full unroll avoids per-iteration allocas.
       "func.func(convert-vector-to-scf{full-unroll=true})",
@@ -50,6 +52,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}",
       "convert-cf-to-llvm", "convert-ub-to-llvm",
       "reconcile-unrealized-casts",
+      "dlc-lower-parallel-calls",
       "dlc-add-entry-point",
   };
   (void)options;

@@ -39,11 +39,16 @@ struct AddEntryPointPass : dlc::x86::impl::AddEntryPointBase<AddEntryPointPass> 
     Block *block = entry.addEntryBlock(b);
     b.setInsertionPointToStart(block);
     SmallVector<Value> args;
-    for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+    // Buffers, then (when dlc_main takes it) the runtime context.
+    bool takesCtx = module->hasAttr(dlc::x86::kRuntimeCtxArgAttr);
+    unsigned numBuffers = main.getNumArguments() - (takesCtx ? 1 : 0);
+    for (unsigned i = 0; i < numBuffers; ++i) {
       Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, block->getArgument(0),
                                        ArrayRef<LLVM::GEPArg>{(int32_t)i});
       args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
     }
+    if (takesCtx)
+      args.push_back(block->getArgument(1));
     LLVM::CallOp::create(b, loc, main, args);
     Value zero = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
     LLVM::ReturnOp::create(b, loc, zero);

@@ -20,6 +20,15 @@ namespace dlc::x86 {
 /// Name of the module attribute holding the I/O descriptor text.
 constexpr const char *kDescriptorAttr = "dlc.descriptor";
 
+/// Unit attribute on an scf.for whose iterations are independent (the outer
+/// tile loop of a parallel dimension): dlc-outline-parallel-loops may split it
+/// over the runtime's threads.
+constexpr const char *kParallelLoopAttr = "dlc.parallel";
+/// Module attribute: dlc_main's last argument is the runtime context pointer.
+constexpr const char *kRuntimeCtxArgAttr = "dlc.runtime_ctx_arg";
+/// Prefix of the functions that hold an outlined parallel loop body.
+constexpr const char *kParallelBodyPrefix = "dlc_parallel_body_";
+
 /// Target description for code generation.
 struct TargetOptions {
   std::string cpu = "host"; // "host", "x86-64-v3", "x86-64-v4", or any LLVM CPU name

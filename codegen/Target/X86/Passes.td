@@ -90,4 +90,28 @@ def FuseElementwise : Pass<"dlc-fuse-elementwise", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Outline loops marked dlc.parallel into bodies the runtime's threads split";
+  let description = [{
+    Runs on buffers and scf loops. Gives `dlc_main` a trailing `!llvm.ptr`
+    argument (the runtime context of dlc_abi.h; module attribute
+    `dlc.runtime_ctx_arg`) and turns each `scf.for` marked `dlc.parallel` with
+    static bounds into `func.call @dlc_parallel_body_N(captures..., 0, trips,
+    ctx)`, the body running iterations [begin, end). Constants, globals and
+    views are re-created inside; other captures must be identity-layout static
+    memrefs or scalars, else the loop stays sequential.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
+}
+def LowerParallelCalls : Pass<"dlc-lower-parallel-calls", "::mlir::ModuleOp"> {
+  let summary = "Dispatch outlined parallel bodies through dlc_runtime_parallel_for (LLVM dialect)";
+  let description = [{
+    Each call of a `dlc_parallel_body_N` becomes a stack closure holding its
+    captures and `dlc_runtime_parallel_for(ctx, end - begin, chunk, closure)`,
+    where the generated `dlc_parallel_body_N_chunk(closure, begin, end)`
+    unpacks the closure and calls the body.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
 #endif

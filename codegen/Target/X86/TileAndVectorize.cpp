@@ -27,6 +27,9 @@ SmallVector<OpFoldResult> asOFR(Builder &b, ArrayRef<int64_t> v) {
   return llvm::map_to_vector(v, [&](int64_t x) -> OpFoldResult { return b.getIndexAttr(x); });
 }
 
+/// Iterations (elements times reduction length) below which an op stays on one thread.
+constexpr int64_t kMinParallelWork = 1 << 16;
+
 /// Tiles `op`, fusing producers of its init (fill, bias broadcast) into the
 /// tile loop. Returns the tiled root and any tiled producers.
 FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, TilingInterface op,
@@ -45,6 +48,23 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   auto result = scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
   if (failed(result))
     return failure();
+  // Tile loops of parallel dims run independent iterations: threads may split the
+  // outermost one that has more than one (dlc-outline-parallel-loops), when the op
+  // has enough work to pay for waking the other threads (a few microseconds).
+  int64_t work = 1;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation()))
+    for (int64_t r : linalgOp.getStaticLoopRanges())
+      work = ShapedType::isDynamic(r) ? work : work * r;
+  for (LoopLikeOpInterface loop : result->loops) {
+    if (work < kMinParallelWork)
+      break;
+    auto forOp = dyn_cast<scf::ForOp>(loop.getOperation());
+    std::optional<APInt> trips = forOp ? forOp.getStaticTripCount() : std::nullopt;
+    if (trips && trips->getSExtValue() > 1) {
+      forOp->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+      break;
+    }
+  }
   for (OpResult r : op->getResults())
     if (Value v = result->replacements.lookup(r))
       rewriter.replaceAllUsesWith(r, v);

@@ -1,0 +1,128 @@
+// Machine microbenchmarks for bench/run: fp32 FMA peak and streaming memory bandwidth.
+//
+// Built by bench/run.py with `clang-22 -O2 -march=native -pthread`.
+// usage: machine THREADS   prints one JSON object:
+//   {"isa": "avx512", "threads": T, "fma_gflops": G, "copy_gbs": C, "triad_gbs": R}
+// fma_gflops: T threads, each running 12 independent FMA accumulator chains (enough to hide
+//   the 4-cycle FMA latency on 2 FMA pipes), best of 5; a vector FMA counts 2 flops per lane.
+// copy_gbs / triad_gbs: a[i] = b[i] and a[i] = b[i] + s*c[i] over 64 Mi-float arrays
+//   (256 MiB each, far larger than L3), the index range split between T threads; bytes are
+//   counted STREAM-style (8 per element for copy, 12 for triad, no write-allocate), best of 5.
+#include <immintrin.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#if defined(__AVX512F__)
+typedef __m512 vec;
+#define LANES 16
+#define ISA "avx512"
+#define VSET1 _mm512_set1_ps
+#define VFMA _mm512_fmadd_ps
+#define VADD _mm512_add_ps
+#define VSTORE _mm512_storeu_ps
+#elif defined(__AVX2__) && defined(__FMA__)
+typedef __m256 vec;
+#define LANES 8
+#define ISA "avx2"
+#define VSET1 _mm256_set1_ps
+#define VFMA _mm256_fmadd_ps
+#define VADD _mm256_add_ps
+#define VSTORE _mm256_storeu_ps
+#else
+#error "needs AVX-512F or AVX2+FMA (compile with -march=native on such a CPU)"
+#endif
+
+#define CHAINS 12
+#define FMA_ITERS 20000000L
+#define N_ELEMS (64L * 1024 * 1024)
+#define REPEATS 5
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static volatile float sink;  // keeps the results alive
+// Loaded at run time so the compiler cannot constant-fold the FMA chains away.
+static volatile float va = 0.9999999f, vb = 1e-7f, v0 = 1.0f;
+
+static void *fma_worker(void *arg) {
+  (void)arg;
+  vec acc[CHAINS];
+  for (int c = 0; c < CHAINS; ++c) acc[c] = VSET1(v0 + c * 1e-3f);
+  // acc = acc*a + b converges to b/(1-a): no overflow, no denormals.
+  const vec a = VSET1(va), b = VSET1(vb);
+  for (long i = 0; i < FMA_ITERS; ++i)
+    for (int c = 0; c < CHAINS; ++c) acc[c] = VFMA(acc[c], a, b);
+  vec s = acc[0];
+  for (int c = 1; c < CHAINS; ++c) s = VADD(s, acc[c]);
+  float out[LANES];
+  VSTORE(out, s);
+  sink = out[0];
+  return NULL;
+}
+
+enum { COPY, TRIAD, INIT };
+static float *A, *B, *C;
+static int nthreads, kernel;
+
+static void *stream_worker(void *arg) {
+  long t = (long)arg, chunk = N_ELEMS / nthreads;
+  long lo = t * chunk, hi = (t == nthreads - 1) ? N_ELEMS : lo + chunk;
+  float *restrict a = A, *restrict b = B, *restrict c = C;
+  const float s = 3.0f;
+  if (kernel == INIT)  // first touch by the thread that streams the range later
+    for (long i = lo; i < hi; ++i) a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f;
+  else if (kernel == COPY)
+    for (long i = lo; i < hi; ++i) a[i] = b[i];
+  else
+    for (long i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
+  return NULL;
+}
+
+// Runs `fn` on nthreads threads (the calling thread is one of them); returns the wall time.
+static double run_threads(void *(*fn)(void *)) {
+  pthread_t tid[64];
+  double t0 = now();
+  for (long t = 1; t < nthreads; ++t) pthread_create(&tid[t], NULL, fn, (void *)t);
+  fn((void *)0);
+  for (long t = 1; t < nthreads; ++t) pthread_join(tid[t], NULL);
+  return now() - t0;
+}
+
+static double best_time(void *(*fn)(void *), int k) {
+  double best = 1e30;
+  kernel = k;
+  for (int r = 0; r < REPEATS; ++r) {
+    double dt = run_threads(fn);
+    if (dt < best) best = dt;
+  }
+  return best;
+}
+
+int main(int argc, char **argv) {
+  nthreads = argc > 1 ? atoi(argv[1]) : 1;
+  if (nthreads < 1 || nthreads > 64) return fprintf(stderr, "bad thread count\n"), 2;
+
+  double fma_s = best_time(fma_worker, 0);
+  double flops = (double)nthreads * FMA_ITERS * CHAINS * LANES * 2;
+
+  A = aligned_alloc(64, N_ELEMS * sizeof(float));
+  B = aligned_alloc(64, N_ELEMS * sizeof(float));
+  C = aligned_alloc(64, N_ELEMS * sizeof(float));
+  if (!A || !B || !C) return fprintf(stderr, "out of memory\n"), 1;
+  kernel = INIT;
+  run_threads(stream_worker);
+  double copy_s = best_time(stream_worker, COPY);
+  double triad_s = best_time(stream_worker, TRIAD);
+  sink = A[N_ELEMS / 2];
+
+  printf("{\"isa\": \"%s\", \"threads\": %d, \"fma_gflops\": %.2f, \"copy_gbs\": %.2f, "
+         "\"triad_gbs\": %.2f}\n",
+         ISA, nthreads, flops / fma_s * 1e-9, 8.0 * N_ELEMS / copy_s * 1e-9,
+         12.0 * N_ELEMS / triad_s * 1e-9);
+  return 0;
+}
