@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -25,12 +26,14 @@ using namespace mlir;
 
 namespace {
 
-/// Ops that are cheaper to repeat inside the body than to pass in: constants,
-/// globals and views (whose strided types the bare-pointer convention cannot pass).
+/// Ops that are cheaper to repeat inside the body than to pass in: constants
+/// (any pure op without operands: arith.constant, ub.poison, ...), globals and
+/// views (whose strided types the bare-pointer convention cannot pass).
 bool isRematerializable(Operation *op) {
-  return op && op->getNumRegions() == 0 && op->getNumResults() == 1 &&
-         (isa<arith::ConstantOp, memref::GetGlobalOp>(op) || isa<ViewLikeOpInterface>(op) ||
-          isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(op));
+  if (!op || op->getNumRegions() != 0 || op->getNumResults() != 1)
+    return false;
+  return (op->getNumOperands() == 0 && isPure(op)) || isa<memref::GetGlobalOp>(op) ||
+         isa<ViewLikeOpInterface>(op) || isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(op);
 }
 
 /// A value that can be a body argument under the bare-pointer convention.
