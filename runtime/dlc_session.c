@@ -7,6 +7,7 @@
 
 #include <sched.h>
 #include <string.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -21,8 +22,49 @@ struct dlc_session_t {
   void **buffers; /* inputs then outputs, reused by every run */
 };
 
-/* CPUs this process may use: online CPUs, narrowed by the affinity mask
- * (taskset, cgroup cpusets) so we never oversubscribe. */
+/* Reads one integer from a sysfs file; -1 if unreadable. */
+static long dlc_read_long(const char *path) {
+  FILE *f = fopen(path, "r");
+  long v = -1;
+  if (f) {
+    if (fscanf(f, "%ld", &v) != 1)
+      v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
+/* Physical cores among the CPUs this process may use (distinct
+ * (package, core) pairs in sysfs topology); 0 when the topology is unknown. */
+static int32_t dlc_physical_cores(const cpu_set_t *set) {
+  enum { kMaxCores = 1024 };
+  long seen[kMaxCores];
+  int32_t count = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE && count < kMaxCores; ++cpu) {
+    if (!CPU_ISSET(cpu, set))
+      continue;
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+    long core = dlc_read_long(path);
+    snprintf(path, sizeof path,
+             "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+    long package = dlc_read_long(path);
+    if (core < 0 || package < 0)
+      return 0;
+    long key = package * 1000000 + core;
+    bool dup = false;
+    for (int32_t i = 0; i < count && !dup; ++i)
+      dup = seen[i] == key;
+    if (!dup)
+      seen[count++] = key;
+  }
+  return count;
+}
+
+/* The default thread count: one per physical core this process may use
+ * (the affinity mask narrows it: taskset, cgroup cpusets), so we never
+ * oversubscribe and SMT siblings do not fight over one core's FMA units;
+ * the online CPU count where the topology is unknown. */
 static int32_t dlc_default_threads(void) {
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   int32_t n = online > 0 ? (online > DLC_MAX_THREADS ? DLC_MAX_THREADS
@@ -34,6 +76,9 @@ static int32_t dlc_default_threads(void) {
     int allowed = CPU_COUNT(&set);
     if (allowed > 0 && allowed < n)
       n = allowed;
+    int32_t cores = dlc_physical_cores(&set);
+    if (cores > 0 && cores < n)
+      n = cores;
   }
 #endif
   return n;

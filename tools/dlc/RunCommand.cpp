@@ -283,7 +283,7 @@ int prepare(const Args &args, Runner &r, Interface &iface, bool randomFill) {
   for (auto &kv : given)
     if (!hasInput(r.module, kv.first))
       return fail(model + ": model has no input named '" + kv.first + "'");
-  long long threads = 1;
+  long long threads = 0; // the runtime's default: one per physical core
   if (args.has("--threads") && !parseCount("--threads", args.get("--threads"), threads, error))
     return fail(error);
   if (dlc_session_create(r.module, (int32_t)threads, &r.session) != DLC_OK)
@@ -438,7 +438,7 @@ const char *kRunHelp =
     "                          (repeatable; every input is required)\n"
     "  --output-dir DIR        write outputs here (created if missing)\n"
     "  --output-format FMT     npy (default) or pb (ONNX TensorProto)\n"
-    "  --threads N             threads to run with (default 1)\n"
+    "  --threads N             threads to run with (default: one per physical core)\n"
     "  -h, --help              show this help\n";
 
 const char *kBenchHelp =
@@ -448,7 +448,7 @@ const char *kBenchHelp =
     "min, median and p90 latency (in us below 1 ms, else in ms).\n"
     "\n"
     "options:\n"
-    "  --threads N     threads to run with (default 1)\n"
+    "  --threads N     threads to run with (default: one per physical core)\n"
     "  --runs N        timed runs (default 100)\n"
     "  --warmup N      untimed runs first (default 5)\n"
     "  --input NAME=FILE   fixed value of an input, .npy or .pb (repeatable)\n"
