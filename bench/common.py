@@ -157,6 +157,10 @@ def run_child(cmd: list, timeout: float, cwd=None, env=None) -> ChildResult:
             os.killpg(p.pid, signal.SIGKILL)  # the child's own session: launcher + command
             p.wait()
             timed_out = True
+        except BaseException:  # interrupted: do not leave the child running on its own
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise
         wall = time.perf_counter() - t0
         rc, maxrss_mb = p.returncode, None
         fields = rus.read().split() if RUSAGE_LAUNCHER else []

@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -123,10 +124,23 @@ def parse_dlc_bench(text: str) -> dict | None:
     return got
 
 
+def snapshot_dlc(dlc: Path, work: Path) -> Path:
+    """Copy dlc (and ../lib/libdlc_runtime.so, which it loads via $ORIGIN) into the work dir,
+    so that rebuilding build/ during a long run does not mix two builds in one result."""
+    dst = work / "dlc-snapshot"
+    (dst / "bin").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(dlc, dst / "bin" / "dlc")
+    lib = dlc.parent.parent / "lib" / "libdlc_runtime.so"
+    if lib.exists():
+        (dst / "lib").mkdir(exist_ok=True)
+        shutil.copy2(lib, dst / "lib" / lib.name)
+    return dst / "bin" / "dlc"
+
+
 class Bench:
     def __init__(self, args, work: Path):
         self.args, self.work = args, work
-        self.dlc = str(Path(args.dlc).resolve())
+        self.dlc = str(snapshot_dlc(Path(args.dlc).resolve(), work))
         self.iree_reason = None if args.iree else "disabled with --no-iree"
         if args.iree and not (IREE_VENV / "bin" / "iree-compile").exists():
             self.iree_reason = (f"{IREE_VENV.relative_to(ROOT)} has no iree-compile "
@@ -317,6 +331,10 @@ def parse_args(argv):
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
+    # Stop cleanly on kill/Ctrl-C (also when started in the background, where SIGINT is
+    # ignored): the running child is killed and the partial results are still written.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("bench/run: terminated"))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit("bench/run: interrupted"))
     doc_path = ROOT / "docs" / "Performance.md"
     if args.doc_from:
         data = json.loads(Path(args.doc_from).read_text())
@@ -339,10 +357,10 @@ def main(argv=None) -> int:
             "settings": {"runs": args.runs, "warmup": args.warmup, "threads": args.threads,
                          "quick": args.quick, "rtol": RTOL},
             "versions": {"onnxruntime": onnxruntime.__version__}, "models": {}}
-    bench = Bench(args, work)
     dlc_mtime = os.stat(args.dlc).st_mtime
     data["host"]["dlc_binary_mtime"] = dt.datetime.fromtimestamp(dlc_mtime).isoformat(
         timespec="seconds")
+    bench = Bench(args, work)
     bench.versions = data["versions"]
     data["iree_unavailable"] = bench.iree_reason
     log(f"work directory {work}; results in {out}")
@@ -360,8 +378,8 @@ def main(argv=None) -> int:
         data["finished"] = dt.datetime.now().isoformat(timespec="seconds")
         data["loadavg_end"] = list(os.getloadavg())
         if os.path.exists(args.dlc) and os.stat(args.dlc).st_mtime != dlc_mtime:
-            data["host"]["dlc_binary_changed"] = True
-            log(f"warning: {args.dlc} was rebuilt during the run: dlc results mix builds")
+            log(f"note: {args.dlc} was rebuilt during the run; the run used a copy of the "
+                f"build from {data['host']['dlc_binary_mtime']}")
         result_file.write_text(json.dumps(data, indent=1))
         shutil.copyfile(result_file, out / "latest.json")
         if not args.keep and not args.work:

@@ -14,6 +14,9 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <thread>
+
 using namespace mlir;
 
 namespace dlc {
@@ -172,23 +175,36 @@ LogicalResult writeFileAtomically(const std::string &path, StringRef data, std::
 }
 
 LogicalResult Compilation::writeSharedLibrary(const std::string &path) {
-  std::string object;
-  if (failed(emitObject(object)))
+  if (failed(runTo(Phase::LLVM)))
     return failure();
-  SmallString<128> objPath, soPath;
-  if (llvm::sys::fs::createTemporaryFile("dlc-model", "o", objPath) ||
-      llvm::sys::fs::createTemporaryFile("dlc-model", "so", soPath))
-    return fail("cannot create temporary files");
+  // LLVM's optimization and code generation run on one module part per core.
+  unsigned partitions = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  std::vector<std::string> objects;
+  std::string error;
+  if (failed(x86::emitObjects(*mod, {options.target, options.optLevel}, partitions, objects,
+                              error)))
+    return fail(error);
+  SmallVector<SmallString<128>> objPaths(objects.size());
+  SmallString<128> soPath;
   llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(objPath);
+    for (auto &p : objPaths)
+      if (!p.empty())
+        llvm::sys::fs::remove(p);
     llvm::sys::fs::remove(soPath);
   });
-  std::string error;
-  if (failed(writeFileAtomically(std::string(objPath), object, error)))
-    return fail(error);
+  for (size_t i = 0; i < objects.size(); ++i) {
+    if (llvm::sys::fs::createTemporaryFile("dlc-model", "o", objPaths[i]))
+      return fail("cannot create temporary files");
+    if (failed(writeFileAtomically(std::string(objPaths[i]), objects[i], error)))
+      return fail(error);
+  }
+  if (llvm::sys::fs::createTemporaryFile("dlc-model", "so", soPath))
+    return fail("cannot create temporary files");
   // The model needs only libm and libc at load time.
-  SmallVector<StringRef> args = {DLC_LLD_PATH, "-shared", "--eh-frame-hdr", "-o", soPath, objPath,
-                                 DLC_LIBM_PATH};
+  SmallVector<StringRef> args = {DLC_LLD_PATH, "-shared", "--eh-frame-hdr", "-o", soPath};
+  for (auto &p : objPaths)
+    args.push_back(p);
+  args.push_back(DLC_LIBM_PATH);
   std::string errMsg;
   int rc = llvm::sys::ExecuteAndWait(DLC_LLD_PATH, args, std::nullopt, {}, 0, 0, &errMsg);
   if (rc != 0)

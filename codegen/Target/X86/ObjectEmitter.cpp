@@ -5,6 +5,8 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -12,6 +14,9 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
+
+#include <thread>
 
 using namespace mlir;
 
@@ -51,9 +56,20 @@ static std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOpti
   return tm;
 }
 
-static std::unique_ptr<llvm::Module> translate(ModuleOp module, llvm::LLVMContext &llctx,
-                                               llvm::TargetMachine &tm, int optLevel,
-                                               std::string &error) {
+/// Runs LLVM's optimization pipeline at `optLevel` on `llmod`.
+static bool optimize(llvm::Module &llmod, llvm::TargetMachine &tm, int optLevel,
+                     std::string &error) {
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, &tm);
+  if (auto err = transformer(&llmod)) {
+    error = llvm::toString(std::move(err));
+    return false;
+  }
+  return true;
+}
+
+/// LLVM dialect -> LLVM IR for `tm` (not yet optimized).
+static std::unique_ptr<llvm::Module> translateOnly(ModuleOp module, llvm::LLVMContext &llctx,
+                                                   llvm::TargetMachine &tm, std::string &error) {
   registerBuiltinDialectTranslation(*module->getContext());
   registerLLVMDialectTranslation(*module->getContext());
   auto llmod = translateModuleToLLVMIR(module, llctx, "dlc_model");
@@ -63,12 +79,31 @@ static std::unique_ptr<llvm::Module> translate(ModuleOp module, llvm::LLVMContex
   }
   llmod->setDataLayout(tm.createDataLayout());
   llmod->setTargetTriple(tm.getTargetTriple());
-  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, &tm);
-  if (auto err = transformer(llmod.get())) {
-    error = llvm::toString(std::move(err));
-    return nullptr;
-  }
   return llmod;
+}
+
+static std::unique_ptr<llvm::Module> translate(ModuleOp module, llvm::LLVMContext &llctx,
+                                               llvm::TargetMachine &tm, int optLevel,
+                                               std::string &error) {
+  auto llmod = translateOnly(module, llctx, tm, error);
+  if (!llmod || !optimize(*llmod, tm, optLevel, error))
+    return nullptr;
+  return llmod;
+}
+
+/// Native code for an optimized module.
+static bool codegen(llvm::Module &llmod, llvm::TargetMachine &tm, std::string &object,
+                    std::string &error) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return false;
+  }
+  pm.run(llmod);
+  object.assign(buffer.begin(), buffer.end());
+  return true;
 }
 
 /// Target machine + optimized LLVM module for `module`, or failure with `error` set.
@@ -101,15 +136,61 @@ LogicalResult emitObject(ModuleOp module, const TargetOptions &options, std::str
   std::unique_ptr<llvm::Module> llmod;
   if (failed(prepare(module, options, llctx, tm, llmod, error)))
     return failure();
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-    error = "the target cannot emit object files";
-    return failure();
+  return success(codegen(*llmod, *tm, object, error));
+}
+
+LogicalResult emitObjects(ModuleOp module, const TargetOptions &options, unsigned partitions,
+                          std::vector<std::string> &objects, std::string &error) {
+  objects.clear();
+  if (partitions <= 1) {
+    objects.emplace_back();
+    return emitObject(module, options, objects.back(), error);
   }
-  pm.run(*llmod);
-  object.assign(buffer.begin(), buffer.end());
+  // Split the unoptimized module by functions (locals externalized with hidden
+  // visibility), hand each part over as bitcode, and optimize + compile the parts
+  // on their own threads, each with its own context and target machine.
+  std::vector<llvm::SmallVector<char, 0>> parts;
+  {
+    llvm::LLVMContext llctx;
+    auto tm = createTargetMachine(options, error);
+    if (!tm)
+      return failure();
+    auto llmod = translateOnly(module, llctx, *tm, error);
+    if (!llmod)
+      return failure();
+    llvm::SplitModule(
+        *llmod, partitions,
+        [&](std::unique_ptr<llvm::Module> part) {
+          parts.emplace_back();
+          llvm::raw_svector_ostream os(parts.back());
+          llvm::WriteBitcodeToFile(*part, os);
+        },
+        /*PreserveLocals=*/false, /*RoundRobin=*/true);
+  }
+  objects.resize(parts.size());
+  std::vector<std::string> errors(parts.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < parts.size(); ++i)
+    threads.emplace_back([&, i] {
+      llvm::LLVMContext llctx;
+      auto mod = llvm::parseBitcodeFile(
+          llvm::MemoryBufferRef(llvm::StringRef(parts[i].data(), parts[i].size()), "part"), llctx);
+      if (!mod) {
+        errors[i] = llvm::toString(mod.takeError());
+        return;
+      }
+      auto tm = createTargetMachine(options, errors[i]);
+      if (!tm || !optimize(**mod, *tm, options.optLevel, errors[i]))
+        return;
+      (void)codegen(**mod, *tm, objects[i], errors[i]);
+    });
+  for (auto &t : threads)
+    t.join();
+  for (const std::string &e : errors)
+    if (!e.empty()) {
+      error = e;
+      return failure();
+    }
   return success();
 }
 

@@ -10,6 +10,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <string>
+#include <vector>
 
 namespace dlc::x86 {
 #define GEN_PASS_DECL
@@ -44,6 +45,11 @@ void resolveCpu(const TargetOptions &options, std::string &cpu, std::string &fea
 /// LLVM dialect module -> native object file bytes for the target.
 mlir::LogicalResult emitObject(mlir::ModuleOp module, const TargetOptions &options,
                                std::string &object, std::string &error);
+/// The same as `partitions` objects (split by functions), optimized and compiled
+/// on that many threads; linked together they are the module.
+mlir::LogicalResult emitObjects(mlir::ModuleOp module, const TargetOptions &options,
+                                unsigned partitions, std::vector<std::string> &objects,
+                                std::string &error);
 /// LLVM dialect module -> textual LLVM IR (optimized at the option's level).
 mlir::LogicalResult emitLLVMIR(mlir::ModuleOp module, const TargetOptions &options,
                                std::string &text, std::string &error);
