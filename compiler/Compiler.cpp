@@ -96,7 +96,7 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
 LogicalResult Compilation::runTo(Phase phase) {
   if (!mod)
     return fail("no module to compile");
-  x86::TargetOptions target{options.target, options.optLevel};
+  x86::TargetOptions target{options.target, options.optLevel, options.dumpConfig};
   int want = phase == Phase::Graph ? 1 : phase == Phase::Linalg ? 2 : 3;
   for (int p = phasesDone + 1; p <= want; ++p) {
     PassManager pm(ctx.get());

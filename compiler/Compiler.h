@@ -33,6 +33,8 @@ struct CompileOptions {
   std::set<std::string> absentInputs;
   /// Print per-pass timing to stderr (dlc compile --timing).
   bool timing = false;
+  /// Print each op's kernel configuration to stderr (dlc compile --dump-config).
+  bool dumpConfig = false;
 };
 
 /// One model's way through the compiler. Errors are collected as one-line

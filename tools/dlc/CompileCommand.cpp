@@ -31,6 +31,8 @@ static const char *kHelp =
     "                             axes (Reshape's shape, ReduceSum's axes, ...); runs\n"
     "                             with another value are rejected\n"
     "  --timing                   print the time each compiler pass takes (stderr)\n"
+    "  --dump-config              print how each op is compiled (stderr): kernel kind, loop\n"
+    "                             bounds, tile sizes, and which loop threads split\n"
     "  -h, --help                 show this help\n";
 
 int compileCommand(int argc, char **argv) {
@@ -38,7 +40,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -56,6 +58,7 @@ int compileCommand(int argc, char **argv) {
   options.optLevel = opt[0] - '0';
   options.target = args.get("--target", "host");
   options.timing = args.has("--timing");
+  options.dumpConfig = args.has("--dump-config");
   if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
     return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
   if (!parseInputShapes(args, options.inputShapes, error))

@@ -18,7 +18,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       // Caller-owned input/output buffers, outputs computed in place (DPS).
       "dlc-prepare-abi",
       // Register tiles and vectors for every linalg op (KernelConfig.cpp decides).
-      "func.func(dlc-cpu-tile-vectorize)",
+      options.dumpConfig ? "func.func(dlc-cpu-tile-vectorize{dump-config=true})"
+                         : "func.func(dlc-cpu-tile-vectorize)",
       // Polynomial exp/tanh/erf/...: no libm calls inside vector loops.
       "func.func(dlc-math-approximation)",
       "canonicalize", "cse",
@@ -55,7 +56,6 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "dlc-lower-parallel-calls",
       "dlc-add-entry-point",
   };
-  (void)options;
   for (const char *step : steps)
     if (failed(parsePassPipeline(step, pm)))
       llvm::report_fatal_error(llvm::Twine("dlc: bad pipeline step ") + step);

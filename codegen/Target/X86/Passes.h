@@ -34,6 +34,8 @@ constexpr const char *kParallelBodyPrefix = "dlc_parallel_body_";
 struct TargetOptions {
   std::string cpu = "host"; // "host", "x86-64-v3", "x86-64-v4", or any LLVM CPU name
   int optLevel = 3;
+  /// Print each op's kernel configuration (tiles, thread split) to stderr.
+  bool dumpConfig = false;
 };
 
 /// linalg on tensors -> LLVM dialect with the runtime entry point.

@@ -63,6 +63,8 @@ def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
     `KernelConfig.cpp`; an op whose tiling or vectorization fails stays as
     it is and later becomes scalar loops, never an error.
   }];
+  let options = [Option<"dumpConfig", "dump-config", "bool", /*default=*/"false",
+                        "Print each op's kernel configuration to stderr (dlc compile --dump-config)">];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
                            "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
 }

@@ -28,12 +28,13 @@ SmallVector<OpFoldResult> asOFR(Builder &b, ArrayRef<int64_t> v) {
 }
 
 /// Iterations (elements times reduction length) below which an op stays on one thread.
-constexpr int64_t kMinParallelWork = 1 << 16;
+constexpr int64_t kMinParallelWork = 1 << 13;
 
 /// Tiles `op`, fusing producers of its init (fill, bias broadcast) into the
 /// tile loop. Returns the tiled root and any tiled producers.
 FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, TilingInterface op,
-                                                    ArrayRef<int64_t> tiles) {
+                                                    ArrayRef<int64_t> tiles,
+                                                    std::string *note = nullptr) {
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(asOFR(rewriter, tiles));
   scf::SCFTileAndFuseOptions options;
@@ -55,16 +56,25 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation()))
     for (int64_t r : linalgOp.getStaticLoopRanges())
       work = ShapedType::isDynamic(r) ? work : work * r;
-  for (LoopLikeOpInterface loop : result->loops) {
+  SmallVector<int64_t> tiledDims; // the loop of each tiled dim, outermost first
+  for (auto [d, t] : llvm::enumerate(tiles))
+    if (t)
+      tiledDims.push_back(d);
+  for (auto [i, loop] : llvm::enumerate(result->loops)) {
     if (work < kMinParallelWork)
       break;
     auto forOp = dyn_cast<scf::ForOp>(loop.getOperation());
     std::optional<APInt> trips = forOp ? forOp.getStaticTripCount() : std::nullopt;
     if (trips && trips->getSExtValue() > 1) {
       forOp->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+      if (note && i < tiledDims.size())
+        *note = "threads split loop " + std::to_string(tiledDims[i]) + " (" +
+                std::to_string(trips->getSExtValue()) + " tiles)";
       break;
     }
   }
+  if (note && note->empty())
+    *note = work < kMinParallelWork ? "one thread (small)" : "one thread";
   for (OpResult r : op->getResults())
     if (Value v = result->replacements.lookup(r))
       rewriter.replaceAllUsesWith(r, v);
@@ -110,7 +120,8 @@ void tryVectorize(RewriterBase &rewriter, Operation *op) {
 /// Applies the configuration of one root op: parallel loops tiled with the
 /// init producers fused in, then reduction loops inside (never fused: a fill
 /// inside a reduction loop would reset the accumulator).
-void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConfig &cfg) {
+void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConfig &cfg,
+                   std::string *note) {
   auto iters = op.getIteratorTypesArray();
   SmallVector<int64_t> parallelTiles(cfg.tiles), reductionTiles(cfg.tiles);
   bool hasReductionTiles = false;
@@ -123,7 +134,8 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
     }
   }
   rewriter.setInsertionPoint(op);
-  auto tiled = tileAndFuseInit(rewriter, cast<TilingInterface>(op.getOperation()), parallelTiles);
+  auto tiled =
+      tileAndFuseInit(rewriter, cast<TilingInterface>(op.getOperation()), parallelTiles, note);
   if (failed(tiled))
     return;
   // The tiled consumer comes first, then the fused producers; keep it last here.
@@ -153,7 +165,30 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
     tryVectorize(rewriter, t);
 }
 
+/// One --dump-config line: "config: <node> <op>: <kind>, loops [..], tiles [..]".
+std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "config: ";
+  Location loc = op.getLoc();
+  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    loc = fused.getLocations().front();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    os << "'" << name.getName().strref() << "' ";
+  os << op->getName().getStringRef() << ": "
+     << (cfg.kind == KernelKind::Contraction   ? "contraction"
+         : cfg.kind == KernelKind::Convolution ? "convolution"
+                                               : "generic")
+     << ", loops [";
+  llvm::interleaveComma(op.getStaticLoopRanges(), os);
+  os << "], tiles [";
+  llvm::interleaveComma(cfg.tiles, os);
+  os << "]";
+  return s;
+}
+
 struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVectorizePass> {
+  using TileAndVectorizeBase::TileAndVectorizeBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
@@ -166,14 +201,23 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
         roots.push_back({op, *cfg});
     });
     IRRewriter rewriter(ctx);
+    SmallVector<std::string> lines; // --dump-config
     // Consumers first, so their init producers are still there to fuse.
     for (auto &[op, cfg] : llvm::reverse(roots)) {
       if (!op->getBlock() || op->use_empty())
         continue;
       if (op->getParentOfType<scf::ForOp>())
         continue; // already fused into another op's tile
-      transformRoot(rewriter, op, cfg);
+      std::string note, line;
+      if (dumpConfig)
+        line = describe(op, cfg);
+      transformRoot(rewriter, op, cfg, dumpConfig ? &note : nullptr);
+      if (dumpConfig)
+        lines.push_back(line + ", " + note);
     }
+    // Program order (roots were transformed consumers first).
+    for (const std::string &l : llvm::reverse(lines))
+      llvm::errs() << l << "\n";
 
     // Clean up: contractions from reductions, fold slices into transfers.
     {
