@@ -187,6 +187,10 @@ def markdown(data: dict) -> str:
         "Random weights, fixed seed (`bench/models.py`, networks from `test/e2e/models.py`); "
         "FLOPs count MatMul/Gemm/Conv only (2 per multiply-add).", "",
         *models_section(data),
+        "For the memory-bound model (layernorm_gelu) the table gives GB/s instead of GFLOP/s: "
+        "its input and output once each over the median latency, against the stream bandwidth "
+        "above (its 32 MiB are about the size of L3 here, so part may stay cached between runs).",
+        "",
         "## Latency (median)", "",
         "dlc/ORT and dlc/IREE are latency ratios: below 1× dlc is faster. GFLOP/s is the "
         "model's FLOP count over the median latency. Peak RSS is that of the timing process "

@@ -51,7 +51,6 @@ import report  # noqa: E402
 
 RTOL = 1e-4
 IREE_VENV = BENCH / ".venv-bench"
-ENGINES = ("dlc", "ort", "iree")
 
 
 def log(msg: str) -> None:
@@ -217,6 +216,16 @@ class Bench:
             cmd += ["--output-name", name]
         return self.run_worker("iree", cmd, n, d / f"out_iree_t{n}", ref)
 
+    def warm_up(self) -> None:
+        """Compile tiny_add once with each compiler, untimed: the first compile otherwise pays
+        for loading the compilers' libraries from disk (seconds), the others do not."""
+        d = self.work / "warm-up"
+        d.mkdir(parents=True, exist_ok=True)
+        onnx.save(BENCH_MODELS["tiny_add"].build(0)[0], d / "model.onnx")
+        self.compile_dlc(d, [])
+        self.compile_iree(d)
+        shutil.rmtree(d, ignore_errors=True)
+
     # -- one model ------------------------------------------------------------------
     def model(self, name: str) -> dict:
         bm = BENCH_MODELS[name]
@@ -370,6 +379,7 @@ def main(argv=None) -> int:
     common.RUSAGE_LAUNCHER = str(launcher) if launcher else None
     data["machine"] = measure_machine(args.threads, work, args.timeout)
     result_file = out / f"{stamp}.json"
+    bench.warm_up()
     try:
         for name in args.models:
             data["models"][name] = bench.model(name)
