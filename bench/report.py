@@ -194,13 +194,14 @@ def markdown(data: dict) -> str:
         "## Latency (median)", "",
         "dlc/ORT and dlc/IREE are latency ratios: below 1× dlc is faster. GFLOP/s is the "
         "model's FLOP count over the median latency. Peak RSS is that of the timing process "
-        "(`dlc bench`, or a Python worker with ONNX Runtime / the IREE runtime loaded).", "",
+        "(`bench/dlc_runner.c`: the C runtime alone, or a Python worker with ONNX Runtime / the "
+        "IREE runtime loaded).", "",
     ]
     notes = _Notes()
     for n in s["threads"]:
         lines += thread_table(data, n, notes)
     if _ok(tiny):
-        lines += [f"tiny_add through dlc's runtime API (`dlc bench`, 1 thread): median "
+        lines += [f"tiny_add through dlc's runtime API (`bench/dlc_runner.c`, 1 thread): median "
                   f"{fmt_ms(tiny['median_ms'])} per call, min {fmt_ms(tiny['min_ms'])}.", ""]
     lines += ["## Compile time", "",
               "Wall time of `dlc compile` (to a .so), of ONNX Runtime's session creation "
@@ -215,9 +216,10 @@ def markdown(data: dict) -> str:
         f"disabled: max|a−b| / max|ref| ≤ {rtol}; a larger error is WRONG, "
         "a failing compile or run is FAIL (error lines under Failures).",
         "- dlc: `dlc compile MODEL.onnx -o MODEL.so`, checked with `dlc run MODEL.so --threads N`, "
-        "timed with `dlc bench MODEL.so --threads N --runs R --warmup W` (C timing loop "
-        "through the runtime API). `--threads N` sizes dlc's runtime thread pool; how much of "
-        "it the generated code uses depends on the dlc build (see README.md).",
+        "timed by `bench/dlc_runner.c` (built against the runtime library of the dlc under "
+        "test: `dlc_module_load`, `dlc_session_run` in a C timing loop, no compiler libraries "
+        "in the process) with N threads in the session; the generated code splits the outer "
+        "tile loops of big ops over them.",
         "- ONNX Runtime: `bench/engine_ort.py`, CPU execution provider, ORT_ENABLE_ALL, "
         "intra_op_num_threads N, sequential execution; `session.run` timed from Python "
         "(a few µs of call overhead included).",
@@ -226,9 +228,9 @@ def markdown(data: dict) -> str:
         "driver with `--task_topology_group_count=N`, inputs uploaded once, timed from Python.",
         "- Each engine × model × thread count runs in a fresh process. Peak RSS comes from "
         "`wait4` in `bench/rusage.c`, a small launcher (so the Python driver's own RSS does not "
-        "leak into the children's figures). It includes each engine's fixed cost: `dlc bench` is "
-        "the whole dlc CLI (compiler libraries mapped), the others a Python interpreter with the "
-        "runtime imported; the tiny_add row shows that baseline.",
+        "leak into the children's figures). It includes each engine's fixed cost: dlc_runner "
+        "is a C program with libdlc_runtime, the others a Python interpreter with the runtime "
+        "imported; the tiny_add row shows that baseline.",
         "- `% peak` uses threads × the 1-thread FMA figure (the 2-thread FMA and bandwidth "
         "figures above are what two cores gave at the time, with whatever else was running).",
         "",

@@ -9,7 +9,8 @@ For every model of bench/models.py (random weights, fixed seed 0) and every thre
 
 * reference: ONNX Runtime, graph optimizations disabled, in this process;
 * dlc:  `dlc compile` (wall time and peak RSS measured), output checked with `dlc run
-  MODEL.so --threads N`, timed with `dlc bench MODEL.so --threads N --runs R --warmup W`;
+  MODEL.so --threads N`, timed through the C runtime alone by bench/dlc_runner.c (built
+  against the runtime of the dlc under test; `dlc bench` if it cannot be built);
 * ORT:  bench/engine_ort.py in a fresh process (CPU EP, ORT_ENABLE_ALL, intra-op threads N,
   sequential); compile time = session creation;
 * IREE: `iree-import-onnx` + `iree-compile --iree-hal-target-backends=llvm-cpu
@@ -71,6 +72,20 @@ def build_c(name: str, work: Path, timeout: float) -> tuple[Path | None, str]:
     if r.rc != 0:
         return None, f"{Path(cc).name} {name}.c: {r.error_line()}"
     return exe, Path(cc).name
+
+
+def build_runner(prefix: Path, work: Path, timeout: float) -> tuple[Path | None, str]:
+    """Build bench/dlc_runner.c against PREFIX/lib/libdlc_runtime.so (the dlc snapshot's)."""
+    cc = shutil.which("clang-22") or shutil.which("clang")
+    lib = prefix / "lib"
+    if not cc or not (lib / "libdlc_runtime.so").exists():
+        return None, "no clang or no libdlc_runtime.so next to dlc"
+    exe = work / "dlc_runner"
+    r = run_child([cc, "-O2", "-I", ROOT / "runtime", "-o", exe, BENCH / "dlc_runner.c",
+                   "-L", lib, "-ldlc_runtime", f"-Wl,-rpath,{lib}"], timeout)
+    if r.rc != 0:
+        return None, r.error_line()
+    return exe, ""
 
 
 def measure_machine(threads: list[int], work: Path, timeout: float) -> dict:
@@ -140,6 +155,9 @@ class Bench:
     def __init__(self, args, work: Path):
         self.args, self.work = args, work
         self.dlc = str(snapshot_dlc(Path(args.dlc).resolve(), work))
+        self.runner, why = build_runner(Path(self.dlc).parent.parent, work, args.timeout)
+        if self.runner is None:
+            log(f"note: bench/dlc_runner.c did not build ({why}); timing with `dlc bench`")
         self.iree_reason = None if args.iree else "disabled with --no-iree"
         if args.iree and not (IREE_VENV / "bin" / "iree-compile").exists():
             self.iree_reason = (f"{IREE_VENV.relative_to(ROOT)} has no iree-compile "
@@ -179,13 +197,20 @@ class Bench:
         if r.rc != 0:
             return {"status": "error", "error": "dlc run: " + r.error_line()}
         res = check_outputs(out_dir, ref)
-        r = run_child([self.dlc, "bench", d / "model.so", "--threads", str(n), "--runs",
-                       str(self.args.runs), "--warmup", str(self.args.warmup), *in_args],
-                      self.args.timeout)
+        # Timed through the runtime alone (bench/dlc_runner.c), as an application would run
+        # the model: no compiler libraries in the process, so its peak RSS is the model's.
+        if self.runner:
+            inputs = [a for a in in_args if a != "--input"]
+            r = run_child([self.runner, d / "model.so", str(n), str(self.args.runs),
+                           str(self.args.warmup), *inputs], self.args.timeout)
+        else:
+            r = run_child([self.dlc, "bench", d / "model.so", "--threads", str(n), "--runs",
+                           str(self.args.runs), "--warmup", str(self.args.warmup), *in_args],
+                          self.args.timeout)
         stats = parse_dlc_bench(r.stdout) if r.rc == 0 else None
         if stats is None:
             why = r.error_line() if r.rc else "unparsable output: " + r.stdout[-200:]
-            return {"status": "error", "error": "dlc bench: " + why}
+            return {"status": "error", "error": "dlc timing: " + why}
         return {**res, **stats, "runs": self.args.runs, "rss_mb": r.maxrss_mb}
 
     def run_worker(self, engine: str, cmd: list, n: int, out_dir: Path, ref) -> dict:
