@@ -1,4 +1,5 @@
-// dlc-fuse-elementwise: elementwise fusion that never fuses into contractions or reductions.
+// dlc-fuse-elementwise: elementwise fusion into elementwise ops and plain reductions, never
+// into contractions.
 #include "codegen/Target/X86/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,15 +15,46 @@ namespace dlc::x86 {
 using namespace mlir;
 
 namespace {
+
+/// An elementwise generic whose body is at most a few arith ops (no math calls) and
+/// that combines a full tensor with a broadcast one (x - mean[row]: the centering in
+/// normalizations), so recomputing it in each consumer saves a write and a re-read.
+bool isCheapToRecompute(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumLoops() != generic.getNumParallelLoops())
+    return false;
+  bool broadcast = llvm::any_of(generic.getDpsInputOperands(), [&](OpOperand *in) {
+    AffineMap map = generic.getMatchingIndexingMap(in);
+    return !map.isIdentity() && map.getNumResults() > 0;
+  });
+  if (!broadcast)
+    return false;
+  unsigned count = 0;
+  for (Operation &inner : generic.getBody()->without_terminator()) {
+    if (inner.getDialect()->getNamespace() != "arith" || ++count > 3)
+      return false;
+  }
+  return true;
+}
+
 struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::ControlFusionFn control = [](OpOperand *operand) {
       auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
       Operation *producer = operand->get().getDefiningOp();
-      // A producer with other users would be recomputed: fuse only single-use ones.
-      return consumer && producer && producer->hasOneUse() &&
-             consumer.getNumLoops() == consumer.getNumParallelLoops();
+      if (!consumer || !producer)
+        return false;
+      // Into elementwise ops, and into plain reductions of one input (sum of squares,
+      // LayerNorm's variance), never into contractions (two inputs) that KernelConfig
+      // must see whole.
+      bool allParallel = consumer.getNumLoops() == consumer.getNumParallelLoops();
+      bool plainReduction = !allParallel && consumer.getNumDpsInputs() == 1;
+      if (!allParallel && !plainReduction)
+        return false;
+      // A producer with other users is recomputed in each consumer: only when it is a
+      // few arithmetic ops (x - mean), cheaper than writing and re-reading its tensor.
+      return producer->hasOneUse() || isCheapToRecompute(producer);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);

@@ -82,12 +82,15 @@ def MathApproximation : Pass<"dlc-math-approximation"> {
 }
 
 def FuseElementwise : Pass<"dlc-fuse-elementwise", "::mlir::func::FuncOp"> {
-  let summary = "Fuse elementwise linalg producers into elementwise consumers";
+  let summary = "Fuse elementwise linalg producers into elementwise consumers and plain reductions";
   let description = [{
-    Upstream elementwise fusion, restricted to all-parallel consumers: fusing
-    into a contraction or reduction would hide it from KernelConfig (a
-    LayerNorm fused into the following MatMul's body is no longer a matmul,
-    and each element would be recomputed K times).
+    Upstream elementwise fusion, restricted to all-parallel consumers and
+    one-input reductions (sum of squares): fusing into a contraction would
+    hide it from KernelConfig (a LayerNorm fused into the following MatMul's
+    body is no longer a matmul, and each element would be recomputed K times).
+    A producer with several users fuses only when it is a few arith ops over a
+    full and a broadcast tensor (a normalization's x - mean[row]): recomputing
+    it in each user is cheaper than writing and re-reading it.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

@@ -1,5 +1,6 @@
 // RUN: dlc-opt %s -dlc-fuse-elementwise | FileCheck %s
-// Elementwise producers fuse into elementwise consumers, never into a contraction.
+// Elementwise producers fuse into elementwise consumers and plain reductions, never into a
+// contraction.
 
 // CHECK-LABEL: func @no_fusion_into_contraction
 // CHECK: %[[SCALED:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
@@ -32,4 +33,44 @@ func.func @no_fusion_into_contraction(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>,
     linalg.yield %r : f32
   } -> tensor<4x16xf32>
   return %relu : tensor<4x16xf32>
+}
+
+// LayerNorm's centering d = x - mean[row] (cheap, with a broadcast input) is recomputed in
+// both its users instead of being written out: d*d fuses into the variance reduction (a
+// plain one-input reduction), d into the normalization.
+// CHECK-LABEL: func @centering_recomputed
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+func.func @centering_recomputed(%x: tensor<4x8xf32>, %mean: tensor<4xf32>, %rstd: tensor<4xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x, %mean : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %r = arith.subf %a, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %sq = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %var = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%sq : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%d, %rstd : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.mulf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %var, %y : tensor<4xf32>, tensor<4x8xf32>
 }
