@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,6 +16,17 @@
  * long enough to catch the next loop of a model (microseconds apart),
  * short enough not to burn a core when the model is idle. */
 #define DLC_SPIN_ITERATIONS 4000
+
+/* Spin-wait step `spin`: a pause, and every 64th time a yield, so a waiting thread
+ * that shares a CPU with the one it waits for (oversubscription, or the scheduler
+ * placing both on one core) hands it the CPU instead of burning its time slice. */
+static inline void dlc_cpu_relax(void);
+static inline void dlc_spin_step(int spin) {
+  if ((spin & 63) == 63)
+    sched_yield();
+  else
+    dlc_cpu_relax();
+}
 
 static inline void dlc_cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -77,7 +89,7 @@ static uint64_t dlc_wait_job(dlc_thread_pool_t *pool, uint64_t seen) {
     uint64_t w = atomic_load_explicit(&pool->job_word, memory_order_acquire);
     if (w >> DLC_JOB_CHUNK_BITS != seen)
       return w;
-    dlc_cpu_relax();
+    dlc_spin_step(spin);
   }
   pthread_mutex_lock(&pool->mutex);
   uint64_t w;
@@ -243,7 +255,7 @@ void dlc_thread_pool_run(dlc_thread_pool_t *pool, int64_t n,
     finished =
         atomic_load_explicit(&pool->pending, memory_order_acquire) == 0;
     if (!finished)
-      dlc_cpu_relax();
+      dlc_spin_step(spin);
   }
   if (!finished) {
     pthread_mutex_lock(&pool->mutex);
