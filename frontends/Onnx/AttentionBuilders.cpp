@@ -131,9 +131,7 @@ LogicalResult attention(NodeImporter &n, Results &out) {
     if (pad > 0) {
       SmallVector<int64_t> pads(2 * mt.getRank(), 0);
       pads[2 * mt.getRank() - 1] = pad;
-      mask = e.op<PadOp>({mask}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
-                                  n.named("mode", n.b.getStringAttr("constant")),
-                                  n.named("value", n.b.getF64FloatAttr(isBool ? 0.0 : -INFINITY))});
+      mask = e.pad(mask, pads, isBool ? 0.0 : -INFINITY);
     }
     bias = isBool ? e.where(mask, zero, negInf) : e.cast(mask, elt);
   }

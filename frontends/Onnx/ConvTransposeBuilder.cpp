@@ -106,10 +106,7 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
     SmallVector<int64_t> zp(12, 0);
     zp[6 + 3] = sh - 1;
     zp[6 + 5] = sw - 1;
-    up = e.op<PadOp>({e.reshape(x, {N, cin, H, 1, W, 1})},
-                     {n.named("pads", n.b.getDenseI64ArrayAttr(zp)),
-                      n.named("mode", n.b.getStringAttr("constant")),
-                      n.named("value", n.b.getF64FloatAttr(0))});
+    up = e.pad(e.reshape(x, {N, cin, H, 1, W, 1}), zp);
     up = e.reshape(up, {N, cin, H * sh, W * sw});
   }
   // Pads of the zero-inserted input so the stride-1 conv yields exactly outSize.
@@ -122,9 +119,7 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
     cp[2 + i] = begin;
     cp[4 + 2 + i] = end;
   }
-  Value padded = e.op<PadOp>({up}, {n.named("pads", n.b.getDenseI64ArrayAttr(cp)),
-                                    n.named("mode", n.b.getStringAttr("constant")),
-                                    n.named("value", n.b.getF64FloatAttr(0))});
+  Value padded = e.pad(up, cp);
   // Weight [Cin, Cout/g, kh, kw] -> [Cout, Cin/g, kh, kw], flipped in space.
   int64_t kh = k[0], kw = k[1];
   Value wg = e.reshape(w, {g, cin / g, cout / g, kh, kw});

@@ -44,6 +44,12 @@ struct Expr {
                                     n.named("sizes", n.b.getDenseI64ArrayAttr(sizes)),
                                     n.named("steps", n.b.getDenseI64ArrayAttr(steps))});
   }
+  /// v padded with `value` by `pads` ([begin..., end...]; negative pads crop).
+  mlir::Value pad(mlir::Value v, llvm::ArrayRef<int64_t> pads, double value = 0) {
+    return op<graph::PadOp>({v}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
+                                  n.named("mode", n.b.getStringAttr("constant")),
+                                  n.named("value", n.b.getF64FloatAttr(value))});
+  }
   /// A constant i64 tensor of `shape` holding `values` (row-major).
   mlir::Value ints(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> values) {
     return n.constant(mlir::DenseElementsAttr::get(

@@ -264,9 +264,7 @@ LogicalResult cumProd(NodeImporter &n, Results &out) {
     SmallVector<int64_t> pads(2 * r, 0);
     pads[s->reverse ? r + a : a] = k;   // ones enter here
     pads[s->reverse ? a : r + a] = -k;  // and as many leave at the other end
-    return e.op<PadOp>({v}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
-                             n.named("mode", n.b.getStringAttr("constant")),
-                             n.named("value", n.b.getF64FloatAttr(1.0))});
+    return e.pad(v, pads, 1.0);
   };
   Value y = s->x;
   if (len > 0) {
@@ -377,9 +375,7 @@ LogicalResult maxUnpool(NodeImporter &n, Results &out) {
     SmallVector<int64_t> p(2 * xt.getRank(), 0);
     for (int64_t d = 0; d < xt.getRank(); ++d)
       p[xt.getRank() + d] = outShape[d] - inferred[d];
-    y = e.op<PadOp>({y}, {n.named("pads", n.b.getDenseI64ArrayAttr(p)),
-                          n.named("mode", n.b.getStringAttr("constant")),
-                          n.named("value", n.b.getF64FloatAttr(0))});
+    y = e.pad(y, p);
   }
   if (e.failed)
     return failure();
@@ -479,9 +475,7 @@ LogicalResult centerCropPad(NodeImporter &n, Results &out) {
     pads[r + a] = d < 0 ? -hi : hi;
   }
   Expr e{n, t.getElementType()};
-  Value y = e.op<PadOp>({*x}, {n.named("pads", n.b.getDenseI64ArrayAttr(pads)),
-                               n.named("mode", n.b.getStringAttr("constant")),
-                               n.named("value", n.b.getF64FloatAttr(0))});
+  Value y = e.pad(*x, pads);
   if (e.failed)
     return failure();
   out.push_back(y);

@@ -231,10 +231,7 @@ FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value y, const Window 
   int64_t needW = (OW - 1) * w.strides[1] + (w.kernel[1] - 1) * w.dilations[1] + 1;
   int64_t padB = std::max(w.pads[2], needH - H - w.pads[0]);
   int64_t padR = std::max(w.pads[3], needW - W - w.pads[1]);
-  Value padded = e.op<PadOp>({x}, {n.named("pads", n.b.getDenseI64ArrayAttr(
-                                                       {0, 0, w.pads[0], w.pads[1], 0, 0, padB, padR})),
-                                   n.named("mode", n.b.getStringAttr("constant")),
-                                   n.named("value", n.b.getF64FloatAttr(-INFINITY))});
+  Value padded = e.pad(x, {0, 0, w.pads[0], w.pads[1], 0, 0, padB, padR}, -INFINITY);
   SmallVector<int64_t> base;
   for (int64_t i = 0; i < N * C; ++i)
     base.push_back(i * H * W);

@@ -30,9 +30,7 @@ Value fitColumns(Expr &e, Value x, int64_t len) {
   int64_t have = tensorType(x).getDimSize(1);
   if (have == len)
     return x;
-  return e.op<PadOp>({x}, {e.n.named("pads", e.n.b.getDenseI64ArrayAttr({0, 0, 0, len - have})),
-                           e.n.named("mode", e.n.b.getStringAttr("constant")),
-                           e.n.named("value", e.n.b.getF64FloatAttr(0))});
+  return e.pad(x, {0, 0, 0, len - have});
 }
 
 /// The DFT of length L of the rows of v [M, inLen, c] (c = 1 real, 2 complex) as
@@ -219,9 +217,7 @@ LogicalResult stft(NodeImporter &n, Results &out) {
   Expr e{n, f64};
   Value sig = e.cast(*x, f64);
   if (padTo > len)
-    sig = e.op<PadOp>({sig}, {n.named("pads", n.b.getDenseI64ArrayAttr({0, 0, 0, 0, padTo - len, 0})),
-                              n.named("mode", n.b.getStringAttr("constant")),
-                              n.named("value", n.b.getF64FloatAttr(0))});
+    sig = e.pad(sig, {0, 0, 0, 0, padTo - len, 0});
   Value indices = e.ints({frames * W}, idx);
   Value framed = e.reshape(e.op<GatherOp>({sig, indices}, {n.named("axis", n.b.getI64IntegerAttr(1))}),
                            {B, frames, W, c});
