@@ -25,6 +25,9 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   // Inference BatchNorm after a conv (now a per-channel mul + add) goes into its weights.
   pm.addPass(graph::createGraphFoldConvAffine());
+  // Convolutions in NHWC; the layout transposes cancel between consecutive convs.
+  pm.addPass(graph::createGraphChannelsLast());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createSymbolDCEPass());
 }

@@ -166,10 +166,51 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
   }
 };
 
+/// conv_nhwc: the padded NHWC input into linalg's NHWC convs (group 1: HWCF
+/// weights; depthwise: the [KH, KW, 1, C] weights viewed as HWC), accumulating
+/// onto the bias broadcast over N, H, W.
+struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ConvNhwcOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Type elt = type.getElementType();
+    auto pads = op.getPads();
+    Value x = padConstant(b, loc, adaptor.getInput(), {0, pads[0], pads[1], 0},
+                          {0, pads[2], pads[3], 0}, scalarConstant(b, loc, elt, 0));
+    Value w = adaptor.getWeight();
+    auto ws = cast<RankedTensorType>(w.getType()).getShape();
+    Value init;
+    if (Value bias = adaptor.getBias())
+      init = buildElementwise(b, loc, type, {bias},
+                              [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    else
+      init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
+    auto strides = b.getI64TensorAttr(op.getStrides());
+    auto dilations = b.getI64TensorAttr(op.getDilations());
+    Value result;
+    if (op.getGroup() == 1) {
+      result = linalg::Conv2DNhwcHwcfOp::create(b, loc, TypeRange{type}, ValueRange{x, w},
+                                                ValueRange{init}, strides, dilations)
+                   .getResult(0);
+    } else {
+      Value hwc =
+          reshapeTensor(b, loc, w, RankedTensorType::get({ws[0], ws[1], ws[3]}, elt));
+      result = linalg::DepthwiseConv2DNhwcHwcOp::create(b, loc, TypeRange{type},
+                                                        ValueRange{x, hwc}, ValueRange{init},
+                                                        strides, dilations)
+                   .getResult(0);
+    }
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateContractionLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatMulLowering, ConvLowering>(patterns.getContext());
+  patterns.add<MatMulLowering, ConvLowering, ConvNhwcLowering>(patterns.getContext());
 }
 
 } // namespace dlc::conversion

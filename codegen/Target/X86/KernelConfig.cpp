@@ -45,6 +45,22 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
     if (succeeded(dims) && dims->outputImage.size() == 2 && dims->filterLoop.size() == 2) {
       cfg.kind = KernelKind::Convolution;
       cfg.tiles.assign(n, 1);
+      // Channels last (NHWC convs, depthwise included): channels in the vector lanes,
+      // a few output pixels of one row, the whole filter width, input channels one
+      // at a time: 8 pixels x 32 channels = 16 zmm accumulators (CONV-NOTES.md
+      // routes a and d; depthwise keeps 4 x 32 to fit its loads).
+      auto chans = !dims->outputChannel.empty() ? dims->outputChannel : dims->depth;
+      auto last = dyn_cast<AffineDimExpr>(op.getIndexingMapsArray().back().getResults().back());
+      if (chans.size() == 1 && last && last.getPosition() == chans.front()) {
+        bool depthwise = dims->outputChannel.empty();
+        int64_t fb = divisorTile(bounds[chans.front()], {32, 16, 8, 4, 2});
+        cfg.tiles[chans.front()] = fb;
+        cfg.tiles[dims->outputImage[1]] =
+            depthwise && fb == 32 ? divisorTile(bounds[dims->outputImage[1]], {4, 2})
+                                  : divisorTile(bounds[dims->outputImage[1]], {8, 7, 4, 2});
+        cfg.tiles[dims->filterLoop[1]] = 0;
+        return cfg;
+      }
       for (unsigned d : dims->outputChannel)
         cfg.tiles[d] = divisorTile(bounds[d], {8, 4, 2});
       for (unsigned d : dims->depth)

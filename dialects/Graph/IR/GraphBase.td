@@ -40,8 +40,15 @@ def Graph_BoolTensor : RankedTensorOf<[I1]>;
 
 // x -> f(x), same type in and out. `foldFn` (a generic C++ lambda over one
 // int64_t or double) folds small constants, e.g. BatchNorm's sqrt(var + eps).
+// Marker traits the layout pass (dlc-channels-last) reads instead of op names.
+// Elementwise: every result element depends only on the operand elements at the
+// same (broadcast) index. AxisReduction: reduces its `axes` attribute's dims,
+// `keepdims` attribute as in Graph_ReduceOp.
+def Graph_Elementwise : NativeOpTrait<"GraphElementwise"> { let cppNamespace = "::dlc::graph"; }
+def Graph_AxisReduction : NativeOpTrait<"GraphAxisReduction"> { let cppNamespace = "::dlc::graph"; }
+
 class Graph_UnaryOp<string mnemonic, list<Trait> traits = [], string foldFn = "">
-    : Graph_Op<mnemonic, traits # [Pure, SameOperandsAndResultType]> {
+    : Graph_Op<mnemonic, traits # [Pure, SameOperandsAndResultType, Graph_Elementwise]> {
   let arguments = (ins Graph_Tensor:$input);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -60,7 +67,7 @@ class Graph_UnaryOp<string mnemonic, list<Trait> traits = [], string foldFn = ""
 // for ops that are not folded.
 class Graph_BinaryOp<string mnemonic, string foldFn, bit isPredicate = 0,
                      list<Trait> traits = []>
-    : Graph_Op<mnemonic, traits # [Pure,
+    : Graph_Op<mnemonic, traits # [Pure, Graph_Elementwise,
         DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
   let results = (outs Graph_Tensor:$output);

@@ -15,6 +15,13 @@
 
 namespace dlc::graph {
 
+/// Marker traits (GraphBase.td): elementwise with broadcasting; reduction over
+/// an `axes` attribute with `keepdims`.
+template <typename ConcreteType>
+class GraphElementwise : public mlir::OpTrait::TraitBase<ConcreteType, GraphElementwise> {};
+template <typename ConcreteType>
+class GraphAxisReduction : public mlir::OpTrait::TraitBase<ConcreteType, GraphAxisReduction> {};
+
 /// NumPy broadcast of two static shapes; nullopt when incompatible.
 std::optional<llvm::SmallVector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t> a,
                                                           llvm::ArrayRef<int64_t> b);

@@ -79,7 +79,7 @@ def Graph_BitcastOp : Graph_Op<"bitcast", [Pure, SameOperandsAndResultShape]> {
   let hasVerifier = 1;
 }
 
-def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape, Graph_Elementwise]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Float to integer truncates toward zero; to i1 means `!= 0`. Integers are
@@ -178,7 +178,7 @@ def Graph_GreaterEqualOp : Graph_BinaryOp<"greater_equal", "[](auto a, auto b) {
   let summary = "elementwise x >= y, i1 result";
 }
 
-def Graph_WhereOp : Graph_Op<"where", [Pure, InferTypeOpAdaptor]> {
+def Graph_WhereOp : Graph_Op<"where", [Pure, InferTypeOpAdaptor, Graph_Elementwise]> {
   let summary = "elementwise cond ? x : y with three-way broadcasting";
   let arguments = (ins Graph_BoolTensor:$condition, Graph_Tensor:$lhs, Graph_Tensor:$rhs);
   let results = (outs Graph_Tensor:$output);
@@ -235,6 +235,22 @@ def Graph_ConvOp : Graph_Op<"conv", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     `pads` is [top, left, bottom, right]. Output channel f of group g reads
     input channels [g*C/group, (g+1)*C/group).
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight, Optional<Graph_Tensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^ `:` type($bias))? attr-dict `:` type($input) `,` type($weight) `->` type($output)
+  }];
+}
+
+def Graph_ConvNhwcOp : Graph_Op<"conv_nhwc", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-D convolution, NHWC input, HWCF weight (channels-last form of conv)";
+  let description = [{
+    What `dlc-channels-last` turns a `conv` into: input [N, H, W, C], weight
+    [KH, KW, C/group, F], output [N, OH, OW, F]. Only `group` 1 and depthwise
+    (`group` = C = F) convs take this form. Attributes as for `conv`.
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight, Optional<Graph_Tensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
@@ -314,7 +330,7 @@ def Graph_LogSoftmaxOp : Graph_SoftmaxLikeOp<"log_softmax"> {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-class Graph_ReduceOp<string mnemonic> : Graph_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+class Graph_ReduceOp<string mnemonic> : Graph_Op<mnemonic, [Pure, InferTypeOpAdaptor, Graph_AxisReduction]> {
   let description = [{
     Reduces the listed (non-negative, sorted, unique) `axes`; an empty list
     reduces nothing (the op is then an identity). `keepdims` keeps reduced

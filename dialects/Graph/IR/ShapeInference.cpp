@@ -152,34 +152,53 @@ static LogicalResult checkWindowAttrs(std::optional<Location> loc, ArrayRef<int6
   return success();
 }
 
-LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+/// Shared by conv (NCHW, FCHW) and conv_nhwc (NHWC, HWCF): `xc`/`xs` are the
+/// input's channel and first spatial dim, `wf`/`wc`/`ws` the weight's output
+/// channel, input channel and first kernel dim.
+template <typename Adaptor>
+static LogicalResult inferConv(std::optional<Location> loc, Adaptor adaptor, bool channelsLast,
+                               SmallVectorImpl<Type> &results) {
   auto x = tensorOf(adaptor.getInput()), w = tensorOf(adaptor.getWeight());
   if (x.getRank() != 4 || w.getRank() != 4)
     return fail(loc, "expected rank-4 input and weight (2-D conv), got " + Twine(x.getRank()) +
                          " and " + Twine(w.getRank()));
+  int xc = channelsLast ? 3 : 1, xs = channelsLast ? 1 : 2;
+  int wf = channelsLast ? 3 : 0, wc = channelsLast ? 2 : 1, ws = channelsLast ? 0 : 2;
   auto strides = adaptor.getStrides(), pads = adaptor.getPads(), dil = adaptor.getDilations();
   if (failed(checkWindowAttrs(loc, strides, pads, dil)))
     return failure();
   int64_t group = adaptor.getGroup();
-  int64_t c = x.getDimSize(1), f = w.getDimSize(0);
-  if (group < 1 || c % group || f % group || w.getDimSize(1) * group != c)
+  int64_t c = x.getDimSize(xc), f = w.getDimSize(wf);
+  if (group < 1 || c % group || f % group || w.getDimSize(wc) * group != c)
     return fail(loc, "input channels " + Twine(c) + ", weight " + shapeStr(w.getShape()) +
                          " and group " + Twine(group) + " are inconsistent");
   if (Value b = adaptor.getBias())
     if (tensorOf(b).getRank() != 1 || tensorOf(b).getDimSize(0) != f)
       return fail(loc, "expected bias of shape [" + Twine(f) + "], got " +
                            shapeStr(tensorOf(b).getShape()));
-  SmallVector<int64_t> shape = {x.getDimSize(0), f};
+  SmallVector<int64_t> spatial;
   for (int i = 0; i < 2; ++i) {
-    int64_t o = windowOutput(x.getDimSize(2 + i), w.getDimSize(2 + i), strides[i], pads[i],
+    int64_t o = windowOutput(x.getDimSize(xs + i), w.getDimSize(ws + i), strides[i], pads[i],
                              pads[2 + i], dil[i], false);
     if (o < 1)
       return fail(loc, "kernel larger than padded input " + shapeStr(x.getShape()));
-    shape.push_back(o);
+    spatial.push_back(o);
   }
+  SmallVector<int64_t> shape =
+      channelsLast ? SmallVector<int64_t>{x.getDimSize(0), spatial[0], spatial[1], f}
+                   : SmallVector<int64_t>{x.getDimSize(0), f, spatial[0], spatial[1]};
   results.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  return inferConv(loc, adaptor, /*channelsLast=*/false, results);
+}
+
+LogicalResult ConvNhwcOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  return inferConv(loc, adaptor, /*channelsLast=*/true, results);
 }
 
 template <typename Adaptor>

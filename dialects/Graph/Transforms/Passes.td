@@ -28,4 +28,18 @@ def GraphFoldConvAffine : Pass<"dlc-fold-conv-affine"> {
   let dependentDialects = ["::dlc::graph::GraphDialect", "::mlir::arith::ArithDialect"];
 }
 
+def GraphChannelsLast : Pass<"dlc-channels-last"> {
+  let summary = "Convolutions in NHWC, layout transposes sunk until they cancel";
+  let description = [{
+    Rewrites each float `conv` with group 1 or depthwise into
+    `transpose(conv_nhwc(transpose(x), W'))` with HWCF weights (transposed at
+    compile time when constant), then moves every transpose below the
+    elementwise ops and keepdims reductions that use it, composing and
+    cancelling adjacent transposes: chains of convs, activations and residual
+    adds run in NHWC with transposes only where the graph enters and leaves
+    that region (model inputs and outputs, pools, reshapes).
+  }];
+  let dependentDialects = ["::dlc::graph::GraphDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif
