@@ -59,6 +59,12 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
             depthwise && fb == 32 ? divisorTile(bounds[dims->outputImage[1]], {4, 2})
                                   : divisorTile(bounds[dims->outputImage[1]], {8, 7, 4, 2});
         cfg.tiles[dims->filterLoop[1]] = 0;
+        // Channel blocks outermost: one block's filters (up to 3x3x512x32 floats)
+        // stay in L2 across all output pixels instead of streaming per row.
+        cfg.interchange.push_back(chans.front());
+        for (unsigned d = 0; d < n; ++d)
+          if (d != chans.front())
+            cfg.interchange.push_back(d);
         return cfg;
       }
       for (unsigned d : dims->outputChannel)

@@ -13,6 +13,9 @@ struct KernelConfig {
   /// Tile size per loop of the op (0 = not tiled). Parallel loops are tiled
   /// first (with the init's producers fused in), reduction loops inside that.
   llvm::SmallVector<int64_t> tiles;
+  /// Order of the parallel tile loops, outermost first, as loop dims of the op
+  /// (empty: dim order).
+  llvm::SmallVector<int64_t> interchange;
 };
 
 /// Chooses how to tile `op`, or nothing when it should stay as it is.

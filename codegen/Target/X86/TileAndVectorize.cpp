@@ -34,9 +34,12 @@ constexpr int64_t kMinParallelWork = 1 << 13;
 /// tile loop. Returns the tiled root and any tiled producers.
 FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, TilingInterface op,
                                                     ArrayRef<int64_t> tiles,
+                                                    ArrayRef<int64_t> interchange,
                                                     std::string *note = nullptr) {
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(asOFR(rewriter, tiles));
+  if (!interchange.empty())
+    tiling.setInterchange(interchange);
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   options.setFusionControlFn(
@@ -56,9 +59,10 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation()))
     for (int64_t r : linalgOp.getStaticLoopRanges())
       work = ShapedType::isDynamic(r) ? work : work * r;
-  SmallVector<int64_t> tiledDims; // the loop of each tiled dim, outermost first
-  for (auto [d, t] : llvm::enumerate(tiles))
-    if (t)
+  SmallVector<int64_t> tiledDims; // the dim of each tile loop, outermost first
+  for (int64_t d : interchange.empty() ? llvm::to_vector(llvm::seq<int64_t>(0, tiles.size()))
+                                       : llvm::to_vector(interchange))
+    if (tiles[d])
       tiledDims.push_back(d);
   for (auto [i, loop] : llvm::enumerate(result->loops)) {
     if (work < kMinParallelWork)
@@ -135,7 +139,8 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
   }
   rewriter.setInsertionPoint(op);
   auto tiled =
-      tileAndFuseInit(rewriter, cast<TilingInterface>(op.getOperation()), parallelTiles, note);
+      tileAndFuseInit(rewriter, cast<TilingInterface>(op.getOperation()), parallelTiles,
+                      cfg.interchange, note);
   if (failed(tiled))
     return;
   // The tiled consumer comes first, then the fused producers; keep it last here.
@@ -184,6 +189,11 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
   os << "], tiles [";
   llvm::interleaveComma(cfg.tiles, os);
   os << "]";
+  if (!cfg.interchange.empty()) {
+    os << ", loop order [";
+    llvm::interleaveComma(cfg.interchange, os);
+    os << "]";
+  }
   return s;
 }
 
