@@ -166,6 +166,54 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
   }
 };
 
+/// Output channels per packed weight block: the register tile's vector width.
+int64_t channelBlock(int64_t f) {
+  for (int64_t fb : {32, 16, 8})
+    if (f % fb == 0)
+      return fb;
+  return f;
+}
+
+/// A stride-1 NHWC conv as an implicit GEMM (CONV-NOTES.md route c): loops
+/// (n, oh, ow, f1, f0, kh, kw, c) over the padded input, weights packed at compile
+/// time as [F/FB][KH][KW][C][FB] (one block's filters contiguous), the output
+/// viewed as [N, OH, OW, F/FB, FB]. Tiled with kh, kw, c by 1 the op becomes a
+/// plain matmul tile that vectorizes to broadcast-FMA outer products.
+Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, Value w,
+                   Value bias, ArrayRef<int64_t> dilations) {
+  Type elt = type.getElementType();
+  auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
+  int64_t f = ws[3], fb = channelBlock(f);
+  Value blocked = reshapeTensor(
+      b, loc, w, RankedTensorType::get({ws[0], ws[1], ws[2], f / fb, fb}, elt));
+  Value packed = permuteTensor(b, loc, blocked, {3, 0, 1, 2, 4});
+  auto os = type.getShape();
+  auto out5 = RankedTensorType::get({os[0], os[1], os[2], f / fb, fb}, elt);
+  // The accumulator starts from the bias broadcast in the blocked layout, so the
+  // broadcast fuses into each output tile.
+  Value init5 =
+      bias ? buildElementwise(
+                 b, loc, out5, {reshapeTensor(b, loc, bias, RankedTensorType::get({f / fb, fb}, elt))},
+                 [](OpBuilder &, Location, ValueRange a) { return a[0]; })
+           : filledTensor(b, loc, out5, scalarConstant(b, loc, elt, 0));
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, oh, ow, f1, f0, kh, kw, c;
+  bindDims(ctx, n, oh, ow, f1, f0, kh, kw, c);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(8, 0, {n, oh + kh * dilations[0], ow + kw * dilations[1], c}, ctx),
+      AffineMap::get(8, 0, {f1, kh, kw, c, f0}, ctx),
+      AffineMap::get(8, 0, {n, oh, ow, f1, f0}, ctx)};
+  SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
+  iters.append(3, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{out5}, ValueRange{x, packed}, ValueRange{init5}, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        linalg::YieldOp::create(nb, l, multiplyAdd(nb, l, a[0], a[1], a[2]));
+      });
+  return tensor::CollapseShapeOp::create(b, loc, type, generic.getResult(0),
+                                         {{0}, {1}, {2}, {3, 4}});
+}
+
 /// conv_nhwc: the padded NHWC input into linalg's NHWC convs (group 1: HWCF
 /// weights; depthwise: the [KH, KW, 1, C] weights viewed as HWC), accumulating
 /// onto the bias broadcast over N, H, W.
@@ -181,6 +229,25 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
                           {0, pads[2], pads[3], 0}, scalarConstant(b, loc, elt, 0));
     Value w = adaptor.getWeight();
     auto ws = cast<RankedTensorType>(w.getType()).getShape();
+    Value result;
+    auto st = op.getStrides();
+    bool pointwise = ws[0] == 1 && ws[1] == 1;
+    if (op.getGroup() == 1 && (pointwise || (st[0] == 1 && st[1] == 1))) {
+      // A strided 1x1 conv is a 1x1 conv of the strided input pixels.
+      if (st[0] != 1 || st[1] != 1) {
+        auto xs = cast<RankedTensorType>(x.getType()).getShape();
+        auto sliced = RankedTensorType::get(
+            {xs[0], type.getDimSize(1), type.getDimSize(2), xs[3]}, elt);
+        SmallVector<OpFoldResult> off(4, b.getIndexAttr(0)), sizes, steps;
+        for (int64_t d : sliced.getShape())
+          sizes.push_back(b.getIndexAttr(d));
+        for (int64_t s : {int64_t(1), st[0], st[1], int64_t(1)})
+          steps.push_back(b.getIndexAttr(s));
+        x = tensor::ExtractSliceOp::create(b, loc, sliced, x, off, sizes, steps);
+      }
+      b.replaceOp(op, implicitGemm(b, loc, type, x, w, adaptor.getBias(), op.getDilations()));
+      return success();
+    }
     Value init;
     if (Value bias = adaptor.getBias())
       init = buildElementwise(b, loc, type, {bias},
@@ -189,7 +256,6 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
       init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
     auto strides = b.getI64TensorAttr(op.getStrides());
     auto dilations = b.getI64TensorAttr(op.getDilations());
-    Value result;
     if (op.getGroup() == 1) {
       result = linalg::Conv2DNhwcHwcfOp::create(b, loc, TypeRange{type}, ValueRange{x, w},
                                                 ValueRange{init}, strides, dilations)

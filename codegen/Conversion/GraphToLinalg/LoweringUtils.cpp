@@ -1,6 +1,10 @@
 // Helpers shared by the dlc_graph -> linalg lowering patterns.
 #include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
 
+#include "mlir/IR/Matchers.h"
+
+#include <cstring>
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
@@ -91,10 +95,47 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to, bool isUnsigne
   return arith::TruncIOp::create(b, loc, to, v);
 }
 
+Value permuteTensor(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d : perm)
+    shape.push_back(type.getDimSize(d));
+  auto to = RankedTensorType::get(shape, type.getElementType());
+  DenseElementsAttr dense;
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  if (matchPattern(v, m_Constant(&dense)) && bits % 8 == 0) {
+    if (dense.isSplat())
+      return arith::ConstantOp::create(b, loc, dense.reshape(to));
+    // Raw bytes: element k of the result reads the source element at the
+    // permuted multi-index (row-major strides).
+    size_t width = bits / 8, rank = shape.size();
+    ArrayRef<char> src = dense.getRawData();
+    SmallVector<int64_t> srcStrides(rank, 1);
+    for (int64_t d = (int64_t)rank - 2; d >= 0; --d)
+      srcStrides[d] = srcStrides[d + 1] * type.getDimSize(d + 1);
+    std::vector<char> out(src.size());
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t k = 0, n = to.getNumElements(); k < n; ++k) {
+      int64_t from = 0;
+      for (size_t i = 0; i < rank; ++i)
+        from += idx[i] * srcStrides[perm[i]];
+      std::memcpy(out.data() + k * width, src.data() + from * width, width);
+      for (int64_t i = (int64_t)rank - 1; i >= 0 && ++idx[i] == shape[i]; --i)
+        idx[i] = 0;
+    }
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(to, out));
+  }
+  return linalg::TransposeOp::create(b, loc, v, emptyTensor(b, loc, to), perm).getResult()[0];
+}
+
 Value reshapeTensor(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
   auto from = cast<RankedTensorType>(v.getType());
   if (from == to)
     return v;
+  // Constants (weights) are reshaped at compile time, so later packing sees them.
+  DenseElementsAttr dense;
+  if (matchPattern(v, m_Constant(&dense)))
+    return arith::ConstantOp::create(b, loc, dense.reshape(to));
   // Collapse to 1-D (or 0-D for one element), then expand to the target.
   Value flat = v;
   if (from.getRank() != 1) {

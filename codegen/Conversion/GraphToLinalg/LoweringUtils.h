@@ -39,6 +39,11 @@ mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                           mlir::RankedTensorType to);
 
+/// `v` with dims permuted (result dim i is dim perm[i] of `v`): a new constant for
+/// dense constants (weights packed at compile time), else a linalg.transpose.
+mlir::Value permuteTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                          llvm::ArrayRef<int64_t> perm);
+
 /// tensor.pad with a constant value; pads are [lo_0.., hi_0..], non-negative.
 mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         llvm::ArrayRef<int64_t> lo, llvm::ArrayRef<int64_t> hi, mlir::Value pad);

@@ -42,6 +42,28 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
   // width; 2-D ops then decompose into vectorizable 1-D ones.
   if (linalg::isaConvolutionOpInterface(op)) {
     auto dims = linalg::inferConvolutionDims(op);
+    // Implicit GEMM over packed weights (output channels split into blocks f1, f0
+    // with f0 innermost): TOW pixels x the whole block in registers, kh and kw by
+    // 1 (they fold away), c by 1 after folding (CONV-NOTES.md route c).
+    if (succeeded(dims) && dims->outputImage.size() == 2 && dims->filterLoop.size() == 2 &&
+        dims->outputChannel.size() == 2 && dims->inputChannel.size() == 1) {
+      unsigned f1 = dims->outputChannel[0], f0 = dims->outputChannel[1];
+      auto last = dyn_cast<AffineDimExpr>(op.getIndexingMapsArray().back().getResults().back());
+      if (last && last.getPosition() == f0) {
+        cfg.kind = KernelKind::ImplicitGemm;
+        cfg.tiles.assign(n, 1);
+        int64_t fb = bounds[f0], ow = dims->outputImage[1];
+        cfg.tiles[f0] = fb;
+        cfg.tiles[ow] = fb >= 32 ? divisorTile(bounds[ow], {8, 7, 4, 2})
+                                 : divisorTile(bounds[ow], {16, 14, 8, 7, 4, 2});
+        cfg.tiles[dims->inputChannel[0]] = 0;
+        cfg.interchange.push_back(f1);
+        for (unsigned d = 0; d < n; ++d)
+          if (d != f1)
+            cfg.interchange.push_back(d);
+        return cfg;
+      }
+    }
     if (succeeded(dims) && dims->outputImage.size() == 2 && dims->filterLoop.size() == 2) {
       cfg.kind = KernelKind::Convolution;
       cfg.tiles.assign(n, 1);

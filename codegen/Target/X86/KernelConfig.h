@@ -6,7 +6,10 @@
 
 namespace dlc::x86 {
 
-enum class KernelKind { Contraction, Convolution, Generic };
+/// Contraction: matmul-like. Convolution: named conv/pool ops decomposed to 1-D.
+/// ImplicitGemm: a conv generic over packed weights whose kh/kw tiles fold into a
+/// matmul tile. Generic: everything else.
+enum class KernelKind { Contraction, Convolution, ImplicitGemm, Generic };
 
 struct KernelConfig {
   KernelKind kind = KernelKind::Generic;

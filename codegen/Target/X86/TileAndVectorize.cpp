@@ -82,6 +82,9 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   for (OpResult r : op->getResults())
     if (Value v = result->replacements.lookup(r))
       rewriter.replaceAllUsesWith(r, v);
+  // Erased now, so the fused init producers it used are dead and not roots of their own.
+  if (op->use_empty())
+    rewriter.eraseOp(op);
   return SmallVector<Operation *>(result->tiledAndFusedOps.begin(),
                                   result->tiledAndFusedOps.end());
 }
@@ -138,6 +141,7 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
     }
   }
   rewriter.setInsertionPoint(op);
+  OperationName name = op->getName();
   auto tiled =
       tileAndFuseInit(rewriter, cast<TilingInterface>(op.getOperation()), parallelTiles,
                       cfg.interchange, note);
@@ -146,11 +150,37 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
   // The tiled consumer comes first, then the fused producers; keep it last here.
   SmallVector<Operation *> toVectorize(tiled->begin() + 1, tiled->end());
   Operation *root = tiled->front();
-  if (root->getName() != op->getName())
+  if (root->getName() != name)
     return;
   if (hasReductionTiles) {
     rewriter.setInsertionPoint(root);
     auto inner = tileOnly(rewriter, root, reductionTiles);
+    if (failed(inner))
+      return;
+    root = *inner;
+  }
+  if (cfg.kind == KernelKind::ImplicitGemm) {
+    // kh, kw tiles of 1 fold away: (oh + kh, ow + kw, c) becomes (ow, c), a matmul
+    // tile (ow, f0, c) whose c loop is then stepped by one.
+    Operation *parent = root->getParentOp();
+    RewritePatternSet patterns(rewriter.getContext());
+    linalg::ControlDropUnitDims options;
+    options.rankReductionStrategy =
+        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+    linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+    (void)applyOpPatternsGreedily(ArrayRef<Operation *>{root}, std::move(patterns));
+    linalg::LinalgOp folded;
+    parent->walk([&](linalg::LinalgOp l) {
+      if (l.getNumReductionLoops() > 0)
+        folded = l;
+    });
+    if (!folded)
+      return;
+    SmallVector<int64_t> cTiles;
+    for (utils::IteratorType it : folded.getIteratorTypesArray())
+      cTiles.push_back(it == utils::IteratorType::reduction ? 1 : 0);
+    rewriter.setInsertionPoint(folded);
+    auto inner = tileOnly(rewriter, folded, cTiles);
     if (failed(inner))
       return;
     root = *inner;
@@ -181,9 +211,10 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
   if (auto name = dyn_cast<NameLoc>(loc))
     os << "'" << name.getName().strref() << "' ";
   os << op->getName().getStringRef() << ": "
-     << (cfg.kind == KernelKind::Contraction   ? "contraction"
-         : cfg.kind == KernelKind::Convolution ? "convolution"
-                                               : "generic")
+     << (cfg.kind == KernelKind::Contraction    ? "contraction"
+         : cfg.kind == KernelKind::Convolution  ? "convolution"
+         : cfg.kind == KernelKind::ImplicitGemm ? "implicit GEMM"
+                                                : "generic")
      << ", loops [";
   llvm::interleaveComma(op.getStaticLoopRanges(), os);
   os << "], tiles [";
