@@ -60,3 +60,50 @@ func.func @grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1
   %0 = dlc_graph.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2} : tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<1x6x6x6xf32>
   return %0 : tensor<1x6x6x6xf32>
 }
+
+// -----
+
+// Stride-1 NHWC conv: implicit GEMM over weights packed at compile time as
+// [F/FB][KH][KW][C][FB] (here F = 16: one block), bias broadcast in the blocked layout.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6 * 2, d7)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func @conv_nhwc_implicit_gemm
+// CHECK-DAG: %[[PW:.*]] = arith.constant dense<{{.*}}> : tensor<1x3x3x2x16xf32>
+// CHECK-DAG: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 2, 0] high[0, 1, 2, 0]
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x16xf32>) outs(%{{.*}} : tensor<1x6x6x1x16xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[P]], %[[PW]] : tensor<1x8x10x2xf32>, tensor<1x3x3x2x16xf32>) outs(%[[B]] : tensor<1x6x6x1x16xf32>)
+// CHECK: tensor.collapse_shape %[[G]] {{\[}}[0], [1], [2], [3, 4]] : tensor<1x6x6x1x16xf32> into tensor<1x6x6x16xf32>
+func.func @conv_nhwc_implicit_gemm(%x: tensor<1x6x6x2xf32>, %b: tensor<16xf32>) -> tensor<1x6x6x16xf32> {
+  %w = arith.constant dense<[[[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]]], [[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]]], [[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]]]]> : tensor<3x3x2x16xf32>
+  %0 = dlc_graph.conv_nhwc %x, %w, %b : tensor<16xf32> {strides = array<i64: 1, 1>, pads = array<i64: 1, 2, 1, 2>, dilations = array<i64: 1, 2>, group = 1} : tensor<1x6x6x2xf32>, tensor<3x3x2x16xf32> -> tensor<1x6x6x16xf32>
+  return %0 : tensor<1x6x6x16xf32>
+}
+
+// -----
+
+// 1x1 stride 2: the strided input pixels, then a 1x1 implicit GEMM. Non-constant
+// weights are packed by a transpose at run time.
+// CHECK-LABEL: func @conv_nhwc_pointwise_strided
+// CHECK: %[[S:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [1, 4, 4, 8] [1, 2, 2, 1] : tensor<1x8x8x8xf32> to tensor<1x4x4x8xf32>
+// CHECK: %[[PW:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x1x8x4x32xf32>) outs(%{{.*}} : tensor<4x1x1x8x32xf32>) permutation = [3, 0, 1, 2, 4]
+// CHECK: linalg.generic {{.*}} ins(%[[S]], %[[PW]] : tensor<1x4x4x8xf32>, tensor<4x1x1x8x32xf32>) outs(%{{.*}} : tensor<1x4x4x4x32xf32>)
+func.func @conv_nhwc_pointwise_strided(%x: tensor<1x8x8x8xf32>, %w: tensor<1x1x8x128xf32>) -> tensor<1x4x4x128xf32> {
+  %0 = dlc_graph.conv_nhwc %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : tensor<1x8x8x8xf32>, tensor<1x1x8x128xf32> -> tensor<1x4x4x128xf32>
+  return %0 : tensor<1x4x4x128xf32>
+}
+
+// -----
+
+// Strided k > 1: linalg's NHWC conv (decomposed to 1-D later); depthwise: the
+// [KH, KW, 1, C] weights viewed as HWC.
+// CHECK-LABEL: func @conv_nhwc_strided_and_depthwise
+// CHECK: linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %arg1 : tensor<1x10x10x4xf32>, tensor<3x3x4x8xf32>)
+// CHECK: %[[DW:.*]] = tensor.collapse_shape %arg2
+// CHECK: tensor.expand_shape %[[DW]] {{.*}} into tensor<3x3x4xf32>
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x10x10x4xf32>, tensor<3x3x4xf32>)
+func.func @conv_nhwc_strided_and_depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x8xf32>, %wd: tensor<3x3x1x4xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x8x8x4xf32>) {
+  %0 = dlc_graph.conv_nhwc %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : tensor<1x8x8x4xf32>, tensor<3x3x4x8xf32> -> tensor<1x4x4x8xf32>
+  %1 = dlc_graph.conv_nhwc %x, %wd {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4} : tensor<1x8x8x4xf32>, tensor<3x3x1x4xf32> -> tensor<1x8x8x4xf32>
+  return %0, %1 : tensor<1x4x4x8xf32>, tensor<1x8x8x4xf32>
+}

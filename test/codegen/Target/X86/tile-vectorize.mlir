@@ -53,3 +53,32 @@ func.func @contraction_two_m_dims(%a: tensor<2x16x64xf32>, %b: tensor<64x32xf32>
   } -> tensor<2x16x32xf32>
   return %r : tensor<2x16x32xf32>
 }
+
+// -----
+
+// Implicit-GEMM conv (NHWC, packed weights): one block of 32 channels for 8 pixels
+// of a row, bias init fused; kh, kw and c loops carry the 8x32 accumulator in
+// registers (the kh/kw unit tiles fold into a matmul tile); the block loop is
+// outermost.
+// CHECK-LABEL: func @implicit_gemm
+// CHECK: scf.for %[[F1:.*]] = %c0 to %c2
+// CHECK: scf.for {{.*}} = %c0 to %c8
+// CHECK: vector.broadcast {{.*}} to vector<1x1x8x1x32xf32>
+// CHECK: scf.for {{.*}} = %c0 to %c3 {{.*}} -> ({{.*}}vector<8x32xf32>)
+// CHECK: scf.for {{.*}} = %c0 to %c3 {{.*}} -> ({{.*}}vector<8x32xf32>)
+// CHECK: scf.for {{.*}} = %c0 to %c16 {{.*}} -> ({{.*}}vector<8x32xf32>)
+// CHECK-COUNT-8: vector.fma {{.*}} : vector<32xf32>
+func.func @implicit_gemm(%x: tensor<1x10x10x16xf32>, %w: tensor<2x3x3x16x32xf32>, %b: tensor<2x32xf32>) -> tensor<1x8x8x2x32xf32> {
+  %e = tensor.empty() : tensor<1x8x8x2x32xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<2x32xf32>) outs(%e : tensor<1x8x8x2x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x8x8x2x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x10x10x16xf32>, tensor<2x3x3x16x32xf32>) outs(%init : tensor<1x8x8x2x32xf32>) {
+  ^bb0(%a: f32, %bb: f32, %acc: f32):
+    %m = arith.mulf %a, %bb : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x2x32xf32>
+  return %r : tensor<1x8x8x2x32xf32>
+}
