@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc::x86 {
@@ -57,6 +58,17 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
       return producer->hasOneUse() || isCheapToRecompute(producer);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    // An elementwise consumer of a collapsed contraction result (an implicit-GEMM
+    // conv's [.., F/FB, FB] blocks) is expanded to the uncollapsed shape instead,
+    // so it reads the contraction directly and can become its epilogue.
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, [](OpOperand *operand) {
+      auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+      auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+      if (!consumer || !collapse || consumer.getNumLoops() != consumer.getNumParallelLoops())
+        return false;
+      auto producer = collapse.getSrc().getDefiningOp<linalg::LinalgOp>();
+      return producer && producer.getNumReductionLoops() > 0 && producer->hasOneUse();
+    });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

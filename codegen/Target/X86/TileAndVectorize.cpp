@@ -32,9 +32,22 @@ constexpr int64_t kMinParallelWork = 1 << 13;
 
 /// Tiles `op`, fusing producers of its init (fill, bias broadcast) into the
 /// tile loop. Returns the tiled root and any tiled producers.
+/// Iterations of `op` (elements times reduction length).
+int64_t workOf(linalg::LinalgOp op) {
+  int64_t work = 1;
+  for (int64_t r : op.getStaticLoopRanges())
+    work = ShapedType::isDynamic(r) ? work : work * r;
+  return work;
+}
+
+/// Tiles `op`, fusing into the tile loop the producers of its init (fill, bias
+/// broadcast) and `fuseProducer` (a contraction whose epilogue `op` is). `work`
+/// decides whether threads split the loop. Returns the tiled op, then the tiled
+/// producers.
 FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, TilingInterface op,
                                                     ArrayRef<int64_t> tiles,
-                                                    ArrayRef<int64_t> interchange,
+                                                    ArrayRef<int64_t> interchange, int64_t work,
+                                                    Operation *fuseProducer,
                                                     std::string *note = nullptr) {
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(asOFR(rewriter, tiles));
@@ -43,9 +56,15 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   options.setFusionControlFn(
-      [](tensor::ExtractSliceOp, OpResult producer,
-         bool isDestination) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (isDestination && isa<linalg::LinalgOp>(producer.getOwner()))
+      [fuseProducer](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (!isa<linalg::LinalgOp>(producer.getOwner()))
+          return std::nullopt;
+        // The init of the tile's accumulator, of the tiled op or of `fuseProducer`.
+        bool initOfFused = false;
+        if (auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(fuseProducer))
+          initOfFused = llvm::is_contained(dps.getDpsInits(), Value(producer));
+        if (isDestination || initOfFused || producer.getOwner() == fuseProducer)
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         return std::nullopt;
       });
@@ -55,10 +74,6 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   // Tile loops of parallel dims run independent iterations: threads may split the
   // outermost one that has more than one (dlc-outline-parallel-loops), when the op
   // has enough work to pay for waking the other threads (a few microseconds).
-  int64_t work = 1;
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation()))
-    for (int64_t r : linalgOp.getStaticLoopRanges())
-      work = ShapedType::isDynamic(r) ? work : work * r;
   SmallVector<int64_t> tiledDims; // the dim of each tile loop, outermost first
   for (int64_t d : interchange.empty() ? llvm::to_vector(llvm::seq<int64_t>(0, tiles.size()))
                                        : llvm::to_vector(interchange))
@@ -82,9 +97,11 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   for (OpResult r : op->getResults())
     if (Value v = result->replacements.lookup(r))
       rewriter.replaceAllUsesWith(r, v);
-  // Erased now, so the fused init producers it used are dead and not roots of their own.
+  // Erased now, so the producers fused into the tile are dead and not roots of their own.
   if (op->use_empty())
     rewriter.eraseOp(op);
+  if (fuseProducer && fuseProducer->use_empty())
+    rewriter.eraseOp(fuseProducer);
   return SmallVector<Operation *>(result->tiledAndFusedOps.begin(),
                                   result->tiledAndFusedOps.end());
 }
@@ -124,11 +141,68 @@ void tryVectorize(RewriterBase &rewriter, Operation *op) {
     rewriter.replaceOp(op, result->replacements);
 }
 
+/// The contraction or convolution whose only use is `op`, an elementwise generic that
+/// reads its result through an identity map: `op` is then computed as its epilogue,
+/// on each register tile before it is stored (bias, activation, residual add).
+std::optional<std::pair<linalg::LinalgOp, KernelConfig>> epilogueProducer(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumLoops() != generic.getNumParallelLoops() ||
+      generic->getNumResults() != 1)
+    return std::nullopt;
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    auto producer = in->get().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || !producer->hasOneUse() || producer->getNumResults() != 1 ||
+        !generic.getMatchingIndexingMap(in).isIdentity())
+      continue;
+    auto cfg = chooseKernelConfig(producer);
+    if (!cfg || cfg->kind == KernelKind::Generic)
+      continue;
+    if (!producer.getIndexingMapMatchingResult(producer->getResult(0)).isProjectedPermutation())
+      continue;
+    return std::make_pair(producer, *cfg);
+  }
+  return std::nullopt;
+}
+
+/// Points the accumulator of a fused contraction tile at its epilogue's destination
+/// tile, and the epilogue at the contraction's result: the tile is computed, finished
+/// and stored in place in the output, with no scratch buffer per tile.
+void accumulateInEpilogueTile(linalg::LinalgOp epilogueTile, linalg::LinalgOp kernelTile) {
+  OpOperand &dest = epilogueTile.getDpsInitsMutable()[0];
+  // The start of the accumulator chain: the init of the fused init op (bias, fill).
+  OpOperand *start = &kernelTile.getDpsInitsMutable()[0];
+  while (auto producer = start->get().getDefiningOp<linalg::LinalgOp>()) {
+    if (producer.getNumDpsInits() != 1 || !producer->hasOneUse())
+      break;
+    start = &producer.getDpsInitsMutable()[0];
+  }
+  Operation *scratch = start->get().getDefiningOp();
+  if (!scratch || !isa<tensor::EmptyOp, tensor::ExtractSliceOp>(scratch) ||
+      start->get().getType() != dest.get().getType() ||
+      kernelTile->getResult(0).getType() != dest.get().getType())
+    return;
+  // The destination slice is usually created after the fused ops: move it up when its
+  // operands allow.
+  Operation *user = start->getOwner(), *destDef = dest.get().getDefiningOp();
+  if (destDef && destDef->getBlock() == user->getBlock() && !destDef->isBeforeInBlock(user)) {
+    for (Value v : destDef->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (def && def->getBlock() == user->getBlock() && !def->isBeforeInBlock(user))
+        return;
+    }
+    destDef->moveBefore(user);
+  }
+  start->set(dest.get());
+  dest.set(kernelTile->getResult(0));
+}
+
 /// Applies the configuration of one root op: parallel loops tiled with the
 /// init producers fused in, then reduction loops inside (never fused: a fill
-/// inside a reduction loop would reset the accumulator).
+/// inside a reduction loop would reset the accumulator). With an `epilogue`
+/// (see epilogueProducer) the epilogue is tiled the same way and `op` fused into
+/// its tile.
 void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConfig &cfg,
-                   std::string *note) {
+                   std::string *note, linalg::LinalgOp epilogue = {}) {
   auto iters = op.getIteratorTypesArray();
   SmallVector<int64_t> parallelTiles(cfg.tiles), reductionTiles(cfg.tiles);
   bool hasReductionTiles = false;
@@ -140,18 +214,45 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
       reductionTiles[i] = 0;
     }
   }
-  rewriter.setInsertionPoint(op);
+  // The epilogue's loops are the op's result dims: same tiles, same loop order.
+  linalg::LinalgOp tileOp = epilogue ? epilogue : op;
+  SmallVector<int64_t> tiles(parallelTiles), order(cfg.interchange);
+  if (epilogue) {
+    auto resultDims = op.getIndexingMapMatchingResult(op->getResult(0)).getResults();
+    auto dimOf = [&](unsigned i) { return cast<AffineDimExpr>(resultDims[i]).getPosition(); };
+    tiles.clear();
+    order.clear();
+    for (unsigned i = 0; i < resultDims.size(); ++i)
+      tiles.push_back(parallelTiles[dimOf(i)]);
+    for (int64_t d : cfg.interchange)
+      for (unsigned i = 0; i < resultDims.size(); ++i)
+        if (dimOf(i) == d)
+          order.push_back(i);
+  }
+  rewriter.setInsertionPoint(tileOp);
   OperationName name = op->getName();
-  auto tiled =
-      tileAndFuseInit(rewriter, cast<TilingInterface>(op.getOperation()), parallelTiles,
-                      cfg.interchange, note);
+  auto tiled = tileAndFuseInit(rewriter, cast<TilingInterface>(tileOp.getOperation()), tiles,
+                               order, workOf(op), epilogue ? op.getOperation() : nullptr, note);
   if (failed(tiled))
     return;
-  // The tiled consumer comes first, then the fused producers; keep it last here.
-  SmallVector<Operation *> toVectorize(tiled->begin() + 1, tiled->end());
-  Operation *root = tiled->front();
-  if (root->getName() != name)
+  // The tiled consumer comes first, then the fused producers; the tiled `op` is
+  // kept for last here (with an epilogue: the fused op with reduction loops).
+  SmallVector<Operation *> toVectorize;
+  Operation *root = nullptr;
+  for (Operation *t : *tiled) {
+    bool isRoot = epilogue ? !root && t != tiled->front() && t->getName() == name &&
+                                 cast<linalg::LinalgOp>(t).getNumReductionLoops() > 0
+                           : t == tiled->front();
+    if (isRoot)
+      root = t;
+    else
+      toVectorize.push_back(t);
+  }
+  if (!root || root->getName() != name)
     return;
+  if (epilogue)
+    accumulateInEpilogueTile(cast<linalg::LinalgOp>(tiled->front()),
+                             cast<linalg::LinalgOp>(root));
   if (hasReductionTiles) {
     rewriter.setInsertionPoint(root);
     auto inner = tileOnly(rewriter, root, reductionTiles);
@@ -244,15 +345,24 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
     IRRewriter rewriter(ctx);
     SmallVector<std::string> lines; // --dump-config
     // Consumers first, so their init producers are still there to fuse.
+    llvm::SmallPtrSet<Operation *, 8> fusedAway; // erased as another root's producer
     for (auto &[op, cfg] : llvm::reverse(roots)) {
-      if (!op->getBlock() || op->use_empty())
+      if (fusedAway.contains(op) || op->use_empty())
         continue;
       if (op->getParentOfType<scf::ForOp>())
         continue; // already fused into another op's tile
       std::string note, line;
+      // An elementwise op whose input is a contraction's only use becomes its epilogue.
+      linalg::LinalgOp kernel = op, epilogue;
+      KernelConfig kernelCfg = cfg;
+      if (auto producer = epilogueProducer(op)) {
+        std::tie(kernel, kernelCfg) = *producer;
+        epilogue = op;
+        fusedAway.insert(kernel);
+      }
       if (dumpConfig)
-        line = describe(op, cfg);
-      transformRoot(rewriter, op, cfg, dumpConfig ? &note : nullptr);
+        line = describe(kernel, kernelCfg) + (epilogue ? ", epilogue fused" : "");
+      transformRoot(rewriter, kernel, kernelCfg, dumpConfig ? &note : nullptr, epilogue);
       if (dumpConfig)
         lines.push_back(line + ", " + note);
     }
