@@ -17,6 +17,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "canonicalize", "cse",
       // Caller-owned input/output buffers, outputs computed in place (DPS).
       "dlc-prepare-abi",
+      // Padded inputs (convolutions, pools): zero only the halo.
+      "func.func(dlc-pad-to-halo)",
       // Register tiles and vectors for every linalg op (KernelConfig.cpp decides).
       options.dumpConfig ? "func.func(dlc-cpu-tile-vectorize{dump-config=true})"
                          : "func.func(dlc-cpu-tile-vectorize)",
@@ -25,6 +27,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "canonicalize", "cse",
       // Weights as flat globals (after canonicalization, which would undo it).
       "func.func(dlc-flatten-constants)",
+      // Producers of padded tensors write into the padded buffer's interior.
+      "eliminate-empty-tensors",
       // Tensors -> buffers; intermediates become allocations.
       "one-shot-bufferize",
       "canonicalize", "cse",

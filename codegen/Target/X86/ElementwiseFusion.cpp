@@ -62,12 +62,29 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
     // conv's [.., F/FB, FB] blocks) is expanded to the uncollapsed shape instead,
     // so it reads the contraction directly and can become its epilogue.
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, [](OpOperand *operand) {
+      // (Pads of such results are expanded too: the producer then writes its blocked
+      // result into the padded buffer.)
       auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
       auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
-      if (!consumer || !collapse || consumer.getNumLoops() != consumer.getNumParallelLoops())
+      if (!collapse)
         return false;
       auto producer = collapse.getSrc().getDefiningOp<linalg::LinalgOp>();
-      return producer && producer.getNumReductionLoops() > 0 && producer->hasOneUse();
+      if (!producer || !producer->hasOneUse())
+        return false;
+      if (isa<tensor::PadOp>(operand->getOwner()))
+        return true;
+      return consumer && consumer.getNumLoops() == consumer.getNumParallelLoops() &&
+             producer.getNumReductionLoops() > 0;
+    });
+    // Likewise an elementwise consumer of an expanded contraction result (a matmul
+    // over [B*S, K] viewed as [B, S, N]) is collapsed to the matmul's shape.
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, [](OpOperand *operand) {
+      auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+      auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+      if (!consumer || !expand || consumer.getNumLoops() != consumer.getNumParallelLoops())
+        return false;
+      auto producer = expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+      return producer && producer->hasOneUse() && producer.getNumReductionLoops() > 0;
     });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

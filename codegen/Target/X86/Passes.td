@@ -52,6 +52,19 @@ def FlattenConstants : Pass<"dlc-flatten-constants"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def PadToHalo : Pass<"dlc-pad-to-halo"> {
+  let summary = "Rewrite tensor.pad as a filled halo with the source inserted in place";
+  let description = [{
+    A static constant `tensor.pad` becomes fills of its halo slabs (each
+    element once) and a `tensor.insert_slice` of the source into the
+    interior. With `eliminate-empty-tensors` before bufferization the
+    source's producer then writes into the padded buffer directly: no copy
+    and no fill of the interior for every padded convolution input.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg ops to register-sized blocks and vectorize them (x86)";
   let description = [{

@@ -16,6 +16,11 @@ namespace {
 struct StridedCopy : OpRewritePattern<memref::CopyOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(memref::CopyOp op, PatternRewriter &b) const override {
+    // A buffer copied onto itself (what bufferization leaves for in-place slices).
+    if (op.getSource() == op.getTarget()) {
+      b.eraseOp(op);
+      return success();
+    }
     auto src = cast<MemRefType>(op.getSource().getType());
     auto dst = cast<MemRefType>(op.getTarget().getType());
     // Contiguous copies stay memcpy.

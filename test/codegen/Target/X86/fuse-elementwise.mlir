@@ -74,3 +74,35 @@ func.func @centering_recomputed(%x: tensor<4x8xf32>, %mean: tensor<4xf32>, %rstd
   } -> tensor<4x8xf32>
   return %var, %y : tensor<4xf32>, tensor<4x8xf32>
 }
+
+// An elementwise consumer (and a pad) of a collapsed contraction result is
+// expanded to the contraction's blocked shape, the collapse moving after it.
+// CHECK-LABEL: func @expand_through_collapse
+// CHECK: %[[C:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<4x2x8xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[P:.*]] = tensor.pad %[[R]] low[1, 0, 0] high[1, 0, 0]
+// CHECK: tensor.collapse_shape %[[P]] {{\[}}[0], [1, 2]] : tensor<6x2x8xf32> into tensor<6x16xf32>
+func.func @expand_through_collapse(%x: tensor<4x3xf32>, %w: tensor<3x2x8xf32>) -> tensor<6x16xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x2x8xf32>
+  %f = linalg.fill ins(%c : f32) outs(%e : tensor<4x2x8xf32>) -> tensor<4x2x8xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<4x3xf32>, tensor<3x2x8xf32>) outs(%f : tensor<4x2x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2x8xf32>
+  %cl = tensor.collapse_shape %m [[0], [1, 2]] : tensor<4x2x8xf32> into tensor<4x16xf32>
+  %e2 = tensor.empty() : tensor<4x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cl : tensor<4x16xf32>) outs(%e2 : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.maximumf %a, %c : f32
+    linalg.yield %z : f32
+  } -> tensor<4x16xf32>
+  %p = tensor.pad %r low[1, 0] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c : f32
+  } : tensor<4x16xf32> to tensor<6x16xf32>
+  return %p : tensor<6x16xf32>
+}

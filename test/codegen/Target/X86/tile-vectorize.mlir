@@ -82,3 +82,31 @@ func.func @implicit_gemm(%x: tensor<1x10x10x16xf32>, %w: tensor<2x3x3x16x32xf32>
   } -> tensor<1x8x8x2x32xf32>
   return %r : tensor<1x8x8x2x32xf32>
 }
+
+// -----
+
+// Epilogue: the bias add + ReLU consumer of a matmul is tiled like the matmul, the
+// matmul fused into its tile accumulating in the output tile, and the epilogue
+// applied to the accumulator before the one store of each tile.
+// CHECK-LABEL: func @matmul_epilogue
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
+// CHECK: vector.fma
+// CHECK: arith.addf {{.*}} : vector<8x32xf32>
+// CHECK: arith.maximumf {{.*}} : vector<8x32xf32>
+// CHECK: vector.transfer_write
+// CHECK-NOT: scf.for
+func.func @matmul_epilogue(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>, %bias: tensor<64xf32>) -> tensor<64x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m, %bias : tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %z = arith.maximumf %s, %cst : f32
+    linalg.yield %z : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
