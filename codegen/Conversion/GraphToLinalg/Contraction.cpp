@@ -2,6 +2,7 @@
 #include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
 #include "dialects/Graph/IR/GraphOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -54,6 +55,55 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, ConvOp op, Value x, Value w,
   });
 }
 
+/// Output channels per packed weight block: the register tile's vector width.
+int64_t channelBlock(int64_t f) {
+  for (int64_t fb : {32, 16, 8})
+    if (f % fb == 0)
+      return fb;
+  return f;
+}
+
+/// [..., M, K] x constant [K, N] with B packed at compile time as [N/NB][K][NB] (one
+/// register tile's columns contiguous over all of K, CPU-GEMM-NOTES variant c2):
+/// loops (batch..., m, n1, n0, k), the result viewed as [..., M, N/NB, NB].
+Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs, Value rhs) {
+  Type elt = type.getElementType();
+  auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
+  int64_t k = rs[0], n = rs[1], nb = channelBlock(n);
+  Value packed = permuteTensor(
+      b, loc, reshapeTensor(b, loc, rhs, RankedTensorType::get({k, n / nb, nb}, elt)), {1, 0, 2});
+  int64_t rank = type.getRank(), nd = rank + 2; // loops: rank - 1 row dims, n1, n0, k
+  SmallVector<int64_t> outShape(type.getShape().drop_back());
+  outShape.append({n / nb, nb});
+  auto out = RankedTensorType::get(outShape, elt);
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> rows, lhsExprs, outExprs;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    rows.push_back(getAffineDimExpr(d, ctx));
+  AffineExpr n1 = getAffineDimExpr(rank - 1, ctx), n0 = getAffineDimExpr(rank, ctx),
+             kd = getAffineDimExpr(rank + 1, ctx);
+  lhsExprs.append(rows);
+  lhsExprs.push_back(kd);
+  outExprs.append(rows);
+  outExprs.append({n1, n0});
+  SmallVector<AffineMap> maps = {AffineMap::get(nd, 0, lhsExprs, ctx),
+                                 AffineMap::get(nd, 0, {n1, kd, n0}, ctx),
+                                 AffineMap::get(nd, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iters(nd - 1, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  Value init = filledTensor(b, loc, out, scalarConstant(b, loc, elt, 0));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{out}, ValueRange{lhs, packed}, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb2, Location l, ValueRange a) {
+        linalg::YieldOp::create(nb2, l, multiplyAdd(nb2, l, a[0], a[1], a[2]));
+      });
+  SmallVector<ReassociationIndices> reassoc;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    reassoc.push_back({d});
+  reassoc.push_back({rank - 1, rank});
+  return tensor::CollapseShapeOp::create(b, loc, type, generic.getResult(0), reassoc);
+}
+
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
@@ -64,6 +114,12 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
     auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
+    // Constant float weights with whole vector blocks of columns are packed.
+    if (rs.size() == 2 && isa<FloatType>(elt) && rs[1] % 8 == 0 && rs[1] >= 16 &&
+        ls.size() == (size_t)type.getRank() && matchPattern(rhs, m_Constant())) {
+      b.replaceOp(op, packedMatmul(b, loc, type, lhs, rhs));
+      return success();
+    }
     if (type.getRank() == 2) {
       Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
       b.replaceOp(op, linalg::MatmulOp::create(b, loc, TypeRange{type}, ValueRange{lhs, rhs},
@@ -165,14 +221,6 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     return success();
   }
 };
-
-/// Output channels per packed weight block: the register tile's vector width.
-int64_t channelBlock(int64_t f) {
-  for (int64_t fb : {32, 16, 8})
-    if (f % fb == 0)
-      return fb;
-  return f;
-}
 
 /// A stride-1 NHWC conv as an implicit GEMM (CONV-NOTES.md route c): loops
 /// (n, oh, ow, f1, f0, kh, kw, c) over the padded input, weights packed at compile

@@ -34,6 +34,14 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
       cfg.tiles.assign(n, 1);
       cfg.tiles[dims->m.back()] = divisorTile(bounds[dims->m.back()], {8, 4, 2});
       cfg.tiles[dims->n.back()] = divisorTile(bounds[dims->n.back()], {32, 16, 8, 4, 2});
+      // Packed weights ([N/NB][K][NB]): column blocks outermost, so one block's panel
+      // stays in L2 while every row tile uses it.
+      if (dims->n.size() == 2) {
+        cfg.interchange.push_back(dims->n.front());
+        for (unsigned d = 0; d < n; ++d)
+          if (d != dims->n.front())
+            cfg.interchange.push_back(d);
+      }
       return cfg;
     }
   }

@@ -107,3 +107,20 @@ func.func @conv_nhwc_strided_and_depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<3
   %1 = dlc_graph.conv_nhwc %x, %wd {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4} : tensor<1x8x8x4xf32>, tensor<3x3x1x4xf32> -> tensor<1x8x8x4xf32>
   return %0, %1 : tensor<1x4x4x8xf32>, tensor<1x8x8x4xf32>
 }
+
+// -----
+
+// [B, M, K] x constant [K, N]: B packed at compile time as [N/NB][K][NB], loops
+// (b, m, n1, n0, k), the result a collapse of [B, M, N/NB, NB].
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d4, d3)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @matmul_packed_weights
+// CHECK: %[[P:.*]] = arith.constant dense<{{.*}}> : tensor<1x3x16xf32>
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[P]] : tensor<2x4x3xf32>, tensor<1x3x16xf32>)
+// CHECK: tensor.collapse_shape %[[G]] {{\[}}[0], [1], [2, 3]] : tensor<2x4x1x16xf32> into tensor<2x4x16xf32>
+func.func @matmul_packed_weights(%a: tensor<2x4x3xf32>) -> tensor<2x4x16xf32> {
+  %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0]]> : tensor<3x16xf32>
+  %0 = dlc_graph.matmul %a, %w : tensor<2x4x3xf32>, tensor<3x16xf32> -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}
