@@ -39,8 +39,9 @@
  *   void dlc_runtime_parallel_for(void *runtime_ctx, int64_t n,
  *                                 void (*fn)(void *closure, int64_t begin, int64_t end),
  *                                 void *closure);
- *       Splits [0, n) into contiguous chunks over the context's threads and
- *       calls fn on each; returns when all are done. With runtime_ctx == NULL
+ *       Splits [0, n) into contiguous near-equal pieces (a few per thread)
+ *       that the context's threads, the caller included, claim as they come,
+ *       and calls fn on each; returns when all are done. With runtime_ctx == NULL
  *       it calls fn(closure, 0, n) on the calling thread.
  *       (Runtime notes, see dlc_runtime.h: fn is never called with an empty
  *       range, so n <= 0 calls nothing; a call made from inside fn runs

@@ -322,9 +322,10 @@ DLC_API dlc_status_t dlc_session_create_outputs(const dlc_session_t *session,
 
 /* The parallel loop compiled models call (see dlc_abi.h). `runtime_ctx` is
  * the dlc_session_t* that dlc_session_run passed to the entry, or NULL.
- * Splits [0, n) into at most num_threads contiguous chunks of near-equal
- * size (static schedule), calls fn(closure, begin, end) once per non-empty
- * chunk, the calling thread taking the first, and returns when all are
+ * Splits [0, n) into min(4 * num_threads, n) contiguous pieces of near-equal
+ * size, which the session's threads (the caller included) claim dynamically:
+ * a worker that wakes late, or shares a core with the caller, takes fewer.
+ * Calls fn(closure, begin, end) once per piece and returns when all are
  * done. Runs fn(closure, 0, n) inline on the calling thread when
  * runtime_ctx is NULL, the session has one thread, n == 1, the call is
  * nested inside another dlc_runtime_parallel_for (on any thread), or the

@@ -1,4 +1,4 @@
-/* dlc_thread_pool.c - owns the persistent worker pool behind dlc_runtime_parallel_for (static chunking). */
+/* dlc_thread_pool.c - owns the persistent worker pool behind dlc_runtime_parallel_for (dynamic pieces). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pthread_sigmask; set before any system header */
 #endif
@@ -59,13 +59,18 @@ struct dlc_thread_pool_t {
    * waiting without reading the job fields, which the caller may already
    * be rewriting for the next loop. */
   _Atomic uint64_t job_word;
-  /* Participating workers yet to finish; each decrements (release). */
-  atomic_int pending;
+  /* Work claiming: generation << 32 | next piece index. A thread claims piece i
+   * of generation g by a CAS from (g, i) to (g, i + 1), so a worker that wakes
+   * late can never claim a piece of a later loop. */
+  _Atomic uint64_t claim;
+  /* Pieces of the current loop finished; the caller waits for all of them. */
+  _Atomic int64_t finished;
+  _Atomic int64_t pieces;
   /* Set while a thread owns the pool for a loop. */
   atomic_flag busy;
   atomic_bool stop;
-  /* The current job, read only by participating workers, which the caller
-   * waits for before writing the next one. */
+  /* The current job, read by a thread only after it claimed a piece of it; the
+   * caller waits for every piece before writing the next one. */
   dlc_abi_parallel_body_fn fn;
   void *closure;
   int64_t n;
@@ -111,6 +116,37 @@ static void dlc_publish_job(dlc_thread_pool_t *pool, uint64_t chunks) {
   pthread_mutex_unlock(&pool->mutex);
 }
 
+/* Runs pieces of generation `gen` until none is left; returns how many it ran. */
+static int64_t dlc_run_pieces(dlc_thread_pool_t *pool, uint64_t gen) {
+  int64_t ran = 0;
+  for (;;) {
+    uint64_t w = atomic_load_explicit(&pool->claim, memory_order_acquire);
+    if (w >> 32 != gen)
+      return ran;
+    int64_t i = (int64_t)(w & UINT32_MAX);
+    /* If this reads the next loop's count, the caller has already closed this
+     * generation's claim word (see dlc_thread_pool_run), so the CAS below fails. */
+    int64_t pieces = atomic_load_explicit(&pool->pieces, memory_order_acquire);
+    if (i >= pieces)
+      return ran;
+    if (!atomic_compare_exchange_weak_explicit(&pool->claim, &w, w + 1,
+                                               memory_order_acq_rel,
+                                               memory_order_acquire))
+      continue;
+    int64_t begin, end;
+    dlc_chunk(pool->n, (int32_t)pieces, (int32_t)i, &begin, &end);
+    pool->fn(pool->closure, begin, end);
+    ++ran;
+    /* Last piece wakes the caller if it went to sleep. Taking the mutex orders
+     * this with the caller's check-then-wait. */
+    if (atomic_fetch_add_explicit(&pool->finished, 1, memory_order_acq_rel) + 1 == pieces) {
+      pthread_mutex_lock(&pool->mutex);
+      pthread_cond_signal(&pool->done);
+      pthread_mutex_unlock(&pool->mutex);
+    }
+  }
+}
+
 static void *dlc_worker_main(void *arg) {
   dlc_worker_t *self = arg;
   dlc_thread_pool_t *pool = self->pool;
@@ -120,20 +156,7 @@ static void *dlc_worker_main(void *arg) {
     seen = dlc_wait_job(pool, seen);
     if (atomic_load_explicit(&pool->stop, memory_order_relaxed))
       return NULL;
-    int32_t chunks = (int32_t)(seen & DLC_JOB_CHUNK_MASK);
-    if (self->index >= chunks)
-      continue; /* nothing for us in this loop */
-    int64_t begin, end;
-    dlc_chunk(pool->n, chunks, self->index, &begin, &end);
-    pool->fn(pool->closure, begin, end);
-    /* Last one out wakes the caller if it went to sleep. Taking the mutex
-     * orders this with the caller's check-then-wait. */
-    if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) ==
-        1) {
-      pthread_mutex_lock(&pool->mutex);
-      pthread_cond_signal(&pool->done);
-      pthread_mutex_unlock(&pool->mutex);
-    }
+    dlc_run_pieces(pool, (seen >> DLC_JOB_CHUNK_BITS) & UINT32_MAX);
   }
 }
 
@@ -175,7 +198,9 @@ dlc_status_t dlc_thread_pool_create(int32_t num_threads,
   pool->num_threads = workers + 1;
   pool->num_workers = workers;
   atomic_init(&pool->job_word, UINT64_C(0));
-  atomic_init(&pool->pending, 0);
+  atomic_init(&pool->claim, UINT64_C(0));
+  atomic_init(&pool->finished, 0);
+  atomic_init(&pool->pieces, 0);
   atomic_flag_clear(&pool->busy);
   atomic_init(&pool->stop, false);
   pthread_mutex_init(&pool->mutex, NULL);
@@ -237,29 +262,39 @@ void dlc_thread_pool_run(dlc_thread_pool_t *pool, int64_t n,
     dlc_tls_in_parallel = outer;
     return;
   }
-  int32_t chunks = n < pool->num_threads ? (int32_t)n : pool->num_threads;
+  /* A few pieces per thread, claimed dynamically: the caller starts at once and
+   * takes whatever a worker that wakes late (or shares its core) has not, so one
+   * slow thread never holds the loop to a fixed half. */
+  int64_t pieces = (int64_t)pool->num_threads * 4;
+  if (pieces > n)
+    pieces = n;
+  uint64_t w = atomic_load_explicit(&pool->job_word, memory_order_relaxed);
+  uint64_t gen = ((w >> DLC_JOB_CHUNK_BITS) + 1) & UINT32_MAX;
+  /* Close the previous loop's claim word first: a worker still holding its
+   * last (fully claimed) value can then not claim a piece of this loop by
+   * reading the new piece count. */
+  atomic_store_explicit(&pool->claim, gen << 32 | UINT32_MAX, memory_order_seq_cst);
   pool->fn = fn;
   pool->closure = closure;
   pool->n = n;
-  atomic_store_explicit(&pool->pending, chunks - 1, memory_order_relaxed);
-  dlc_publish_job(pool, (uint64_t)chunks);
+  atomic_store_explicit(&pool->pieces, pieces, memory_order_release);
+  atomic_store_explicit(&pool->finished, 0, memory_order_relaxed);
+  atomic_store_explicit(&pool->claim, gen << 32, memory_order_release);
+  dlc_publish_job(pool, (uint64_t)pool->num_threads);
 
-  int64_t begin, end;
-  dlc_chunk(n, chunks, 0, &begin, &end);
   dlc_tls_in_parallel = true;
-  fn(closure, begin, end);
+  dlc_run_pieces(pool, gen);
   dlc_tls_in_parallel = false;
 
   bool finished = false;
   for (int spin = 0; spin < DLC_SPIN_ITERATIONS && !finished; ++spin) {
-    finished =
-        atomic_load_explicit(&pool->pending, memory_order_acquire) == 0;
+    finished = atomic_load_explicit(&pool->finished, memory_order_acquire) == pieces;
     if (!finished)
       dlc_spin_step(spin);
   }
   if (!finished) {
     pthread_mutex_lock(&pool->mutex);
-    while (atomic_load_explicit(&pool->pending, memory_order_acquire) != 0)
+    while (atomic_load_explicit(&pool->finished, memory_order_acquire) != pieces)
       pthread_cond_wait(&pool->done, &pool->mutex);
     pthread_mutex_unlock(&pool->mutex);
   }

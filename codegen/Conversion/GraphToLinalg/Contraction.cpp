@@ -280,7 +280,8 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     Value result;
     auto st = op.getStrides();
     bool pointwise = ws[0] == 1 && ws[1] == 1;
-    if (op.getGroup() == 1 && (pointwise || (st[0] == 1 && st[1] == 1))) {
+    // Implicit GEMM needs whole vector blocks of output channels (ws[3] is F).
+    if (op.getGroup() == 1 && ws[3] % 8 == 0 && (pointwise || (st[0] == 1 && st[1] == 1))) {
       // A strided 1x1 conv is a 1x1 conv of the strided input pixels.
       if (st[0] != 1 || st[1] != 1) {
         auto xs = cast<RankedTensorType>(x.getType()).getShape();

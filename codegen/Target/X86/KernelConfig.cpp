@@ -5,6 +5,30 @@ using namespace mlir;
 
 namespace dlc::x86 {
 
+/// Weights larger than this (half of a Zen 4 core's 1 MiB L2) are streamed block by
+/// block: their column/channel blocks become the outermost loop.
+constexpr int64_t kWeightBlockingBytes = 512 * 1024;
+
+/// Bytes of the op's second input (the weights of a contraction or convolution).
+static int64_t weightBytes(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() < 2)
+    return 0;
+  auto type = dyn_cast<ShapedType>(op.getDpsInputOperand(1)->get().getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return 0;
+  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+}
+
+/// `outer` first, then the other loops in order, when the weights are large.
+static void blockOuterWhenLarge(linalg::LinalgOp op, KernelConfig &cfg, unsigned outer) {
+  if (weightBytes(op) <= kWeightBlockingBytes)
+    return;
+  cfg.interchange.push_back(outer);
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (d != outer)
+      cfg.interchange.push_back(d);
+}
+
 /// Largest candidate that divides `n` (1 if none).
 static int64_t divisorTile(int64_t n, std::initializer_list<int64_t> candidates) {
   for (int64_t c : candidates)
@@ -34,14 +58,10 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
       cfg.tiles.assign(n, 1);
       cfg.tiles[dims->m.back()] = divisorTile(bounds[dims->m.back()], {8, 4, 2});
       cfg.tiles[dims->n.back()] = divisorTile(bounds[dims->n.back()], {32, 16, 8, 4, 2});
-      // Packed weights ([N/NB][K][NB]): column blocks outermost, so one block's panel
-      // stays in L2 while every row tile uses it.
-      if (dims->n.size() == 2) {
-        cfg.interchange.push_back(dims->n.front());
-        for (unsigned d = 0; d < n; ++d)
-          if (d != dims->n.front())
-            cfg.interchange.push_back(d);
-      }
+      // Packed weights ([N/NB][K][NB]) that do not fit L2: column blocks outermost, so
+      // one block's panel stays in L2 while every row tile uses it.
+      if (dims->n.size() == 2)
+        blockOuterWhenLarge(op, cfg, dims->n.front());
       return cfg;
     }
   }
@@ -62,13 +82,10 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
         cfg.tiles.assign(n, 1);
         int64_t fb = bounds[f0], ow = dims->outputImage[1];
         cfg.tiles[f0] = fb;
-        cfg.tiles[ow] = fb >= 32 ? divisorTile(bounds[ow], {8, 7, 4, 2})
-                                 : divisorTile(bounds[ow], {16, 14, 8, 7, 4, 2});
+        cfg.tiles[ow] = fb >= 32 ? divisorTile(bounds[ow], {8, 7, 6, 5, 4, 3, 2})
+                                 : divisorTile(bounds[ow], {16, 14, 12, 10, 8, 7, 6, 5, 4, 3, 2});
         cfg.tiles[dims->inputChannel[0]] = 0;
-        cfg.interchange.push_back(f1);
-        for (unsigned d = 0; d < n; ++d)
-          if (d != f1)
-            cfg.interchange.push_back(d);
+        blockOuterWhenLarge(op, cfg, f1);
         return cfg;
       }
     }
@@ -83,18 +100,20 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
       auto last = dyn_cast<AffineDimExpr>(op.getIndexingMapsArray().back().getResults().back());
       if (chans.size() == 1 && last && last.getPosition() == chans.front()) {
         bool depthwise = dims->outputChannel.empty();
-        int64_t fb = divisorTile(bounds[chans.front()], {32, 16, 8, 4, 2});
+        int64_t ow = bounds[dims->outputImage[1]];
+        // Depthwise keeps its input rows in registers too: 4 x 32 when the row
+        // allows, else up to 8 pixels of 16 channels.
+        bool wide = !depthwise || ow % 4 == 0;
+        int64_t fb = wide ? divisorTile(bounds[chans.front()], {32, 16, 8, 4, 2})
+                          : divisorTile(bounds[chans.front()], {16, 8, 4, 2});
         cfg.tiles[chans.front()] = fb;
-        cfg.tiles[dims->outputImage[1]] =
-            depthwise && fb == 32 ? divisorTile(bounds[dims->outputImage[1]], {4, 2})
-                                  : divisorTile(bounds[dims->outputImage[1]], {8, 7, 4, 2});
+        cfg.tiles[dims->outputImage[1]] = depthwise && fb == 32
+                                              ? divisorTile(ow, {4, 2})
+                                              : divisorTile(ow, {8, 7, 6, 5, 4, 3, 2});
         cfg.tiles[dims->filterLoop[1]] = 0;
-        // Channel blocks outermost: one block's filters (up to 3x3x512x32 floats)
-        // stay in L2 across all output pixels instead of streaming per row.
-        cfg.interchange.push_back(chans.front());
-        for (unsigned d = 0; d < n; ++d)
-          if (d != chans.front())
-            cfg.interchange.push_back(d);
+        // Large filters: channel blocks outermost, so one block's filters (up to
+        // 3x3x512x32 floats) stay in L2 across all output pixels.
+        blockOuterWhenLarge(op, cfg, chans.front());
         return cfg;
       }
       for (unsigned d : dims->outputChannel)

@@ -83,15 +83,18 @@ TEST_CASE("parallel_for tiles 0..n over the session threads",
       INFO(threads << " threads, n = " << n);
       Recorder r;
       dlc_runtime_parallel_for(s.get(), n, recordBody, &r);
-      size_t expected = static_cast<size_t>(std::min<int64_t>(threads, n));
+      // One call with one thread; else a few pieces per thread, which the
+      // threads claim as they come (the caller always takes part).
+      size_t expected = threads == 1 ? 1 : static_cast<size_t>(std::min<int64_t>(4 * threads, n));
       checkTiling(r, n, expected);
-      // The caller takes the first chunk; each worker at most one.
-      CHECK(r.chunks[0].thread == std::this_thread::get_id());
       std::vector<std::thread::id> ids;
       for (const Chunk &c : r.chunks)
         ids.push_back(c.thread);
       std::sort(ids.begin(), ids.end());
-      CHECK(std::unique(ids.begin(), ids.end()) == ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      CHECK(ids.size() <= static_cast<size_t>(threads));
+      if (n > 1 && threads > 1)
+        CHECK(std::find(ids.begin(), ids.end(), std::this_thread::get_id()) != ids.end());
     }
   }
 }
@@ -147,7 +150,7 @@ TEST_CASE("nested parallel_for runs inline on the calling worker",
     Nested n;
     n.ctx = s.get();
     dlc_runtime_parallel_for(s.get(), 8, outerBody, &n);
-    CHECK(n.outerCalls.load() == std::min(threads, 8));
+    CHECK(n.outerCalls.load() == (threads == 1 ? 1 : 8));
     CHECK(n.inner.sum.load() == 8 * (50 * 49 / 2));
     // A different session's loop nested inside also runs inline.
     SessionPtr other = f.session(2);
@@ -158,7 +161,7 @@ TEST_CASE("nested parallel_for runs inline on the calling worker",
     // The pool is usable again afterwards.
     Recorder r;
     dlc_runtime_parallel_for(s.get(), 10, recordBody, &r);
-    checkTiling(r, 10, static_cast<size_t>(threads));
+    checkTiling(r, 10, static_cast<size_t>(threads == 1 ? 1 : std::min(4 * threads, 10)));
   }
 }
 
