@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc::x86 {
@@ -38,6 +39,48 @@ bool isCheapToRecompute(Operation *op) {
   return true;
 }
 
+/// A generic reading a tensor.expand_shape that only adds unit dims, through a map
+/// that reads those dims at index 0, reads the unexpanded source instead (LayerNorm's
+/// statistics [R] viewed as [R, 1]): the consumer then depends on the producer
+/// directly, which row-block fusion needs.
+struct ReadUnitExpandSource : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &b) const override {
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto expand = in->get().getDefiningOp<tensor::ExpandShapeOp>();
+      if (!expand || !expand.getSrcType().hasStaticShape())
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(in);
+      auto shape = expand.getResultType().getShape();
+      SmallVector<AffineExpr> exprs;
+      bool ok = true;
+      for (const ReassociationIndices &group : expand.getReassociationIndices()) {
+        int64_t keep = group.front();
+        for (int64_t d : group)
+          if (shape[d] != 1)
+            keep = d;
+        for (int64_t d : group) {
+          auto c = dyn_cast<AffineConstantExpr>(map.getResult(d));
+          if (d != keep && (shape[d] != 1 || !c || c.getValue() != 0))
+            ok = false;
+        }
+        exprs.push_back(map.getResult(keep));
+      }
+      if (!ok)
+        continue;
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      maps[in->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), map.getNumSymbols(), exprs, op.getContext());
+      b.modifyOpInPlace(op, [&] {
+        in->set(expand.getSrc());
+        op.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+      });
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -58,6 +101,7 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
       return producer->hasOneUse() || isCheapToRecompute(producer);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    patterns.add<ReadUnitExpandSource>(&getContext());
     // An elementwise consumer of a collapsed contraction result (an implicit-GEMM
     // conv's [.., F/FB, FB] blocks) is expanded to the uncollapsed shape instead,
     // so it reads the contraction directly and can become its epilogue.

@@ -1,6 +1,7 @@
 // dlc-cpu-tile-vectorize: applies KernelConfig tiles, vectorizes, keeps accumulators in registers.
 #include "codegen/Target/X86/KernelConfig.h"
 #include "codegen/Target/X86/Passes.h"
+#include "codegen/Target/X86/RowBlocks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -93,7 +94,9 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
     }
   }
   if (note && note->empty())
-    *note = work < kMinParallelWork ? "one thread (small)" : "one thread";
+    *note = isInRowBlock(op) ? "in a row block"
+            : work < kMinParallelWork ? "one thread (small)"
+                                      : "one thread";
   for (OpResult r : op->getResults())
     if (Value v = result->replacements.lookup(r))
       rewriter.replaceAllUsesWith(r, v);
@@ -196,6 +199,16 @@ void accumulateInEpilogueTile(linalg::LinalgOp epilogueTile, linalg::LinalgOp ke
   dest.set(kernelTile->getResult(0));
 }
 
+/// A generic with one output and one reduction loop, the innermost: its partial
+/// sums can live in a vector across that loop.
+bool isInnerReduction(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic->getNumResults() != 1 || generic.getNumReductionLoops() != 1 ||
+      !isa<PartialReductionOpInterface>(op))
+    return false;
+  return generic.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+}
+
 /// Applies the configuration of one root op: parallel loops tiled with the
 /// init producers fused in, then reduction loops inside (never fused: a fill
 /// inside a reduction loop would reset the accumulator). With an `epilogue`
@@ -232,7 +245,8 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
   rewriter.setInsertionPoint(tileOp);
   OperationName name = op->getName();
   auto tiled = tileAndFuseInit(rewriter, cast<TilingInterface>(tileOp.getOperation()), tiles,
-                               order, workOf(op), epilogue ? op.getOperation() : nullptr, note);
+                               order, isInRowBlock(op) ? 0 : workOf(op),
+                               epilogue ? op.getOperation() : nullptr, note);
   if (failed(tiled))
     return;
   // The tiled consumer comes first, then the fused producers; the tiled `op` is
@@ -253,7 +267,21 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
   if (epilogue)
     accumulateInEpilogueTile(cast<linalg::LinalgOp>(tiled->front()),
                              cast<linalg::LinalgOp>(root));
-  if (hasReductionTiles) {
+  if (hasReductionTiles && cfg.kind == KernelKind::Generic && isInnerReduction(root)) {
+    // Partial sums: a vector of accumulators carried across the reduced dim, one
+    // horizontal reduction per row at the end (instead of one per tile).
+    rewriter.setInsertionPoint(root);
+    auto partial = scf::tileReductionUsingScf(
+        rewriter, cast<PartialReductionOpInterface>(root), asOFR(rewriter, reductionTiles));
+    if (failed(partial))
+      return;
+    rewriter.replaceOp(root, partial->replacements);
+    for (Value init : partial->initialValues)
+      if (Operation *def = init.getDefiningOp())
+        toVectorize.push_back(def);
+    llvm::append_range(toVectorize, partial->mergeOps);
+    root = partial->tiledOps.back();
+  } else if (hasReductionTiles) {
     rewriter.setInsertionPoint(root);
     auto inner = tileOnly(rewriter, root, reductionTiles);
     if (failed(inner))
@@ -336,20 +364,21 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
     MLIRContext *ctx = &getContext();
     // Roots: every linalg op except the fills and broadcasts that fuse into a consumer's tile.
     SmallVector<std::pair<linalg::LinalgOp, KernelConfig>> roots;
+    IRRewriter rewriter(ctx);
+    formRowBlocks(func, rewriter);
     func.walk([&](linalg::LinalgOp op) {
-      if (op->getParentOfType<scf::ForOp>())
+      if (op->getParentOfType<scf::ForOp>() && !isInRowBlock(op))
         return;
       if (auto cfg = chooseKernelConfig(op))
         roots.push_back({op, *cfg});
     });
-    IRRewriter rewriter(ctx);
     SmallVector<std::string> lines; // --dump-config
     // Consumers first, so their init producers are still there to fuse.
     llvm::SmallPtrSet<Operation *, 8> fusedAway; // erased as another root's producer
     for (auto &[op, cfg] : llvm::reverse(roots)) {
       if (fusedAway.contains(op) || op->use_empty())
         continue;
-      if (op->getParentOfType<scf::ForOp>())
+      if (op->getParentOfType<scf::ForOp>() && !isInRowBlock(op))
         continue; // already fused into another op's tile
       std::string note, line;
       // An elementwise op whose input is a contraction's only use becomes its epilogue.

@@ -110,3 +110,33 @@ func.func @matmul_epilogue(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>, %bias
   } -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+
+// -----
+
+// Row blocks: a normalize step reading a per-row statistic of a reduction is tiled by
+// blocks of rows with its producer chain fused in; the row reduction keeps 64 partial
+// sums in a vector across the row and reduces them horizontally once per row.
+// CHECK-LABEL: func @row_block_normalize
+// CHECK: scf.for {{.*}} = %c0 to %c512 step %c16
+// CHECK: scf.for {{.*}} = %c0 to %c1024 step %c64 iter_args({{.*}}) -> (vector<1x64xf32>)
+// CHECK: arith.addf {{.*}} : vector<1x64xf32>
+// CHECK: arith.divf {{.*}} : vector<1x16xf32>
+// CHECK: } {dlc.parallel, dlc.row_block}
+// CHECK-NOT: scf.for {{.*}} = %c0 to %c512
+func.func @row_block_normalize(%x: tensor<512x1024xf32>) -> tensor<512x1024xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<512xf32>) -> tensor<512xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<512x1024xf32>) outs(%f : tensor<512xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<512xf32>
+  %e2 = tensor.empty() : tensor<512x1024xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %sum : tensor<512x1024xf32>, tensor<512xf32>) outs(%e2 : tensor<512x1024xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.divf %a, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<512x1024xf32>
+  return %r : tensor<512x1024xf32>
+}
