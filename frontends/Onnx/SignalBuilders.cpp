@@ -213,7 +213,7 @@ LogicalResult stft(NodeImporter &n, Results &out) {
     for (int64_t j = 0; j < W; ++j)
       idx.push_back(f * hop + j);
   int64_t padTo = std::max(len, (frames - 1) * hop + W);
-  Type f64 = n.b.getF64Type(), i64 = n.b.getI64Type();
+  Type f64 = n.b.getF64Type();
   Expr e{n, f64};
   Value sig = e.cast(*x, f64);
   if (padTo > len)

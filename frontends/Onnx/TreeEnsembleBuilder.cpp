@@ -140,7 +140,7 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
   for (const Leaf &l : leaves)
     if ((*targets)[l.index] < 0 || (*targets)[l.index] >= T)
       return n.error("leaf target " + Twine((int64_t)(*targets)[l.index]) + " is out of range");
-  Type f64 = n.b.getF64Type(), i64 = n.b.getI64Type();
+  Type f64 = n.b.getF64Type();
   Expr e{n, f64};
   auto constant = [&](ArrayRef<int64_t> shape, ArrayRef<double> v) {
     return n.constant(DenseElementsAttr::get(RankedTensorType::get(shape, f64), v));

@@ -100,7 +100,16 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   for (OpResult r : op->getResults())
     if (Value v = result->replacements.lookup(r))
       rewriter.replaceAllUsesWith(r, v);
-  // Erased now, so the producers fused into the tile are dead and not roots of their own.
+  // Slices of fused producers that fusion replaced are left behind dead; erase them,
+  // then the tiled ops, so the producers fused into the tile are dead and not roots of
+  // their own.
+  if (!result->loops.empty()) {
+    SmallVector<Operation *> inner;
+    result->loops.front()->walk([&](tensor::ExtractSliceOp slice) { inner.push_back(slice); });
+    for (Operation *dead : llvm::reverse(inner))
+      if (dead->use_empty())
+        rewriter.eraseOp(dead);
+  }
   if (op->use_empty())
     rewriter.eraseOp(op);
   if (fuseProducer && fuseProducer->use_empty())
