@@ -222,6 +222,16 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
   }
 };
 
+/// `acc + bias` with `bias` broadcast along the leading dims (channels last): kept
+/// separate from the convolution so that it runs on the register tile in its
+/// epilogue, while the accumulator starts from a zero constant.
+Value addBias(OpBuilder &b, Location loc, Value acc, Value bias) {
+  return buildElementwise(b, loc, cast<RankedTensorType>(acc.getType()), {acc, bias},
+                          [](OpBuilder &nb, Location l, ValueRange a) {
+                            return floatOrInt<arith::AddFOp, arith::AddIOp>(nb, l, a);
+                          });
+}
+
 /// A stride-1 NHWC conv as an implicit GEMM (CONV-NOTES.md route c): loops
 /// (n, oh, ow, f1, f0, kh, kw, c) over the padded input, weights packed at compile
 /// time as [F/FB][KH][KW][C][FB] (one block's filters contiguous), the output
@@ -239,11 +249,9 @@ Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, V
   auto out5 = RankedTensorType::get({os[0], os[1], os[2], f / fb, fb}, elt);
   // The accumulator starts from the bias broadcast in the blocked layout, so the
   // broadcast fuses into each output tile.
-  Value init5 =
-      bias ? buildElementwise(
-                 b, loc, out5, {reshapeTensor(b, loc, bias, RankedTensorType::get({f / fb, fb}, elt))},
-                 [](OpBuilder &, Location, ValueRange a) { return a[0]; })
-           : filledTensor(b, loc, out5, scalarConstant(b, loc, elt, 0));
+  // Accumulate from zero (a register constant); the bias is added by an elementwise
+  // consumer, which becomes part of the epilogue (addBias).
+  Value init5 = filledTensor(b, loc, out5, scalarConstant(b, loc, elt, 0));
   MLIRContext *ctx = b.getContext();
   AffineExpr n, oh, ow, f1, f0, kh, kw, c;
   bindDims(ctx, n, oh, ow, f1, f0, kh, kw, c);
@@ -258,8 +266,11 @@ Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, V
       [&](OpBuilder &nb, Location l, ValueRange a) {
         linalg::YieldOp::create(nb, l, multiplyAdd(nb, l, a[0], a[1], a[2]));
       });
-  return tensor::CollapseShapeOp::create(b, loc, type, generic.getResult(0),
-                                         {{0}, {1}, {2}, {3, 4}});
+  Value result = generic.getResult(0);
+  if (bias)
+    result = addBias(b, loc, result,
+                     reshapeTensor(b, loc, bias, RankedTensorType::get({f / fb, fb}, elt)));
+  return tensor::CollapseShapeOp::create(b, loc, type, result, {{0}, {1}, {2}, {3, 4}});
 }
 
 /// conv_nhwc: the padded NHWC input into linalg's NHWC convs (group 1: HWCF
@@ -297,12 +308,7 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
       b.replaceOp(op, implicitGemm(b, loc, type, x, w, adaptor.getBias(), op.getDilations()));
       return success();
     }
-    Value init;
-    if (Value bias = adaptor.getBias())
-      init = buildElementwise(b, loc, type, {bias},
-                              [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-    else
-      init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
+    Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
     auto strides = b.getI64TensorAttr(op.getStrides());
     auto dilations = b.getI64TensorAttr(op.getDilations());
     if (op.getGroup() == 1) {
@@ -317,6 +323,8 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
                                                         strides, dilations)
                    .getResult(0);
     }
+    if (Value bias = adaptor.getBias())
+      result = addBias(b, loc, result, bias);
     b.replaceOp(op, result);
     return success();
   }

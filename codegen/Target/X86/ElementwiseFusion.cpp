@@ -25,6 +25,13 @@ bool isCheapToRecompute(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || generic.getNumLoops() != generic.getNumParallelLoops())
     return false;
+  // A bias add on a contraction's result stays whole: it is that kernel's epilogue.
+  if (llvm::any_of(generic.getDpsInputOperands(), [](OpOperand *in) {
+        auto producer = in->get().getDefiningOp<linalg::LinalgOp>();
+        return producer && producer.getNumReductionLoops() > 0 &&
+               producer.getNumDpsInputs() > 1;
+      }))
+    return false;
   bool broadcast = llvm::any_of(generic.getDpsInputOperands(), [&](OpOperand *in) {
     AffineMap map = generic.getMatchingIndexingMap(in);
     return !map.isIdentity() && map.getNumResults() > 0;
@@ -81,6 +88,19 @@ struct ReadUnitExpandSource : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A contraction or convolution (an op with reduction loops), or an elementwise op
+/// reading one (its epilogue so far, e.g. a conv's bias add).
+bool isKernelOrEpilogue(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() > 0)
+    return true;
+  if (op.getNumLoops() != op.getNumParallelLoops())
+    return false;
+  return llvm::any_of(op.getDpsInputOperands(), [](OpOperand *in) {
+    auto producer = in->get().getDefiningOp<linalg::LinalgOp>();
+    return producer && producer.getNumReductionLoops() > 0;
+  });
+}
+
 struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -118,7 +138,7 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
       if (isa<tensor::PadOp>(operand->getOwner()))
         return true;
       return consumer && consumer.getNumLoops() == consumer.getNumParallelLoops() &&
-             producer.getNumReductionLoops() > 0;
+             isKernelOrEpilogue(producer);
     });
     // Likewise an elementwise consumer of an expanded contraction result (a matmul
     // over [B*S, K] viewed as [B, S, N]) is collapsed to the matmul's shape.
@@ -128,7 +148,7 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
       if (!consumer || !expand || consumer.getNumLoops() != consumer.getNumParallelLoops())
         return false;
       auto producer = expand.getSrc().getDefiningOp<linalg::LinalgOp>();
-      return producer && producer->hasOneUse() && producer.getNumReductionLoops() > 0;
+      return producer && producer->hasOneUse() && isKernelOrEpilogue(producer);
     });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -64,16 +64,19 @@ func.func @grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1
 // -----
 
 // Stride-1 NHWC conv: implicit GEMM over weights packed at compile time as
-// [F/FB][KH][KW][C][FB] (here F = 16: one block), bias broadcast in the blocked layout.
+// [F/FB][KH][KW][C][FB] (here F = 16: one block), accumulating from zero; the bias is
+// added by an elementwise consumer in the blocked layout (the kernel's epilogue).
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6 * 2, d7)>
 // CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func @conv_nhwc_implicit_gemm
 // CHECK-DAG: %[[PW:.*]] = arith.constant dense<{{.*}}> : tensor<1x3x3x2x16xf32>
 // CHECK-DAG: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 2, 0] high[0, 1, 2, 0]
-// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x16xf32>) outs(%{{.*}} : tensor<1x6x6x1x16xf32>)
-// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[P]], %[[PW]] : tensor<1x8x10x2xf32>, tensor<1x3x3x2x16xf32>) outs(%[[B]] : tensor<1x6x6x1x16xf32>)
-// CHECK: tensor.collapse_shape %[[G]] {{\[}}[0], [1], [2], [3, 4]] : tensor<1x6x6x1x16xf32> into tensor<1x6x6x16xf32>
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[P]], %[[PW]] : tensor<1x8x10x2xf32>, tensor<1x3x3x2x16xf32>) outs(%[[Z]] : tensor<1x6x6x1x16xf32>)
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[G]], %{{.*}} : tensor<1x6x6x1x16xf32>, tensor<1x16xf32>)
+// CHECK: arith.addf
+// CHECK: tensor.collapse_shape %[[B]] {{\[}}[0], [1], [2], [3, 4]] : tensor<1x6x6x1x16xf32> into tensor<1x6x6x16xf32>
 func.func @conv_nhwc_implicit_gemm(%x: tensor<1x6x6x2xf32>, %b: tensor<16xf32>) -> tensor<1x6x6x16xf32> {
   %w = arith.constant dense<[[[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]]], [[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]]], [[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0]]]]> : tensor<3x3x2x16xf32>
   %0 = dlc_graph.conv_nhwc %x, %w, %b : tensor<16xf32> {strides = array<i64: 1, 1>, pads = array<i64: 1, 2, 1, 2>, dilations = array<i64: 1, 2>, group = 1} : tensor<1x6x6x2xf32>, tensor<3x3x2x16xf32> -> tensor<1x6x6x16xf32>
