@@ -1,4 +1,4 @@
-// 2-D max/average pooling over NCHW -> tensor.pad + linalg.pooling_nchw_{max,sum}.
+// 2-D max/average pooling -> tensor.pad + linalg.pooling_{nchw,nhwc}_{max,sum}.
 #include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
 #include "dialects/Graph/IR/GraphOps.h"
@@ -31,7 +31,7 @@ SmallVector<int64_t> windowCounts(int64_t in, int64_t out, int64_t k, int64_t s,
   return counts;
 }
 
-template <typename PoolOp, typename LinalgPool, bool isMax>
+template <typename PoolOp, typename NchwPool, typename NhwcPool, bool isMax>
 struct PoolLowering : OpConversionPattern<PoolOp> {
   using OpConversionPattern<PoolOp>::OpConversionPattern;
   LogicalResult matchAndRewrite(PoolOp op, typename PoolOp::Adaptor adaptor,
@@ -41,23 +41,38 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
     Type elt = type.getElementType();
     auto inShape = cast<RankedTensorType>(op.getInput().getType()).getShape();
     auto k = op.getKernel(), s = op.getStrides(), p = op.getPads(), d = op.getDilations();
-    SmallVector<int64_t> lo = {0, 0, p[0], p[1]}, hi = {0, 0, p[2], p[3]};
-    for (int i = 0; i < 2; ++i)
-      hi[2 + i] += extraEndPad(inShape[2 + i], type.getDimSize(2 + i), k[i], s[i], d[i], p[i],
-                               p[2 + i]);
+    bool nhwc = op.getChannelsLast();
+    int sp = nhwc ? 1 : 2; // first spatial dim
+    SmallVector<int64_t> lo(4, 0), hi(4, 0);
+    for (int i = 0; i < 2; ++i) {
+      lo[sp + i] = p[i];
+      hi[sp + i] = p[2 + i] + extraEndPad(inShape[sp + i], type.getDimSize(sp + i), k[i], s[i],
+                                          d[i], p[i], p[2 + i]);
+    }
     Value padValue = isMax ? extremeConstant(b, loc, elt, /*lowest=*/true)
                            : scalarConstant(b, loc, elt, 0);
     Value x = padConstant(b, loc, adaptor.getInput(), lo, hi, padValue);
     Value init = filledTensor(b, loc, type, padValue);
     Value window = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{k[0], k[1]}, elt);
-    Value r = LinalgPool::create(b, loc, TypeRange{type}, ValueRange{x, window}, ValueRange{init},
-                                 b.getI64TensorAttr(s), b.getI64TensorAttr(d))
-                  .getResult(0);
+    Value r = nhwc ? NhwcPool::create(b, loc, TypeRange{type}, ValueRange{x, window},
+                                      ValueRange{init}, b.getI64TensorAttr(s),
+                                      b.getI64TensorAttr(d))
+                         .getResult(0)
+                   : NchwPool::create(b, loc, TypeRange{type}, ValueRange{x, window},
+                                      ValueRange{init}, b.getI64TensorAttr(s),
+                                      b.getI64TensorAttr(d))
+                         .getResult(0);
     if constexpr (!isMax) {
       bool include = op.getCountIncludePad();
-      auto ch = windowCounts(inShape[2], type.getDimSize(2), k[0], s[0], d[0], p[0], p[2], include);
-      auto cw = windowCounts(inShape[3], type.getDimSize(3), k[1], s[1], d[1], p[1], p[3], include);
-      auto countType = RankedTensorType::get({type.getDimSize(2), type.getDimSize(3)}, elt);
+      auto ch = windowCounts(inShape[sp], type.getDimSize(sp), k[0], s[0], d[0], p[0], p[2],
+                             include);
+      auto cw = windowCounts(inShape[sp + 1], type.getDimSize(sp + 1), k[1], s[1], d[1], p[1],
+                             p[3], include);
+      // [OH, OW] against NCHW; [OH, OW, 1] against NHWC.
+      SmallVector<int64_t> countShape = {type.getDimSize(sp), type.getDimSize(sp + 1)};
+      if (nhwc)
+        countShape.push_back(1);
+      auto countType = RankedTensorType::get(countShape, elt);
       SmallVector<Attribute> inv;
       for (int64_t a : ch)
         for (int64_t c : cw)
@@ -75,8 +90,9 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
 } // namespace
 
 void populatePoolingLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<PoolLowering<MaxPoolOp, linalg::PoolingNchwMaxOp, true>,
-               PoolLowering<AveragePoolOp, linalg::PoolingNchwSumOp, false>>(
+  patterns.add<
+      PoolLowering<MaxPoolOp, linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp, true>,
+      PoolLowering<AveragePoolOp, linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp, false>>(
       patterns.getContext());
 }
 

@@ -96,7 +96,12 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
       // a few output pixels of one row, the whole filter width, input channels one
       // at a time: 8 pixels x 32 channels = 16 zmm accumulators (CONV-NOTES.md
       // routes a and d; depthwise keeps 4 x 32 to fit its loads).
-      auto chans = !dims->outputChannel.empty() ? dims->outputChannel : dims->depth;
+      // Channels: F of a conv, C of a depthwise conv, and for a pool the dim it shares
+      // with its input but not with its window (linalg counts it as a batch dim).
+      SmallVector<unsigned> chans;
+      llvm::append_range(chans, !dims->outputChannel.empty() ? dims->outputChannel : dims->depth);
+      if (chans.empty() && dims->batch.size() > 1)
+        chans.push_back(dims->batch.back());
       auto last = dyn_cast<AffineDimExpr>(op.getIndexingMapsArray().back().getResults().back());
       if (chans.size() == 1 && last && last.getPosition() == chans.front()) {
         bool depthwise = dims->outputChannel.empty();

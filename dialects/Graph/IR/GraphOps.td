@@ -271,18 +271,19 @@ class Graph_PoolOp<string mnemonic> : Graph_Op<mnemonic, [Pure, InferTypeOpAdapt
 }
 
 def Graph_MaxPoolOp : Graph_PoolOp<"max_pool"> {
-  let summary = "2-D max pooling over NCHW";
-  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$kernel,
-                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                       DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode);
-}
-
-def Graph_AveragePoolOp : Graph_PoolOp<"average_pool"> {
-  let summary = "2-D average pooling over NCHW";
+  let summary = "2-D max pooling over NCHW (NHWC with `channels_last`)";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
-                       BoolAttr:$count_include_pad);
+                       UnitAttr:$channels_last);
+}
+
+def Graph_AveragePoolOp : Graph_PoolOp<"average_pool"> {
+  let summary = "2-D average pooling over NCHW (NHWC with `channels_last`)";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
+                       BoolAttr:$count_include_pad, UnitAttr:$channels_last);
 }
 
 def Graph_GlobalAveragePoolOp : Graph_PoolOp<"global_average_pool"> {

@@ -209,20 +209,26 @@ static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
     return fail(loc, "expected a rank-4 NCHW input, got rank " + Twine(x.getRank()));
   auto k = adaptor.getKernel(), s = adaptor.getStrides(), p = adaptor.getPads(),
        d = adaptor.getDilations();
+  // First spatial dim: 2 (NCHW), or 1 with channels_last (NHWC).
+  int sp = adaptor.getChannelsLast() ? 1 : 2;
   if (k.size() != 2)
     return fail(loc, "expected 2 kernel dims, got " + Twine(k.size()));
   if (failed(checkWindowAttrs(loc, s, p, d)))
     return failure();
-  SmallVector<int64_t> shape = {x.getDimSize(0), x.getDimSize(1)};
+  SmallVector<int64_t> shape = {x.getDimSize(0)};
+  if (sp == 2)
+    shape.push_back(x.getDimSize(1));
   for (int i = 0; i < 2; ++i) {
     if (k[i] < 1 || p[i] >= k[i] || p[2 + i] >= k[i])
       return fail(loc, "kernel dims must be >= 1 and larger than the pads");
-    int64_t o = windowOutput(x.getDimSize(2 + i), k[i], s[i], p[i], p[2 + i], d[i],
+    int64_t o = windowOutput(x.getDimSize(sp + i), k[i], s[i], p[i], p[2 + i], d[i],
                              adaptor.getCeilMode());
     if (o < 1)
       return fail(loc, "kernel larger than padded input " + shapeStr(x.getShape()));
     shape.push_back(o);
   }
+  if (sp == 1)
+    shape.push_back(x.getDimSize(3));
   results.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
 }

@@ -120,6 +120,9 @@ bool canSinkInto(Operation *user, TransposeOp t,
     auto keep = user->getAttrOfType<BoolAttr>("keepdims");
     return keep && keep.getValue() && user->getNumOperands() == 1;
   }
+  // Pools have an NHWC form: they take the NHWC -> NCHW transpose of a conv.
+  if (isa<MaxPoolOp, AveragePoolOp>(user))
+    return !user->hasAttr("channels_last") && perm == ArrayRef<int64_t>(kToNchw);
   return false;
 }
 
@@ -139,6 +142,8 @@ void sinkInto(OpBuilder &b, Operation *user, TransposeOp t) {
     llvm::sort(axes);
     attrs.set("axes", b.getDenseI64ArrayAttr(axes));
   }
+  if (isa<MaxPoolOp, AveragePoolOp>(user))
+    attrs.set("channels_last", b.getUnitAttr());
   auto rt = cast<RankedTensorType>(user->getResult(0).getType());
   OperationState state(loc, user->getName(), operands, {untransposedType(rt, perm)},
                        attrs.getAttrs());

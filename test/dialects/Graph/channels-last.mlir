@@ -30,12 +30,13 @@ func.func @residual_block(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x1x1xf32> {
 
 // -----
 
-// Depthwise convs take the NHWC form (weights [KH, KW, 1, C]); other grouped convs
-// and integer convs stay NCHW. A transpose stops at ops it cannot pass (max_pool).
+// Depthwise convs take the NHWC form (weights [KH, KW, 1, C]); pools take their
+// channels_last form; other grouped convs and integer convs stay NCHW, and the
+// transpose stops there.
 // CHECK-LABEL: func @depthwise_and_grouped
 // CHECK: dlc_graph.conv_nhwc {{.*}} {dilations = array<i64: 1, 1>, group = 4 : i64{{.*}}} : tensor<1x5x5x4xf32>, tensor<3x3x1x4xf32> -> tensor<1x5x5x4xf32>
+// CHECK: dlc_graph.max_pool {{.*}}channels_last{{.*}} : tensor<1x5x5x4xf32> -> tensor<1x5x5x4xf32>
 // CHECK: dlc_graph.transpose {{.*}} {perm = array<i64: 0, 3, 1, 2>}
-// CHECK: dlc_graph.max_pool
 // CHECK: dlc_graph.conv {{.*}}group = 2
 // CHECK: dlc_graph.conv {{.*}}: tensor<1x4x5x5xi32>
 func.func @depthwise_and_grouped(%x: tensor<1x4x5x5xf32>, %xi: tensor<1x4x5x5xi32>) -> (tensor<1x4x5x5xf32>, tensor<1x4x5x5xi32>) {

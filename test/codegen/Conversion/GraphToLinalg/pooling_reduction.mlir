@@ -68,3 +68,17 @@ func.func @reduce_max_bool(%x: tensor<2x3xi1>) -> tensor<2xi1> {
   %0 = dlc_graph.reduce_max %x {axes = array<i64: 1>, keepdims = false} : tensor<2x3xi1> -> tensor<2xi1>
   return %0 : tensor<2xi1>
 }
+
+// -----
+
+// channels_last pools: NHWC linalg pools; average counts broadcast as [OH, OW, 1].
+// CHECK-LABEL: func @pools_nhwc
+// CHECK: tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+// CHECK: linalg.pooling_nhwc_sum
+// CHECK: arith.constant dense<{{.*}}> : tensor<3x3x1xf32>
+func.func @pools_nhwc(%x: tensor<1x6x6x8xf32>) -> (tensor<1x3x3x8xf32>, tensor<1x3x3x8xf32>) {
+  %0 = dlc_graph.max_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode = false, channels_last} : tensor<1x6x6x8xf32> -> tensor<1x3x3x8xf32>
+  %1 = dlc_graph.average_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode = false, count_include_pad = false, channels_last} : tensor<1x6x6x8xf32> -> tensor<1x3x3x8xf32>
+  return %0, %1 : tensor<1x3x3x8xf32>, tensor<1x3x3x8xf32>
+}
