@@ -68,13 +68,19 @@ def PadToHalo : Pass<"dlc-pad-to-halo"> {
 def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg ops to register-sized blocks and vectorize them (x86)";
   let description = [{
-    Contractions (matmul, batched matmul) get a register tile (RM x RN, the
-    init fused into the tile, K stepped by one, accumulators hoisted into
-    registers: CPU-GEMM-NOTES variant b). Convolutions and pooling are tiled
-    to one output row, decomposed to 1-D and vectorized. Everything else is
-    vectorized along its innermost dimension. Tile sizes come from
-    `KernelConfig.cpp`; an op whose tiling or vectorization fails stays as
-    it is and later becomes scalar loops, never an error.
+    Contractions (matmul, batched matmul, packed-weight matmuls) get a
+    register tile (RM x RN, the init fused into the tile, K stepped by one,
+    accumulators hoisted into registers: CPU-GEMM-NOTES variant b).
+    Implicit-GEMM convolutions are tiled to TOW pixels x one channel block
+    with kh/kw tiles of 1 folded away (CONV-NOTES route c); named
+    convolutions and pools to one output row, decomposed to 1-D and
+    vectorized. An elementwise op that is a kernel's only user is its
+    epilogue: tiled with the kernel's tile, the kernel fused in. Chains
+    feeding a per-row statistic (normalizations, softmax) are first tiled
+    by blocks of rows (RowBlocks.cpp); row reductions keep vector partial
+    sums. Everything else is vectorized along its innermost dimension. Tile
+    sizes come from `KernelConfig.cpp`; an op whose tiling or vectorization
+    fails stays as it is and later becomes scalar loops, never an error.
   }];
   let options = [Option<"dumpConfig", "dump-config", "bool", /*default=*/"false",
                         "Print each op's kernel configuration to stderr (dlc compile --dump-config)">];
