@@ -137,8 +137,14 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
   cfg.kind = KernelKind::Generic;
   cfg.tiles.assign(n, 1);
   bool innerParallel = op.getIteratorTypesArray().back() == utils::IteratorType::parallel;
-  cfg.tiles[n - 1] = innerParallel ? divisorTile(bounds[n - 1], {16, 8, 4, 2})
-                                   : divisorTile(bounds[n - 1], {64, 32, 16, 8, 4, 2});
+  // An innermost reduction keeps this many partial sums across the row and adds them
+  // up serially at its end: about sqrt(row) balances the two (16 for softmax rows of
+  // 128, 32 for 1024, 64 beyond).
+  int64_t row = bounds[n - 1];
+  cfg.tiles[n - 1] = innerParallel ? divisorTile(row, {16, 8, 4, 2})
+                     : row <= 256  ? divisorTile(row, {16, 8, 4, 2})
+                     : row <= 2048 ? divisorTile(row, {32, 16, 8, 4, 2})
+                                   : divisorTile(row, {64, 32, 16, 8, 4, 2});
   return cfg;
 }
 

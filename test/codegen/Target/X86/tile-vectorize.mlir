@@ -114,12 +114,12 @@ func.func @matmul_epilogue(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>, %bias
 // -----
 
 // Row blocks: a normalize step reading a per-row statistic of a reduction is tiled by
-// blocks of rows with its producer chain fused in; the row reduction keeps 64 partial
-// sums in a vector across the row and reduces them horizontally once per row.
+// blocks of rows with its producer chain fused in; the row reduction keeps partial
+// sums (32 for a row of 1024) in a vector across the row and adds them up once per row.
 // CHECK-LABEL: func @row_block_normalize
 // CHECK: scf.for {{.*}} = %c0 to %c512 step %c16
-// CHECK: scf.for {{.*}} = %c0 to %c1024 step %c64 iter_args({{.*}}) -> (vector<1x64xf32>)
-// CHECK: arith.addf {{.*}} : vector<1x64xf32>
+// CHECK: scf.for {{.*}} = %c0 to %c1024 step %c32 iter_args({{.*}}) -> (vector<1x32xf32>)
+// CHECK: arith.addf {{.*}} : vector<1x32xf32>
 // CHECK: arith.divf {{.*}} : vector<1x16xf32>
 // CHECK: } {dlc.parallel, dlc.row_block}
 // CHECK-NOT: scf.for {{.*}} = %c0 to %c512
