@@ -1,7 +1,7 @@
 // Row blocks: normalization-like chains tiled by blocks of rows before per-op tiling.
 #include "codegen/Target/X86/RowBlocks.h"
 #include "codegen/Target/X86/KernelConfig.h"
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Target/X86/ParallelMark.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -101,14 +101,7 @@ void tileRowBlocks(RewriterBase &rewriter, linalg::GenericOp op) {
   // blocks is what threads split.
   Operation *inner = result->loops.back().getOperation();
   inner->setAttr(kRowBlockAttr, rewriter.getUnitAttr());
-  for (LoopLikeOpInterface loop : result->loops) {
-    auto forOp = dyn_cast<scf::ForOp>(loop.getOperation());
-    std::optional<APInt> trips = forOp ? forOp.getStaticTripCount() : std::nullopt;
-    if (trips && trips->getSExtValue() > 1) {
-      forOp->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
-      break;
-    }
-  }
+  markParallelLoop(result->loops);
   // A producer with several users in the chain was fused once per use: the copies
   // read the same slices, so CSE leaves one.
   DominanceInfo dom;

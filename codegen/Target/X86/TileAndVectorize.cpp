@@ -1,6 +1,6 @@
 // dlc-cpu-tile-vectorize: applies KernelConfig tiles, vectorizes, keeps accumulators in registers.
 #include "codegen/Target/X86/KernelConfig.h"
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Target/X86/ParallelMark.h"
 #include "codegen/Target/X86/RowBlocks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -80,19 +80,11 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
                                        : llvm::to_vector(interchange))
     if (tiles[d])
       tiledDims.push_back(d);
-  for (auto [i, loop] : llvm::enumerate(result->loops)) {
-    if (work < kMinParallelWork)
-      break;
-    auto forOp = dyn_cast<scf::ForOp>(loop.getOperation());
-    std::optional<APInt> trips = forOp ? forOp.getStaticTripCount() : std::nullopt;
-    if (trips && trips->getSExtValue() > 1) {
-      forOp->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
-      if (note && i < tiledDims.size())
-        *note = "threads split loop " + std::to_string(tiledDims[i]) + " (" +
-                std::to_string(trips->getSExtValue()) + " tiles)";
-      break;
-    }
-  }
+  if (work >= kMinParallelWork)
+    if (auto split = markParallelLoop(result->loops); split && note &&
+                                                      split->first < tiledDims.size())
+      *note = "threads split loop " + std::to_string(tiledDims[split->first]) + " (" +
+              std::to_string(split->second) + " tiles)";
   if (note && note->empty())
     *note = isInRowBlock(op) ? "in a row block"
             : work < kMinParallelWork ? "one thread (small)"
@@ -206,6 +198,11 @@ void accumulateInEpilogueTile(linalg::LinalgOp epilogueTile, linalg::LinalgOp ke
   }
   start->set(dest.get());
   dest.set(kernelTile->getResult(0));
+}
+
+/// An op tiled on its own: not inside a tile loop, except directly in a row block.
+bool isRootPosition(Operation *op) {
+  return !op->getParentOfType<scf::ForOp>() || isInRowBlock(op);
 }
 
 /// A generic with one output and one reduction loop, the innermost: its partial
@@ -376,7 +373,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
     IRRewriter rewriter(ctx);
     formRowBlocks(func, rewriter);
     func.walk([&](linalg::LinalgOp op) {
-      if (op->getParentOfType<scf::ForOp>() && !isInRowBlock(op))
+      if (!isRootPosition(op))
         return;
       if (auto cfg = chooseKernelConfig(op))
         roots.push_back({op, *cfg});
@@ -387,7 +384,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
     for (auto &[op, cfg] : llvm::reverse(roots)) {
       if (fusedAway.contains(op) || op->use_empty())
         continue;
-      if (op->getParentOfType<scf::ForOp>() && !isInRowBlock(op))
+      if (!isRootPosition(op))
         continue; // already fused into another op's tile
       std::string note, line;
       // An elementwise op whose input is a contraction's only use becomes its epilogue.
