@@ -36,6 +36,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "func.func(buffer-hoisting)",
       "buffer-deallocation-pipeline",
       "convert-bufferization-to-memref",
+      // Large outputs written in whole cache lines bypass the caches.
+      "func.func(dlc-streaming-stores)",
       // Outer tile loops of parallel dims -> bodies the runtime's threads split.
       "dlc-outline-parallel-loops",
       // Loops; LLVM's vectorizer handles the inner loops for now.

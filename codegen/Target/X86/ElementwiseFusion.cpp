@@ -116,6 +116,10 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
       bool plainReduction = !allParallel && consumer.getNumDpsInputs() == 1;
       if (!allParallel && !plainReduction)
         return false;
+      // A producer the consumer reads broadcast (a per-row statistic's 1/sqrt) would be
+      // recomputed for every element it is broadcast to; its small result is cheaper.
+      if (!consumer.getMatchingIndexingMap(operand).isPermutation())
+        return false;
       // A producer with other users is recomputed in each consumer: only when it is a
       // few arithmetic ops (x - mean), cheaper than writing and re-reading its tensor.
       return producer->hasOneUse() || isCheapToRecompute(producer);

@@ -65,6 +65,23 @@ def PadToHalo : Pass<"dlc-pad-to-halo"> {
                            "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def StreamingStores : Pass<"dlc-streaming-stores", "::mlir::func::FuncOp"> {
+  let summary = "Non-temporal stores for whole cache lines written to large outputs";
+  let description = [{
+    A vector write of whole 64-byte lines along the contiguous innermost dim
+    of a function output of 4 MiB or more becomes a non-temporal
+    `vector.store` (no read-for-ownership of the line, no eviction of the
+    working set) when its address is 64-byte aligned at run time, and stays a
+    normal write otherwise (the ABI does not require aligned buffers). An
+    `sfence` ends each iteration of the top-level loop holding such stores, so
+    every thread fences its own share of a parallel loop. Runs on bufferized
+    IR, before parallel loops are outlined.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg ops to register-sized blocks and vectorize them (x86)";
   let description = [{
@@ -126,6 +143,7 @@ def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "::mlir::ModuleOp"
     memrefs or scalars, else the loop stays sequential.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
 }
 def LowerParallelCalls : Pass<"dlc-lower-parallel-calls", "::mlir::ModuleOp"> {

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -102,6 +103,19 @@ void tileRowBlocks(RewriterBase &rewriter, linalg::GenericOp op) {
   Operation *inner = result->loops.back().getOperation();
   inner->setAttr(kRowBlockAttr, rewriter.getUnitAttr());
   markParallelLoop(result->loops);
+  // Fused producers wrote their block into a slice of their whole (empty) result:
+  // give each block its own small tensor instead, so the chain's intermediates are
+  // L2-sized buffers, never written back to memory.
+  SmallVector<tensor::ExtractSliceOp> emptySlices;
+  inner->walk([&](tensor::ExtractSliceOp slice) {
+    if (slice.getSource().getDefiningOp<tensor::EmptyOp>() && slice.getType().hasStaticShape())
+      emptySlices.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : emptySlices) {
+    rewriter.setInsertionPoint(slice);
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(slice, slice.getType().getShape(),
+                                                 slice.getType().getElementType());
+  }
   // A producer with several users in the chain was fused once per use: the copies
   // read the same slices, so CSE leaves one.
   DominanceInfo dom;

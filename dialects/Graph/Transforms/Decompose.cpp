@@ -151,9 +151,14 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
     Value mean = ReduceMeanOp::create(b, loc, x, axes, true);
     Value d = SubOp::create(b, loc, x, mean);
     Value var = ReduceMeanOp::create(b, loc, MulOp::create(b, loc, d, d), axes, true);
-    Value denom = SqrtOp::create(
-        b, loc, AddOp::create(b, loc, var, scalar(b, loc, elt, op.getEpsilon().convertToDouble())));
-    Value y = MulOp::create(b, loc, DivOp::create(b, loc, d, denom), op.getScale());
+    // 1/sqrt once per row, then a multiply per element (a divide per element
+    // costs more than the rest of the normalization).
+    Value invStd = ReciprocalOp::create(
+        b, loc,
+        SqrtOp::create(b, loc,
+                       AddOp::create(b, loc, var,
+                                     scalar(b, loc, elt, op.getEpsilon().convertToDouble()))));
+    Value y = MulOp::create(b, loc, MulOp::create(b, loc, d, invStd), op.getScale());
     if (Value bias = op.getBias())
       y = AddOp::create(b, loc, y, bias);
     b.replaceOp(op, y);

@@ -56,8 +56,9 @@ func.func @batch_norm(%x: tensor<1x3x4x4xf32>, %s: tensor<3xf32>, %b: tensor<3xf
 // CHECK: %[[MEAN:.*]] = dlc_graph.reduce_mean %arg0 {axes = array<i64: 1, 2>, keepdims = true}
 // CHECK: %[[D:.*]] = dlc_graph.sub %arg0, %[[MEAN]]
 // CHECK: dlc_graph.reduce_mean %{{.*}} {axes = array<i64: 1, 2>, keepdims = true}
-// CHECK: dlc_graph.sqrt
-// CHECK: dlc_graph.div %[[D]]
+// CHECK: %[[SQRT:.*]] = dlc_graph.sqrt
+// CHECK: %[[INV:.*]] = dlc_graph.reciprocal %[[SQRT]]
+// CHECK: dlc_graph.mul %[[D]], %[[INV]]
 // CHECK: dlc_graph.mul %{{.*}}, %arg1
 // CHECK: dlc_graph.add %{{.*}}, %arg2
 func.func @layer_norm(%x: tensor<2x3x4xf32>, %s: tensor<3x4xf32>, %b: tensor<4xf32>) -> tensor<2x3x4xf32> {

@@ -75,6 +75,32 @@ func.func @centering_recomputed(%x: tensor<4x8xf32>, %mean: tensor<4xf32>, %rstd
   return %var, %y : tensor<4xf32>, tensor<4x8xf32>
 }
 
+// A per-row producer (1/sqrt(var + eps)) read broadcast along the row is not fused:
+// it would be recomputed for every element of the row.
+// CHECK-LABEL: func @broadcast_producer_stays
+// CHECK: %[[RSTD:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]
+// CHECK: math.sqrt
+// CHECK: linalg.generic {{.*}}ins(%arg0, %[[RSTD]] :
+// CHECK-NOT: math.sqrt
+// CHECK: return
+func.func @broadcast_producer_stays(%x: tensor<4x8xf32>, %var: tensor<4xf32>) -> tensor<4x8xf32> {
+  %one = arith.constant 1.0 : f32
+  %e1 = tensor.empty() : tensor<4xf32>
+  %rstd = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%var : tensor<4xf32>) outs(%e1 : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = math.sqrt %v : f32
+    %r = arith.divf %one, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x, %rstd : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.mulf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
 // An elementwise consumer (and a pad) of a collapsed contraction result is
 // expanded to the contraction's blocked shape, the collapse moving after it.
 // CHECK-LABEL: func @expand_through_collapse

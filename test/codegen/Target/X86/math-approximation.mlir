@@ -32,3 +32,19 @@ func.func @variable_power(%x: f32, %y: f32) -> f32 {
   %0 = math.powf %x, %y : f32
   return %0 : f32
 }
+
+// erf: one rational function of the input clamped to [-4, 4] (compare + select keeps
+// NaN), no interval selection.
+// CHECK-LABEL: func @erf_rational
+// CHECK-COUNT-2: arith.select
+// CHECK-COUNT-6: math.fma
+// CHECK: arith.mulf
+// CHECK-COUNT-3: math.fma
+// CHECK: %[[Q:.*]] = math.fma
+// CHECK-NEXT: arith.divf %{{.*}}, %[[Q]] : vector<16xf32>
+// CHECK-NOT: arith.select
+// CHECK: return
+func.func @erf_rational(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.erf %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}

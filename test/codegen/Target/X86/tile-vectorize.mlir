@@ -140,3 +140,36 @@ func.func @row_block_normalize(%x: tensor<512x1024xf32>) -> tensor<512x1024xf32>
   } -> tensor<512x1024xf32>
   return %r : tensor<512x1024xf32>
 }
+
+// -----
+
+// A chain producer with several users in the block (exp(x): summed, then divided)
+// is computed once per block into the block's own small tensor, not into a slice of
+// a whole-size intermediate (which would be written back to memory).
+// CHECK-LABEL: func @row_block_private_intermediate
+// CHECK: scf.for {{.*}} = %c0 to %c512 step %c16
+// CHECK: tensor.empty() : tensor<16x1024xf32>
+// CHECK: math.exp {{.*}} : vector<1x16xf32>
+// CHECK: } {dlc.parallel, dlc.row_block}
+func.func @row_block_private_intermediate(%x: tensor<512x1024xf32>) -> tensor<512x1024xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<512x1024xf32>
+  %ex = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<512x1024xf32>) outs(%e2 : tensor<512x1024xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<512x1024xf32>
+  %e = tensor.empty() : tensor<512xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<512xf32>) -> tensor<512xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<512x1024xf32>) outs(%f : tensor<512xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ex, %sum : tensor<512x1024xf32>, tensor<512xf32>) outs(%e2 : tensor<512x1024xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.divf %a, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<512x1024xf32>
+  return %r : tensor<512x1024xf32>
+}
