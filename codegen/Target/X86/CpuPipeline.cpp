@@ -29,6 +29,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "func.func(dlc-flatten-constants)",
       // Producers of padded tensors write into the padded buffer's interior.
       "eliminate-empty-tensors",
+      // ... and a residual read of such a producer's result reads the padded buffer.
+      "func.func(dlc-read-padded-interior)",
       // Tensors -> buffers; intermediates become allocations.
       "one-shot-bufferize",
       "canonicalize", "cse",

@@ -2,13 +2,17 @@
 #include "codegen/Target/X86/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc::x86 {
 #define GEN_PASS_DEF_PADTOHALO
+#define GEN_PASS_DEF_READPADDEDINTERIOR
 #include "codegen/Target/X86/Passes.h.inc"
 } // namespace dlc::x86
 
@@ -86,6 +90,60 @@ struct PadToHaloPass : dlc::x86::impl::PadToHaloBase<PadToHaloPass> {
     patterns.add<PadToHalo>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+  }
+};
+
+/// `insert_slice %r into %d[offsets]` where %r was computed in place in that very
+/// slice (its destination-passing init is `extract_slice %d[offsets]`, as
+/// eliminate-empty-tensors leaves a padded conv input): the insertion is a no-op,
+/// but one-shot bufferization sees it as a write to %r's buffer and resolves any
+/// later read of %r (a residual add) with a copy out and a copy back. Later readers
+/// read `extract_slice` of the insertion's result instead: the same interior, with
+/// no write in between. No folding may run between this and bufferization (it
+/// would fold the extract of the insert back to %r).
+struct ReadPaddedInteriorPass
+    : dlc::x86::impl::ReadPaddedInteriorBase<ReadPaddedInteriorPass> {
+  void runOnOperation() override {
+    SmallVector<tensor::InsertSliceOp> inserts;
+    getOperation()->walk([&](tensor::InsertSliceOp insert) {
+      auto result = dyn_cast<OpResult>(insert.getSource());
+      if (!result || result.hasOneUse())
+        return;
+      // The tensor the producer computes into: a DPS init or a tile loop's init.
+      Value dest;
+      if (auto dps = dyn_cast<DestinationStyleOpInterface>(result.getOwner()))
+        dest = dps.getDpsInitOperand(result.getResultNumber())->get();
+      else if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+        dest = loop.getInitArgs()[result.getResultNumber()];
+      auto init = dest ? dest.getDefiningOp<tensor::ExtractSliceOp>() : nullptr;
+      if (init && init.getSource() == insert.getDest() &&
+          init.getMixedOffsets() == insert.getMixedOffsets() &&
+          init.getMixedSizes() == insert.getMixedSizes() &&
+          init.getMixedStrides() == insert.getMixedStrides())
+        inserts.push_back(insert);
+    });
+    IRRewriter b(&getContext());
+    DominanceInfo dom(getOperation());
+    for (tensor::InsertSliceOp insert : inserts) {
+      Value source = insert.getSource();
+      // Right after the producer where its operands allow, so that readers placed
+      // between the two (a reshape of the result) read the interior too.
+      Operation *producer = source.getDefiningOp();
+      if (producer->getBlock() == insert->getBlock() &&
+          llvm::all_of(insert->getOperands(), [&](Value v) {
+            return v == source || dom.properlyDominates(v, producer);
+          }))
+        b.moveOpAfter(insert, producer);
+      b.setInsertionPointAfter(insert);
+      Value interior = tensor::ExtractSliceOp::create(
+          b, insert.getLoc(), insert.getSourceType(), insert.getResult(),
+          insert.getMixedOffsets(), insert.getMixedSizes(), insert.getMixedStrides());
+      b.replaceUsesWithIf(source, interior, [&](OpOperand &use) -> bool {
+        return use.getOwner() != insert && dom.properlyDominates(insert.getOperation(), use.getOwner());
+      });
+      if (interior.use_empty())
+        b.eraseOp(interior.getDefiningOp());
+    }
   }
 };
 

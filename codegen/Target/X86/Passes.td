@@ -31,13 +31,16 @@ def AddEntryPoint : Pass<"dlc-add-entry-point", "::mlir::ModuleOp"> {
 }
 
 def StridedCopyToLinalg : Pass<"dlc-strided-copy-to-linalg"> {
-  let summary = "Rewrite memref.copy between non-contiguous buffers as linalg.copy";
+  let summary = "Rewrite memref.copy between non-contiguous buffers as loops";
   let description = [{
     `finalize-memref-to-llvm` turns a copy of strided memrefs into a call to
     `memrefCopy` from MLIR's runner-utils library, which neither compiled
-    models nor the JIT link. Expressed as linalg.copy it becomes plain loops.
+    models nor the JIT link. A static copy whose innermost dim is contiguous
+    on both sides becomes loops of vector loads and stores along that dim;
+    any other becomes linalg.copy (plain loops).
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect"];
 }
 
 def FlattenConstants : Pass<"dlc-flatten-constants"> {
@@ -80,6 +83,20 @@ def StreamingStores : Pass<"dlc-streaming-stores", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect"];
+}
+
+def ReadPaddedInterior : Pass<"dlc-read-padded-interior", "::mlir::func::FuncOp"> {
+  let summary = "Later readers of a value computed in place in a padded buffer read its interior";
+  let description = [{
+    After `eliminate-empty-tensors`, a producer whose result is inserted
+    into a padded tensor computes in that tensor's interior, and the
+    insertion is a no-op; one-shot bufferization still treats it as a write
+    and copies the value out and back when it is read again later (a
+    ResNet residual). This pass makes those later readers read an
+    `extract_slice` of the padded tensor instead. Run it right before
+    `one-shot-bufferize` (folding would undo it).
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
 def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {

@@ -1,0 +1,32 @@
+// RUN: dlc-opt %s -split-input-file -dlc-strided-copy-to-linalg | FileCheck %s
+// Strided copies become loops (no runtime library call): vector moves along a
+// contiguous innermost dim, linalg.copy otherwise; contiguous copies stay memcpy.
+
+// CHECK-LABEL: func @into_padded_interior
+// CHECK: scf.for {{.*}} step %c1
+// CHECK: scf.for {{.*}} step %c1
+// CHECK: scf.for {{.*}} step %c1
+// CHECK: scf.for {{.*}} to %c64 step %c16
+// CHECK: %[[V:.*]] = vector.load %arg0[{{.*}}] : memref<1x4x4x64xf32>, vector<16xf32>
+// CHECK: vector.store %[[V]], %{{.*}}[{{.*}}] : memref<1x4x4x64xf32, strided<[2304, 384, 64, 1], offset: 448>>, vector<16xf32>
+// CHECK-NOT: memref.copy
+func.func @into_padded_interior(%x: memref<1x4x4x64xf32>, %p: memref<1x6x6x64xf32>) {
+  %s = memref.subview %p[0, 1, 1, 0] [1, 4, 4, 64] [1, 1, 1, 1] : memref<1x6x6x64xf32> to memref<1x4x4x64xf32, strided<[2304, 384, 64, 1], offset: 448>>
+  memref.copy %x, %s : memref<1x4x4x64xf32> to memref<1x4x4x64xf32, strided<[2304, 384, 64, 1], offset: 448>>
+  return
+}
+
+// -----
+
+// An innermost dim of 6 moves as pairs; a strided innermost dim is a linalg.copy.
+// CHECK-LABEL: func @narrow_and_strided
+// CHECK: scf.for {{.*}} to %c6 step %c2
+// CHECK: vector.load {{.*}} vector<2xf32>
+// CHECK: linalg.copy
+func.func @narrow_and_strided(%x: memref<3x6xf32>, %p: memref<5x8xf32>, %q: memref<3x12xf32>) {
+  %s = memref.subview %p[1, 1] [3, 6] [1, 1] : memref<5x8xf32> to memref<3x6xf32, strided<[8, 1], offset: 9>>
+  memref.copy %x, %s : memref<3x6xf32> to memref<3x6xf32, strided<[8, 1], offset: 9>>
+  %t = memref.subview %q[0, 0] [3, 6] [1, 2] : memref<3x12xf32> to memref<3x6xf32, strided<[12, 2]>>
+  memref.copy %x, %t : memref<3x6xf32> to memref<3x6xf32, strided<[12, 2]>>
+  return
+}
