@@ -103,7 +103,7 @@ LogicalResult Compilation::runTo(Phase phase) {
     if (options.timing)
       pm.enableTiming();
     if (p == 1)
-      buildGraphPipeline(pm);
+      buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf});
     else if (p == 2)
       buildLinalgPipeline(pm);
     else

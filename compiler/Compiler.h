@@ -35,6 +35,9 @@ struct CompileOptions {
   bool timing = false;
   /// Print each op's kernel configuration to stderr (dlc compile --dump-config).
   bool dumpConfig = false;
+  /// Output whose gradients w.r.t. every float input become extra outputs
+  /// (dlc compile --grad-of); empty: none.
+  std::string gradOf;
 };
 
 /// One model's way through the compiler. Errors are collected as one-line

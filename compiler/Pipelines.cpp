@@ -3,6 +3,8 @@
 
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
 #include "dialects/Graph/Transforms/Passes.h"
+#include "passes/Autodiff/GradientBuilder.h"
+#include "passes/Autodiff/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -16,13 +18,20 @@ using namespace mlir;
 
 namespace dlc {
 
-void buildGraphPipeline(OpPassManager &pm) {
+void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) {
   // Fold what the importer left (shape chains, identities, constant math).
   pm.addPass(createCanonicalizerPass());
   // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives.
   pm.addPass(graph::createGraphDecompose());
   // Constant parameters of the expanded ops (e.g. BatchNorm scale) fold now.
   pm.addPass(createCanonicalizerPass());
+  // Gradients, differentiating the primitives (before inference-only rewrites).
+  if (!options.gradOf.empty()) {
+    autodiff::AutodiffOptions autodiffOptions;
+    autodiffOptions.loss = options.gradOf;
+    pm.addNestedPass<func::FuncOp>(autodiff::createAutodiff(autodiffOptions));
+    pm.addPass(createCanonicalizerPass());
+  }
   // Inference BatchNorm after a conv (now a per-channel mul + add) goes into its weights.
   pm.addPass(graph::createGraphFoldConvAffine());
   // Convolutions in NHWC; the layout transposes cancel between consecutive convs.
@@ -45,6 +54,7 @@ void buildLLVMPipeline(OpPassManager &pm, const x86::TargetOptions &target) {
 
 void registerDialects(DialectRegistry &registry) {
   registry.insert<graph::GraphDialect>();
+  autodiff::registerGradientRules(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
 }
@@ -54,10 +64,11 @@ void registerPassesAndPipelines() {
   std::call_once(once, [] {
     registerAllPasses();
     graph::registerGraphPasses();
+    autodiff::registerAutodiffPasses();
     conversion::registerGraphToLinalgPasses();
     x86::registerX86Passes();
     PassPipelineRegistration<>("dlc-graph-pipeline", "dlc graph phase (canonicalize, decompose)",
-                               buildGraphPipeline);
+                               [](OpPassManager &pm) { buildGraphPipeline(pm); });
     PassPipelineRegistration<>("dlc-linalg-pipeline", "dlc lowering of dlc_graph to linalg",
                                buildLinalgPipeline);
     PassPipelineRegistration<>("dlc-llvm-pipeline", "dlc lowering of linalg to LLVM (host CPU)",

@@ -7,8 +7,16 @@
 
 namespace dlc {
 
-/// graph: canonicalize and fold, expand composite ops, clean up (dlc_graph -> dlc_graph).
-void buildGraphPipeline(mlir::OpPassManager &pm);
+/// Opt-in steps of the graph phase.
+struct GraphPipelineOptions {
+  /// Append the gradients of this output (its sum) with respect to every float
+  /// input as extra outputs `grad_<input>` (`dlc compile --grad-of`); empty: none.
+  std::string gradOf;
+};
+
+/// graph: canonicalize and fold, expand composite ops, [autodiff,] clean up
+/// (dlc_graph -> dlc_graph).
+void buildGraphPipeline(mlir::OpPassManager &pm, const GraphPipelineOptions &options = {});
 /// linalg: primitive dlc_graph -> linalg/tensor/arith/math on tensors.
 void buildLinalgPipeline(mlir::OpPassManager &pm);
 /// llvm: linalg on tensors -> LLVM dialect with the runtime entry point (x86).

@@ -415,6 +415,14 @@ def einsum_diag_sizes():
     return _single("Einsum", [("x", TP.FLOAT, [2, 3])], [2], equation="ii->i")
 
 
+
+def fmod_loss():
+    # A loss that depends on its input through Fmod, which has no gradient rule.
+    return model([h.make_node("Mod", ["x", "x"], ["m"], fmod=1, name="fmod"),
+                  h.make_node("ReduceSum", ["m"], ["loss"], keepdims=0, name="sum")],
+                 [f32("x", [3])], [f32("loss", [])])
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()

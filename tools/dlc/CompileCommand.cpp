@@ -33,6 +33,10 @@ static const char *kHelp =
     "  --timing                   print the time each compiler pass takes (stderr)\n"
     "  --dump-config              print how each op is compiled (stderr): kernel kind, loop\n"
     "                             bounds, tile sizes, and which loop threads split\n"
+    "  --grad-of=OUTPUT           also output the gradient of the sum of OUTPUT (the loss\n"
+    "                             itself when it is a scalar) with respect to every float\n"
+    "                             input, as outputs named grad_<input> (reverse-mode\n"
+    "                             autodiff of the graph)\n"
     "  -h, --help                 show this help\n";
 
 int compileCommand(int argc, char **argv) {
@@ -40,7 +44,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -59,6 +63,9 @@ int compileCommand(int argc, char **argv) {
   options.target = args.get("--target", "host");
   options.timing = args.has("--timing");
   options.dumpConfig = args.has("--dump-config");
+  options.gradOf = args.get("--grad-of", "");
+  if (args.has("--grad-of") && options.gradOf.empty())
+    return fail("--grad-of needs an output name (--grad-of=OUTPUT)");
   if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
     return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
   if (!parseInputShapes(args, options.inputShapes, error))

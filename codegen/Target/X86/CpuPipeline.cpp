@@ -51,11 +51,12 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       // expand-strided-metadata must precede lower-affine (TOOLCHAIN.md 2.2).
       "expand-strided-metadata", "lower-affine",
       "convert-math-to-funcs{convert-ctlz=0}",
+      // Math: LLVM intrinsics where they exist, libm calls for the rest (f64 erf, tan,
+      // ...), unrolled from vectors while vector ops can still be lowered.
+      "convert-math-to-llvm", "convert-math-to-libm",
       "convert-vector-to-llvm",
       // Intermediates through the runtime allocator (dlc_abi.h): no page faults per run.
       "finalize-memref-to-llvm{use-generic-functions=1}",
-      // Math: LLVM intrinsics where they exist, libm calls for the rest (erf).
-      "convert-math-to-llvm", "convert-math-to-libm",
       "convert-arith-to-llvm", "convert-index-to-llvm",
       // Bare pointers: the entry wrapper passes plain buffer addresses.
       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}",
