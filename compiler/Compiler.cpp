@@ -103,7 +103,8 @@ LogicalResult Compilation::runTo(Phase phase) {
     if (options.timing)
       pm.enableTiming();
     if (p == 1)
-      buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf});
+      buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf, options.trainLoss,
+                                                  options.trainOptimizer, options.trainFreeze});
     else if (p == 2)
       buildLinalgPipeline(pm);
     else

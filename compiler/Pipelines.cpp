@@ -6,6 +6,7 @@
 #include "passes/Autodiff/GradientBuilder.h"
 #include "passes/Autodiff/Passes.h"
 
+#include "mlir/Dialect/MLProgram/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -19,12 +20,24 @@ using namespace mlir;
 namespace dlc {
 
 void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) {
+  autodiff::ParamsToArgsOptions train{options.trainLoss, options.trainOptimizer,
+                                      options.trainFreeze};
+  // Training: parameters become arguments before anything can fold them.
+  if (!options.trainLoss.empty())
+    pm.addPass(autodiff::createParamsToArgs(train));
   // Fold what the importer left (shape chains, identities, constant math).
   pm.addPass(createCanonicalizerPass());
   // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives.
   pm.addPass(graph::createGraphDecompose());
   // Constant parameters of the expanded ops (e.g. BatchNorm scale) fold now.
   pm.addPass(createCanonicalizerPass());
+  // Loss, gradients and optimizer update as one step (differentiating the primitives,
+  // before inference-only rewrites).
+  if (!options.trainLoss.empty()) {
+    pm.addPass(autodiff::createTrainingStep(
+        autodiff::TrainingStepOptions{train.loss, train.optimizer, train.freeze}));
+    pm.addPass(createCanonicalizerPass());
+  }
   // Gradients, differentiating the primitives (before inference-only rewrites).
   if (!options.gradOf.empty()) {
     autodiff::AutodiffOptions autodiffOptions;
@@ -55,6 +68,7 @@ void buildLLVMPipeline(OpPassManager &pm, const x86::TargetOptions &target) {
 void registerDialects(DialectRegistry &registry) {
   registry.insert<graph::GraphDialect>();
   autodiff::registerGradientRules(registry);
+  ml_program::registerBufferizableOpInterfaceExternalModels(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
 }

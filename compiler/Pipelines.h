@@ -12,6 +12,10 @@ struct GraphPipelineOptions {
   /// Append the gradients of this output (its sum) with respect to every float
   /// input as extra outputs `grad_<input>` (`dlc compile --grad-of`); empty: none.
   std::string gradOf;
+  /// Build a training step (`dlc compile --train`): the loss (`mse:OUTPUT` or
+  /// `xent:OUTPUT`; empty: inference), optimizer and frozen initializers, in the
+  /// forms autodiff::parseTrainingOptions reads.
+  std::string trainLoss, trainOptimizer = "sgd:lr=0.01", trainFreeze;
 };
 
 /// graph: canonicalize and fold, expand composite ops, [autodiff,] clean up

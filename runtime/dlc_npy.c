@@ -241,17 +241,10 @@ static uint32_t dlc_read_le(const unsigned char *p, int bytes) {
   return v;
 }
 
-/* Everything after fopen; the caller closes the file. */
-static dlc_status_t dlc_npy_read(FILE *f, const char *path,
+/* Everything after fopen, for a stream of `file_size` bytes; the caller
+ * closes the stream. */
+static dlc_status_t dlc_npy_read(FILE *f, const char *path, uint64_t file_size,
                                  dlc_tensor_t **out) {
-  char err[128];
-  struct stat info;
-  if (fstat(fileno(f), &info) != 0)
-    return dlc_fail(DLC_ERROR_IO, "cannot stat '%s': %s", path,
-                    dlc_errno_text(errno, err, sizeof(err)));
-  if (!S_ISREG(info.st_mode))
-    return dlc_fail(DLC_ERROR_IO, "'%s' is not a regular file", path);
-  const uint64_t file_size = (uint64_t)info.st_size;
 
   unsigned char prefix[12];
   size_t got = fread(prefix, 1, sizeof(prefix), f);
@@ -373,7 +366,35 @@ dlc_status_t dlc_tensor_load_npy(const char *path, dlc_tensor_t **out) {
                     "cannot open '%s': %s", path,
                     dlc_errno_text(e, err, sizeof(err)));
   }
-  dlc_status_t st = dlc_npy_read(f, path, out);
+  char err[128];
+  struct stat info;
+  dlc_status_t st;
+  if (fstat(fileno(f), &info) != 0)
+    st = dlc_fail(DLC_ERROR_IO, "cannot stat '%s': %s", path,
+                  dlc_errno_text(errno, err, sizeof(err)));
+  else if (!S_ISREG(info.st_mode))
+    st = dlc_fail(DLC_ERROR_IO, "'%s' is not a regular file", path);
+  else
+    st = dlc_npy_read(f, path, (uint64_t)info.st_size, out);
+  fclose(f);
+  return st;
+}
+
+dlc_status_t dlc_tensor_load_npy_buffer(const void *data, size_t size,
+                                        const char *name, dlc_tensor_t **out) {
+  if (!out)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_tensor_load_npy_buffer: out is null");
+  *out = NULL;
+  if (!name || (!data && size))
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_tensor_load_npy_buffer: null argument");
+  static const unsigned char empty;
+  FILE *f = fmemopen(size ? (void *)data : (void *)&empty, size ? size : 1, "rb");
+  if (!f)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "'%s': cannot open the buffer",
+                    name);
+  dlc_status_t st = dlc_npy_read(f, name, size, out);
   fclose(f);
   return st;
 }

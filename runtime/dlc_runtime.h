@@ -191,6 +191,13 @@ DLC_API size_t dlc_tensor_byte_size(const dlc_tensor_t *tensor);
  *   OUT_OF_MEMORY. */
 DLC_API dlc_status_t dlc_tensor_load_npy(const char *path, dlc_tensor_t **out);
 
+/* The same for .npy bytes in memory (an entry of a .npz archive, say);
+ * `name` stands for the path in messages. `data` is only read during the
+ * call. */
+DLC_API dlc_status_t dlc_tensor_load_npy_buffer(const void *data, size_t size,
+                                                const char *name,
+                                                dlc_tensor_t **out);
+
 /* Writes `tensor` to `path` as a version 1.0 .npy file (2.0 if the header
  * would exceed 64 KiB), C order, little-endian, byte-identical to NumPy's
  * np.save. Overwrites an existing file; on failure a partial file is

@@ -17,6 +17,7 @@ int runCommand(int argc, char **argv);
 int benchCommand(int argc, char **argv);
 int infoCommand(int argc, char **argv);
 int checkCommand(int argc, char **argv);
+int trainCommand(int argc, char **argv);
 
 bool isOnnxPath(const std::string &path);
 

@@ -1,5 +1,6 @@
 // `dlc compile`: ONNX -> shared library, or the IR/object of any phase with --emit.
 #include "compiler/Compiler.h"
+#include "passes/Autodiff/Training.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 
@@ -37,6 +38,20 @@ static const char *kHelp =
     "                             itself when it is a scalar) with respect to every float\n"
     "                             input, as outputs named grad_<input> (reverse-mode\n"
     "                             autodiff of the graph)\n"
+    "\n"
+    "training (a module that runs one optimization step per call):\n"
+    "  --train                    build a training step: it takes the model's inputs plus\n"
+    "                             `labels` and returns `loss`, updating every float\n"
+    "                             initializer that is not frozen (run it with dlc train)\n"
+    "  --loss=mse:OUTPUT|xent:OUTPUT\n"
+    "                             mse: mean squared error, labels shaped like OUTPUT;\n"
+    "                             xent: mean softmax cross-entropy of [batch, classes]\n"
+    "                             logits, labels int64 class indices [batch]\n"
+    "  --optimizer=sgd:lr=0.1[,momentum=..,weight_decay=..]\n"
+    "            |adam:lr=0.001[,beta1=..,beta2=..,eps=..,weight_decay=..]\n"
+    "            |adamw:lr=..[,...]   (default sgd:lr=0.01; adam's weight_decay is L2 as in\n"
+    "                             PyTorch's Adam, adamw's is decoupled)\n"
+    "  --freeze=NAME,...          float initializers to keep constant\n"
     "  -h, --help                 show this help\n";
 
 int compileCommand(int argc, char **argv) {
@@ -44,7 +59,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -66,6 +81,23 @@ int compileCommand(int argc, char **argv) {
   options.gradOf = args.get("--grad-of", "");
   if (args.has("--grad-of") && options.gradOf.empty())
     return fail("--grad-of needs an output name (--grad-of=OUTPUT)");
+  if (args.has("--train")) {
+    if (!args.has("--loss"))
+      return fail("--train needs --loss=mse:OUTPUT or --loss=xent:OUTPUT");
+    options.trainLoss = args.get("--loss");
+    options.trainOptimizer = args.get("--optimizer", "sgd:lr=0.01");
+    options.trainFreeze = args.get("--freeze", "");
+    autodiff::TrainingOptions parsed;
+    if (!autodiff::parseTrainingOptions(options.trainLoss, options.trainOptimizer,
+                                        options.trainFreeze, parsed, error))
+      return fail(error);
+    if (!options.gradOf.empty())
+      return fail("--grad-of and --train cannot be combined");
+  } else {
+    for (const char *flag : {"--loss", "--optimizer", "--freeze"})
+      if (args.has(flag))
+        return fail(std::string(flag) + " is only valid with --train");
+  }
   if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
     return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
   if (!parseInputShapes(args, options.inputShapes, error))

@@ -16,6 +16,7 @@ static const char *kUsage =
     "  bench MODEL.onnx|OUT.so        time a model: min / median / p90 latency\n"
     "  info MODEL.onnx|OUT.so         list inputs and outputs with dtypes and shapes\n"
     "  check MODEL.onnx               list what in a model dlc does not support\n"
+    "  train STEP.so --data DATA.npz  run a training step (compile --train) over a dataset\n"
     "\n"
     "Run 'dlc <command> --help' for a command's options.\n"
     "Errors are one line starting 'error:'; the exit code is 1 for bad input.\n";
@@ -37,6 +38,8 @@ int main(int argc, char **argv) {
     return dlc::cli::infoCommand(argc, argv);
   if (cmd == "check")
     return dlc::cli::checkCommand(argc, argv);
+  if (cmd == "train")
+    return dlc::cli::trainCommand(argc, argv);
   return dlc::cli::fail("unknown command '" + cmd +
-                        "' (expected compile, run, bench, info or check)");
+                        "' (expected compile, run, bench, info, check or train)");
 }

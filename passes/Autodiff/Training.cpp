@@ -1,0 +1,372 @@
+// Training steps: parameters as state, loss, gradients and the optimizer update in one function.
+#include "passes/Autodiff/Training.h"
+#include "passes/Autodiff/Autodiff.h"
+#include "passes/Autodiff/GradientBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::autodiff {
+
+bool parseTrainingOptions(const std::string &loss, const std::string &optimizer,
+                          const std::string &freeze, TrainingOptions &out, std::string &error) {
+  StringRef lossKind, output;
+  std::tie(lossKind, output) = StringRef(loss).split(':');
+  if ((lossKind != "mse" && lossKind != "xent") || output.empty()) {
+    error = "invalid --loss '" + loss + "' (expected mse:OUTPUT or xent:OUTPUT)";
+    return false;
+  }
+  out.loss = lossKind.str();
+  out.output = output.str();
+  StringRef kind, params;
+  std::tie(kind, params) = StringRef(optimizer).split(':');
+  if (kind != "sgd" && kind != "adam" && kind != "adamw") {
+    error = "invalid --optimizer '" + optimizer + "' (expected sgd:lr=.., adam:lr=.. or adamw:lr=..)";
+    return false;
+  }
+  out.optimizer = kind.str();
+  out.lr = kind == "sgd" ? 0.01 : 0.001;
+  SmallVector<StringRef> items;
+  params.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef item : items) {
+    auto [key, value] = item.split('=');
+    double v;
+    if (value.trim().getAsDouble(v) || !std::isfinite(v)) {
+      error = "invalid --optimizer setting '" + item.str() + "' (expected KEY=NUMBER)";
+      return false;
+    }
+    key = key.trim();
+    double *slot = key == "lr"             ? &out.lr
+                   : key == "weight_decay" ? &out.weightDecay
+                   : key == "momentum" && kind == "sgd" ? &out.momentum
+                   : key == "beta1" && kind != "sgd"    ? &out.beta1
+                   : key == "beta2" && kind != "sgd"    ? &out.beta2
+                   : key == "eps" && kind != "sgd"      ? &out.eps
+                                                        : nullptr;
+    if (!slot) {
+      error = "unknown " + kind.str() + " setting '" + key.str() + "' (expected " +
+              (kind == "sgd" ? "lr, momentum, weight_decay" : "lr, beta1, beta2, eps, weight_decay") +
+              ")";
+      return false;
+    }
+    *slot = v;
+  }
+  if (out.lr <= 0) {
+    error = "invalid --optimizer: lr must be > 0";
+    return false;
+  }
+  SmallVector<StringRef> names;
+  StringRef(freeze).split(names, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef n : names)
+    out.frozen.insert(n.trim().str());
+  return true;
+}
+
+namespace {
+
+/// The ONNX name of an initializer constant: the importer locates it at a bare
+/// NameLoc (node results are at NameLoc(node, NameLoc(op))).
+std::optional<std::string> initializerName(arith::ConstantOp c) {
+  auto loc = dyn_cast<NameLoc>(c.getLoc());
+  if (!loc || !isa<UnknownLoc>(loc.getChildLoc()))
+    return std::nullopt;
+  return loc.getName().str();
+}
+
+int32_t onnxDtype(Type t) {
+  if (t.isF32())
+    return 1;
+  if (t.isF64())
+    return 11;
+  if (t.isF16())
+    return 10;
+  if (t.isBF16())
+    return 16;
+  return 0;
+}
+
+func::FuncOp mainFunction(ModuleOp module) { return module.lookupSymbol<func::FuncOp>("main_graph"); }
+
+StringRef nameOf(DictionaryAttr attrs) {
+  auto n = attrs ? attrs.getAs<StringAttr>("dlc.name") : StringAttr();
+  return n ? n.getValue() : StringRef();
+}
+
+} // namespace
+
+LogicalResult parametersToArguments(ModuleOp module, const TrainingOptions &options) {
+  func::FuncOp func = mainFunction(module);
+  if (!func)
+    return module.emitError("no @main_graph function to train");
+  Block &entry = func.getBody().front();
+  std::set<std::string> seen;
+  SmallVector<std::pair<arith::ConstantOp, std::string>> params;
+  for (Operation &op : entry) {
+    auto c = dyn_cast<arith::ConstantOp>(op);
+    auto type = c ? dyn_cast<RankedTensorType>(c.getType()) : RankedTensorType();
+    if (!type || !isa<FloatType>(type.getElementType()))
+      continue;
+    if (auto name = initializerName(c)) {
+      seen.insert(*name);
+      if (!options.frozen.count(*name))
+        params.push_back({c, *name});
+    }
+  }
+  for (const std::string &f : options.frozen)
+    if (!seen.count(f))
+      return func.emitError("--freeze: the model has no float initializer named '") << f << "'";
+  if (params.empty())
+    return func.emitError("the model has no float initializers to train");
+  OpBuilder b(func.getContext());
+  for (auto [c, name] : params) {
+    unsigned index = func.getNumArguments();
+    NamedAttrList attrs;
+    attrs.set("dlc.name", b.getStringAttr(name));
+    attrs.set("dlc.dtype", b.getI32IntegerAttr(onnxDtype(cast<RankedTensorType>(c.getType()).getElementType())));
+    attrs.set("dlc.param", b.getUnitAttr());
+    attrs.set("dlc.param_init", c.getValue());
+    if (failed(func.insertArgument(index, c.getType(), attrs.getDictionary(func.getContext()),
+                                   c.getLoc())))
+      return failure();
+    c.replaceAllUsesWith(func.getArgument(index));
+    c.erase();
+  }
+  return success();
+}
+
+namespace {
+
+/// The loss of `out` against `labels`, a scalar: mean squared error, or the mean
+/// over the batch of -log softmax(out)[label].
+Value buildLoss(OpBuilder &b, Location loc, const TrainingOptions &options, Value out,
+                Value labels) {
+  RankedTensorType t = tensorTypeOf(out);
+  Type elt = t.getElementType();
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    all.push_back(d);
+  if (options.loss == "mse") {
+    Value d = SubOp::create(b, loc, out, labels);
+    return ReduceMeanOp::create(b, loc, MulOp::create(b, loc, d, d), all, false);
+  }
+  int64_t n = t.getDimSize(0), classes = t.getDimSize(1);
+  SmallVector<int64_t> axis = {1};
+  Value shifted = SubOp::create(b, loc, out, ReduceMaxOp::create(b, loc, out, axis, true));
+  Value lse = LogOp::create(
+      b, loc, ReduceSumOp::create(b, loc, ExpOp::create(b, loc, shifted), axis, true));
+  Value logProb = SubOp::create(b, loc, shifted, lse);
+  SmallVector<int64_t> iota;
+  for (int64_t c = 0; c < classes; ++c)
+    iota.push_back(c);
+  auto iotaType = RankedTensorType::get({classes}, b.getI64Type());
+  Value classIds =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(iotaType, ArrayRef<int64_t>(iota)));
+  Value column = ReshapeOp::create(b, loc, RankedTensorType::get({n, 1}, b.getI64Type()), labels);
+  Value hit = EqualOp::create(b, loc, column, classIds);
+  Value picked = selectOrZero(b, loc, hit, logProb);
+  Value total = ReduceSumOp::create(b, loc, picked, all, false);
+  return MulOp::create(b, loc, total, scalar(b, loc, elt, -1.0 / double(n)));
+}
+
+struct StateBuilder {
+  ModuleOp module;
+  OpBuilder globals, entry, update;
+  Location loc;
+  unsigned count = 0;
+
+  /// A new mutable global holding `init`, read at the function's start; returns
+  /// its symbol and the value read.
+  std::pair<FlatSymbolRefAttr, Value> create(StringRef prefix, Attribute init, RankedTensorType t) {
+    std::string sym = ("dlc_" + prefix + "_" + Twine(count++)).str();
+    ml_program::GlobalOp::create(globals, loc, globals.getStringAttr(sym), TypeAttr::get(t),
+                                 globals.getUnitAttr(), init, globals.getStringAttr("private"));
+    auto ref = FlatSymbolRefAttr::get(globals.getContext(), sym);
+    Value v = ml_program::GlobalLoadOp::create(entry, loc, t, ref);
+    return {ref, v};
+  }
+  void store(FlatSymbolRefAttr ref, Value v) { ml_program::GlobalStoreOp::create(update, loc, ref, v); }
+};
+
+} // namespace
+
+LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options) {
+  func::FuncOp func = mainFunction(module);
+  if (!func)
+    return module.emitError("no @main_graph function to train");
+  Block &block = func.getBody().front();
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  int outIndex = -1;
+  std::string outputs;
+  for (unsigned r = 0; r < func.getNumResults(); ++r) {
+    StringRef n = nameOf(func.getResultAttrDict(r));
+    if (n == options.output)
+      outIndex = r;
+    outputs += (outputs.empty() ? "" : ", ") + n.str();
+  }
+  if (outIndex < 0)
+    return func.emitError("--loss: the model has no output named '")
+           << options.output << "' (outputs: " << outputs << ")";
+  Value out = ret.getOperand(outIndex);
+  RankedTensorType outType = tensorTypeOf(out);
+  if (!isa<FloatType>(outType.getElementType()))
+    return func.emitError("--loss: output '") << options.output << "' is not a float tensor";
+  if (options.loss == "xent" && outType.getRank() != 2)
+    return func.emitError("--loss=xent expects [batch, classes] logits; output '")
+           << options.output << "' has rank " << outType.getRank();
+
+  SmallVector<unsigned> params;
+  for (unsigned a = 0; a < func.getNumArguments(); ++a)
+    if (func.getArgAttr(a, "dlc.param"))
+      params.push_back(a);
+  unsigned labelsIndex = params.empty() ? func.getNumArguments() : params.front();
+  OpBuilder b(ret);
+  Location loc = func.getLoc();
+  RankedTensorType labelsType =
+      options.loss == "mse" ? outType
+                            : RankedTensorType::get({outType.getDimSize(0)}, b.getI64Type());
+  NamedAttrList labelAttrs;
+  labelAttrs.set("dlc.name", b.getStringAttr("labels"));
+  labelAttrs.set("dlc.dtype", b.getI32IntegerAttr(options.loss == "mse" ? onnxDtype(outType.getElementType()) : 7));
+  if (failed(func.insertArgument(labelsIndex, labelsType, labelAttrs.getDictionary(b.getContext()), loc)))
+    return failure();
+  for (unsigned &p : params)
+    ++p;
+  Value labels = func.getArgument(labelsIndex);
+
+  // The function returns the loss alone, then its gradients.
+  Value loss = buildLoss(b, loc, options, out, labels);
+  func::ReturnOp::create(b, ret.getLoc(), ValueRange{loss});
+  ret.erase();
+  NamedAttrList lossAttrs;
+  lossAttrs.set("dlc.name", b.getStringAttr("loss"));
+  lossAttrs.set("dlc.dtype", b.getI32IntegerAttr(onnxDtype(outType.getElementType())));
+  func.setFunctionType(FunctionType::get(func.getContext(), func.getArgumentTypes(), {loss.getType()}));
+  func.setAllResultAttrs(ArrayRef<DictionaryAttr>{lossAttrs.getDictionary(b.getContext())});
+  if (failed(appendGradients(func, 0, params)))
+    return failure();
+
+  ret = cast<func::ReturnOp>(block.getTerminator());
+  StateBuilder state{module, OpBuilder(module.getBody(), module.getBody()->begin()),
+                     OpBuilder(&block, block.begin()), OpBuilder(ret), loc};
+  OpBuilder &u = state.update;
+  SmallVector<Attribute> stateList;
+  // Adam's step count (shared by all parameters).
+  FlatSymbolRefAttr stepRef;
+  Value stepNew;
+  if (options.optimizer != "sgd") {
+    auto st = RankedTensorType::get({}, u.getF32Type());
+    auto [ref, step] = state.create("step", DenseElementsAttr::get(st, 0.0f), st);
+    stepRef = ref;
+    stepNew = AddOp::create(u, loc, step, scalar(u, loc, u.getF32Type(), 1.0));
+    state.store(stepRef, stepNew);
+  }
+  for (auto [k, a] : llvm::enumerate(params)) {
+    Value arg = func.getArgument(a);
+    RankedTensorType t = tensorTypeOf(arg);
+    Type elt = t.getElementType();
+    auto c = [&](double v) { return scalar(u, loc, elt, v); };
+    auto init = func.getArgAttr(a, "dlc.param_init");
+    auto [pref, p] = state.create("param", init, t);
+    arg.replaceAllUsesWith(p);
+    stateList.push_back(DictionaryAttr::get(
+        u.getContext(), {u.getNamedAttr("symbol", pref),
+                         u.getNamedAttr("name", func.getArgAttr(a, "dlc.name"))}));
+    Value g = ret.getOperand(1 + k);
+    bool coupledDecay = options.weightDecay != 0 && options.optimizer != "adamw";
+    if (coupledDecay)
+      g = AddOp::create(u, loc, g, MulOp::create(u, loc, p, c(options.weightDecay)));
+    Value step;
+    auto zeros = [&]() { return DenseElementsAttr::get(t, u.getFloatAttr(elt, 0.0)); };
+    if (options.optimizer == "sgd") {
+      step = g;
+      if (options.momentum != 0) {
+        auto [ref, buf] = state.create("momentum", zeros(), t);
+        step = AddOp::create(u, loc, MulOp::create(u, loc, buf, c(options.momentum)), g);
+        state.store(ref, step);
+      }
+    } else {
+      auto [mref, m] = state.create("adam_m", zeros(), t);
+      auto [vref, v] = state.create("adam_v", zeros(), t);
+      Value m2 = AddOp::create(u, loc, MulOp::create(u, loc, m, c(options.beta1)),
+                               MulOp::create(u, loc, g, c(1 - options.beta1)));
+      Value v2 = AddOp::create(u, loc, MulOp::create(u, loc, v, c(options.beta2)),
+                               MulOp::create(u, loc, MulOp::create(u, loc, g, g), c(1 - options.beta2)));
+      state.store(mref, m2);
+      state.store(vref, v2);
+      // Bias corrections 1 - beta^t, computed once as scalars.
+      auto correction = [&](double beta) -> Value {
+        Value pw = PowOp::create(u, loc, scalar(u, loc, u.getF32Type(), beta), stepNew);
+        Value one = SubOp::create(u, loc, scalar(u, loc, u.getF32Type(), 1.0), pw);
+        return elt.isF32() ? one : Value(CastOp::create(u, loc, RankedTensorType::get({}, elt), one));
+      };
+      Value mHat = DivOp::create(u, loc, m2, correction(options.beta1));
+      Value vHat = DivOp::create(u, loc, v2, correction(options.beta2));
+      step = DivOp::create(u, loc, mHat, AddOp::create(u, loc, SqrtOp::create(u, loc, vHat), c(options.eps)));
+    }
+    Value base = p;
+    if (options.optimizer == "adamw" && options.weightDecay != 0)
+      base = MulOp::create(u, loc, p, c(1.0 - options.lr * options.weightDecay));
+    Value updated = SubOp::create(u, loc, base, MulOp::create(u, loc, step, c(options.lr)));
+    state.store(pref, updated);
+  }
+  // Only the loss is returned; the parameters are state now.
+  func::ReturnOp::create(u, ret.getLoc(), ValueRange{ret.getOperand(0)});
+  ret.erase();
+  llvm::BitVector gradResults(func.getNumResults());
+  gradResults.set(1, func.getNumResults());
+  if (failed(func.eraseResults(gradResults)))
+    return failure();
+  llvm::BitVector paramArgs(func.getNumArguments());
+  for (unsigned a : params)
+    paramArgs.set(a);
+  if (failed(func.eraseArguments(paramArgs)))
+    return failure();
+  module->setAttr("dlc.state", ArrayAttr::get(module.getContext(), stateList));
+  return success();
+}
+
+} // namespace dlc::autodiff
+
+#include "passes/Autodiff/Passes.h"
+
+namespace dlc::autodiff {
+#define GEN_PASS_DEF_PARAMSTOARGS
+#define GEN_PASS_DEF_TRAININGSTEP
+#include "passes/Autodiff/Passes.h.inc"
+
+namespace {
+
+template <typename Derived, typename Base, LogicalResult (*step)(ModuleOp, const TrainingOptions &)>
+struct TrainingPassImpl : Base {
+  using Base::Base;
+  void runOnOperation() override {
+    TrainingOptions options;
+    std::string error;
+    std::string lossSpec = this->loss.empty() ? std::string("mse:output") : std::string(this->loss);
+    if (!parseTrainingOptions(lossSpec, this->optimizer, this->freeze, options, error)) {
+      this->getOperation().emitError(error);
+      return this->signalPassFailure();
+    }
+    if (failed(step(this->getOperation(), options)))
+      this->signalPassFailure();
+  }
+};
+
+struct ParamsToArgsPass
+    : TrainingPassImpl<ParamsToArgsPass, impl::ParamsToArgsBase<ParamsToArgsPass>,
+                       parametersToArguments> {
+  using TrainingPassImpl::TrainingPassImpl;
+};
+struct TrainingStepPass
+    : TrainingPassImpl<TrainingStepPass, impl::TrainingStepBase<TrainingStepPass>,
+                       buildTrainingStep> {
+  using TrainingPassImpl::TrainingPassImpl;
+};
+
+} // namespace
+} // namespace dlc::autodiff
