@@ -1,5 +1,6 @@
 // Compilation: owns the context, formats diagnostics, drives phases, emits and links.
 #include "compiler/Compiler.h"
+#include "passes/Autodiff/Training.h"
 #include "compiler/Pipelines.h"
 #include "frontends/Onnx/Importer.h"
 
@@ -75,6 +76,7 @@ LogicalResult Compilation::fail(const std::string &msg) {
 
 LogicalResult Compilation::importOnnx(const std::string &path) {
   sourceName = path;
+  sourcePath = path;
   onnx_frontend::ImportOptions io;
   io.inputShapes = options.inputShapes;
   io.keepGoing = true; // report every unsupported node, not just the first
@@ -107,8 +109,21 @@ LogicalResult Compilation::runTo(Phase phase) {
                                                   options.trainOptimizer, options.trainFreeze});
     else if (p == 2)
       buildLinalgPipeline(pm);
-    else
+    else {
+      // A training step carries its forward model (dlc train --save-onnx).
+      if (!options.trainLoss.empty() && !sourcePath.empty()) {
+        autodiff::TrainingOptions parsed;
+        std::string error;
+        if (!autodiff::parseTrainingOptions(options.trainLoss, options.trainOptimizer,
+                                            options.trainFreeze, parsed, error))
+          return fail(error);
+        auto bytes = onnx_frontend::stripTrainableInitializers(*ctx, sourcePath, parsed.frozen);
+        if (failed(bytes))
+          return failure();
+        (*mod)->setAttr(x86::kOnnxModelAttr, StringAttr::get(ctx.get(), *bytes));
+      }
       buildLLVMPipeline(pm, target);
+    }
     if (failed(pm.run(*mod))) {
       if (errorLines.empty())
         return fail("compilation failed in phase " + std::to_string(p));

@@ -80,6 +80,7 @@ private:
   std::vector<std::string> errorLines;
   std::set<std::string> reportedLocations;
   std::string sourceName;
+  std::string sourcePath; // the ONNX file imported, if any
   int phasesDone = 0;
   struct DiagnosticCollector;
   std::unique_ptr<DiagnosticCollector> diagnostics;

@@ -6,7 +6,6 @@
 #include "passes/Autodiff/GradientBuilder.h"
 #include "passes/Autodiff/Passes.h"
 
-#include "mlir/Dialect/MLProgram/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -68,7 +67,6 @@ void buildLLVMPipeline(OpPassManager &pm, const x86::TargetOptions &target) {
 void registerDialects(DialectRegistry &registry) {
   registry.insert<graph::GraphDialect>();
   autodiff::registerGradientRules(registry);
-  ml_program::registerBufferizableOpInterfaceExternalModels(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
 }

@@ -21,6 +21,16 @@
  *       5 int16, 6 int32, 7 int64, 9 bool, 10 float16, 11 double, 12 uint32,
  *       13 uint64, 16 bfloat16). All dims are static, >= 0. Rank 0 = scalar.
  *
+ *       A training step (dlc compile --train) adds, after the outputs, one
+ *           "state <name> <dtype> <rank> <d0> ..."
+ *       record per parameter it holds and updates (the ONNX initializer it
+ *       came from), and exports
+ *           void *const dlc_module_state_data[];   (one buffer per state record)
+ *           const char dlc_module_onnx[]; const int64_t dlc_module_onnx_size;
+ *       : the state buffers (read and written by every call to the entry), and
+ *       the serialized forward ONNX model whose initializers they replace
+ *       (those initializers carry no data in it).
+ *
  *   int32_t dlc_module_entry(void **buffers, void *runtime_ctx);
  *       buffers[0 .. num_inputs-1] point at the inputs, then
  *       buffers[num_inputs .. num_inputs+num_outputs-1] at the outputs.
@@ -64,6 +74,9 @@
 #define DLC_ABI_VERSION 1
 #define DLC_ABI_DESCRIPTOR_SYMBOL "dlc_module_descriptor"
 #define DLC_ABI_ENTRY_SYMBOL "dlc_module_entry"
+#define DLC_ABI_STATE_DATA_SYMBOL "dlc_module_state_data"
+#define DLC_ABI_ONNX_SYMBOL "dlc_module_onnx"
+#define DLC_ABI_ONNX_SIZE_SYMBOL "dlc_module_onnx_size"
 
 #ifdef __cplusplus
 extern "C" {

@@ -55,7 +55,11 @@ struct dlc_module_t {
   dlc_abi_entry_fn entry;
   size_t num_inputs;
   size_t num_outputs;
-  dlc_io_decl_t *decls; /* inputs, then outputs */
+  size_t num_states;    /* a training step's parameters (`state` records) */
+  dlc_io_decl_t *decls; /* inputs, then outputs, then states */
+  void *const *state_data;   /* num_states buffers (dlc_module_state_data) */
+  const void *onnx;          /* the embedded forward model, or NULL */
+  size_t onnx_size;
 };
 
 #endif /* DLC_INTERNAL_H */

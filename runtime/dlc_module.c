@@ -250,28 +250,31 @@ static dlc_status_t dlc_desc_parse(const char *where, const char *text,
     }
     bool is_input = len == 5 && memcmp(tok, "input", 5) == 0;
     bool is_output = len == 6 && memcmp(tok, "output", 6) == 0;
-    if (!is_input && !is_output)
+    bool is_state = len == 5 && memcmp(tok, "state", 5) == 0;
+    if (!is_input && !is_output && !is_state)
       return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
-                           "expected 'input', 'value' or 'output', got '%.*s'",
+                           "expected 'input', 'value', 'output' or 'state', got '%.*s'",
                            dlc_clip(len), tok);
-    if (is_input && m->num_outputs > 0)
-      return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
-                           "%s", "input declared after an output");
-    dlc_io_decl_t *decl = &m->decls[m->num_inputs + m->num_outputs];
-    dlc_status_t st =
-        dlc_desc_record(&ps, is_input ? "input" : "output", decl);
+    if ((is_input && m->num_outputs > 0) || (!is_state && m->num_states > 0))
+      return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE, "%s",
+                           "records out of order (inputs, outputs, then states)");
+    const char *kind = is_input ? "input" : is_output ? "output" : "state";
+    dlc_io_decl_t *decl = &m->decls[m->num_inputs + m->num_outputs + m->num_states];
+    dlc_status_t st = dlc_desc_record(&ps, kind, decl);
     if (st != DLC_OK)
       return st;
     /* Names are how users find tensors: they must be unique per kind. */
-    size_t first = is_input ? 0 : m->num_inputs;
+    size_t first = is_input ? 0 : is_output ? m->num_inputs : m->num_inputs + m->num_outputs;
     for (dlc_io_decl_t *d = &m->decls[first]; d != decl; ++d)
       if (strcmp(d->name, decl->name) == 0)
         return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE, "duplicate %s '%s'",
-                             is_input ? "input" : "output", decl->name);
+                             kind, decl->name);
     if (is_input)
       m->num_inputs++;
-    else
+    else if (is_output)
       m->num_outputs++;
+    else
+      m->num_states++;
   }
   if (!have_header)
     return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor is empty", where);
@@ -288,7 +291,7 @@ void dlc_module_free(dlc_module_t *module) {
     return;
   if (module->decls) {
     /* Also frees a record that failed half-way through parsing. */
-    size_t n = module->num_inputs + module->num_outputs + 1;
+    size_t n = module->num_inputs + module->num_outputs + module->num_states + 1;
     for (size_t i = 0; i < n; ++i) {
       free(module->decls[i].name);
       free(module->decls[i].shape);
@@ -405,6 +408,18 @@ dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
     return st;
   }
   m->dl_handle = handle;
+  /* A training step's parameter buffers and forward model (dlc_abi.h). */
+  m->state_data = dlsym(handle, DLC_ABI_STATE_DATA_SYMBOL);
+  if (m->num_states > 0 && !m->state_data) {
+    dlc_module_free(m);
+    return dlc_fail(DLC_ERROR_BAD_MODULE, "module '%s': declares state but has no '%s'",
+                    path, DLC_ABI_STATE_DATA_SYMBOL);
+  }
+  const int64_t *onnx_size = dlsym(handle, DLC_ABI_ONNX_SIZE_SYMBOL);
+  m->onnx = dlsym(handle, DLC_ABI_ONNX_SYMBOL);
+  m->onnx_size = m->onnx && onnx_size && *onnx_size > 0 ? (size_t)*onnx_size : 0;
+  if (!m->onnx_size)
+    m->onnx = NULL;
   *out = m;
   return DLC_OK;
 }
@@ -477,4 +492,42 @@ dlc_status_t dlc_module_find_input(const dlc_module_t *module,
 dlc_status_t dlc_module_find_output(const dlc_module_t *module,
                                     const char *name, size_t *index) {
   return dlc_module_find(module, name, true, index);
+}
+
+/* ---- training-step state ----------------------------------------------- */
+
+size_t dlc_module_num_states(const dlc_module_t *module) {
+  return module ? module->num_states : 0;
+}
+
+dlc_status_t dlc_module_state_info(const dlc_module_t *module, size_t index,
+                                   dlc_tensor_info_t *out, void **data) {
+  if (!module || !out || !data)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_module_state_info: null argument");
+  if (index >= module->num_states)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_module_state_info: index %zu out of range (%zu states)",
+                    index, module->num_states);
+  const dlc_io_decl_t *d =
+      &module->decls[module->num_inputs + module->num_outputs + index];
+  out->name = d->name;
+  out->dtype = d->dtype;
+  out->rank = d->rank;
+  out->shape = d->shape;
+  *data = module->state_data[index];
+  return DLC_OK;
+}
+
+dlc_status_t dlc_module_embedded_onnx(const dlc_module_t *module,
+                                      const void **data, size_t *size) {
+  if (!module || !data || !size)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_module_embedded_onnx: null argument");
+  if (!module->onnx)
+    return dlc_fail(DLC_ERROR_NOT_FOUND, "module '%s' carries no ONNX model",
+                    module->path);
+  *data = module->onnx;
+  *size = module->onnx_size;
+  return DLC_OK;
 }

@@ -272,6 +272,25 @@ DLC_API dlc_status_t dlc_module_find_input(const dlc_module_t *module,
 DLC_API dlc_status_t dlc_module_find_output(const dlc_module_t *module,
                                             const char *name, size_t *index);
 
+/* Training steps (dlc compile --train) hold their parameters: one state
+ * buffer per trained ONNX initializer, read and updated by every run.
+ * dlc_module_num_states: their count (0 for inference modules and NULL).
+ * dlc_module_state_info: the description of state `index` (named after its
+ * initializer) and its buffer (dense row-major, byte size as for tensors;
+ * read it between runs, or write it to set the weights). Errors:
+ * INVALID_ARGUMENT (NULL arguments, index out of range). */
+DLC_API size_t dlc_module_num_states(const dlc_module_t *module);
+DLC_API dlc_status_t dlc_module_state_info(const dlc_module_t *module,
+                                           size_t index,
+                                           dlc_tensor_info_t *out,
+                                           void **data);
+
+/* The serialized forward ONNX model a training step carries (its trained
+ * initializers have no data in it: take them from the states). The bytes
+ * belong to the module. Errors: INVALID_ARGUMENT, NOT_FOUND (no model). */
+DLC_API dlc_status_t dlc_module_embedded_onnx(const dlc_module_t *module,
+                                              const void **data, size_t *size);
+
 /* ===================================================================== */
 /* Sessions: a module plus a thread pool, ready to run                   */
 /* ===================================================================== */

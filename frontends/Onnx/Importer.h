@@ -49,6 +49,20 @@ struct ImportOptions {
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnxFile(mlir::MLIRContext &ctx, const std::string &path, const ImportOptions &options);
 
+/// The model at `path` serialized again with the data of every float
+/// initializer not in `keep` removed (a training step holds those as state and
+/// writes them back when saving). Errors are emitted on `ctx`.
+mlir::FailureOr<std::string> stripTrainableInitializers(mlir::MLIRContext &ctx,
+                                                        const std::string &path,
+                                                        const std::set<std::string> &keep);
+
+/// `model` (serialized ONNX) with the initializers named in `values` given the
+/// raw little-endian bytes there (their dtype and dims are the model's), written
+/// to `path` atomically (a temporary file renamed over it). False with `error`.
+bool writeModelWithInitializers(const std::string &model,
+                                const std::map<std::string, std::string> &values,
+                                const std::string &path, std::string &error);
+
 /// One problem `dlc check` reports: a node, its op ("Conv, opset 17") and what
 /// about it dlc does not support (op, dtype, attribute, or a malformed node).
 struct NodeIssue {

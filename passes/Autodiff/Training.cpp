@@ -189,7 +189,15 @@ struct StateBuilder {
     Value v = ml_program::GlobalLoadOp::create(entry, loc, t, ref);
     return {ref, v};
   }
-  void store(FlatSymbolRefAttr ref, Value v) { ml_program::GlobalStoreOp::create(update, loc, ref, v); }
+  /// Stores are emitted together at the end of the step (`flush`), after every
+  /// read of the old values.
+  SmallVector<std::pair<FlatSymbolRefAttr, Value>> pending;
+  void store(FlatSymbolRefAttr ref, Value v) { pending.push_back({ref, v}); }
+  void flush() {
+    for (auto [ref, v] : pending)
+      ml_program::GlobalStoreOp::create(update, loc, ref, v);
+    pending.clear();
+  }
 };
 
 } // namespace
@@ -275,7 +283,8 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
     arg.replaceAllUsesWith(p);
     stateList.push_back(DictionaryAttr::get(
         u.getContext(), {u.getNamedAttr("symbol", pref),
-                         u.getNamedAttr("name", func.getArgAttr(a, "dlc.name"))}));
+                         u.getNamedAttr("dlc.name", func.getArgAttr(a, "dlc.name")),
+                         u.getNamedAttr("dlc.dtype", func.getArgAttr(a, "dlc.dtype"))}));
     Value g = ret.getOperand(1 + k);
     bool coupledDecay = options.weightDecay != 0 && options.optimizer != "adamw";
     if (coupledDecay)
@@ -314,6 +323,7 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
     Value updated = SubOp::create(u, loc, base, MulOp::create(u, loc, step, c(options.lr)));
     state.store(pref, updated);
   }
+  state.flush();
   // Only the loss is returned; the parameters are state now.
   func::ReturnOp::create(u, ret.getLoc(), ValueRange{ret.getOperand(0)});
   ret.erase();

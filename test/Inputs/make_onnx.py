@@ -97,6 +97,13 @@ def broadcast_mismatch():
                  [f32("x", [2, 3]), f32("y", [4])], [f32("z", [2, 3])], check=False)
 
 
+def gemm_mixed_dtypes():
+    # Gemm's A, B and C share one type; a float64 weight against a float32 input is invalid.
+    return model([h.make_node("Gemm", ["x", "w"], ["y"], name="gemm_bad")],
+                 [f32("x", [2, 3])], [f32("y", [2, 4])],
+                 inits=[const("w", np.ones((3, 4), np.float64))], check=False)
+
+
 def conv3d():
     return model([h.make_node("Conv", ["x", "w"], ["y"], name="conv3d")],
                  [f32("x", [1, 1, 4, 4, 4])], [f32("y", [1, 1, 2, 2, 2])],

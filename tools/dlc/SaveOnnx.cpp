@@ -1,13 +1,38 @@
 // `dlc train --save-onnx`: the forward model a training step carries, with its trained weights.
+#include "frontends/Onnx/Importer.h"
 #include "runtime/dlc_runtime.h"
 
+#include <map>
 #include <string>
 
 namespace dlc::cli {
 
 int saveTrainedOnnx(const dlc_module_t *module, const std::string &path, std::string &error) {
-  error = "--save-onnx: this step module carries no forward model to save (" + path + ")";
-  return 1;
+  const void *model = nullptr;
+  size_t size = 0;
+  if (dlc_module_embedded_onnx(module, &model, &size) != DLC_OK) {
+    error = std::string("--save-onnx: ") + dlc_status_message();
+    return 1;
+  }
+  std::map<std::string, std::string> values;
+  for (size_t i = 0; i < dlc_module_num_states(module); ++i) {
+    dlc_tensor_info_t info;
+    void *data = nullptr;
+    if (dlc_module_state_info(module, i, &info, &data) != DLC_OK) {
+      error = dlc_status_message();
+      return 1;
+    }
+    size_t bytes = dlc_dtype_size(info.dtype);
+    for (int32_t d = 0; d < info.rank; ++d)
+      bytes *= (size_t)info.shape[d];
+    values[info.name] = std::string(static_cast<const char *>(data), bytes);
+  }
+  if (!onnx_frontend::writeModelWithInitializers(
+          std::string(static_cast<const char *>(model), size), values, path, error)) {
+    error = "--save-onnx: " + error;
+    return 1;
+  }
+  return 0;
 }
 
 } // namespace dlc::cli

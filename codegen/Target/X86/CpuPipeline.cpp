@@ -31,6 +31,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "eliminate-empty-tensors",
       // ... and a residual read of such a producer's result reads the padded buffer.
       "func.func(dlc-read-padded-interior)",
+      // A training step's parameters and optimizer state: mutable memref globals.
+      "dlc-lower-global-state",
       // Tensors -> buffers; intermediates become allocations.
       "one-shot-bufferize",
       "canonicalize", "cse",

@@ -33,6 +33,34 @@ struct AddEntryPointPass : dlc::x86::impl::AddEntryPointBase<AddEntryPointPass> 
                            b.getStringAttr(text));
 
     auto ptr = LLVM::LLVMPointerType::get(ctx);
+    // A training step's parameter buffers, in the order of its `state` records.
+    if (auto state = module->getAttrOfType<ArrayAttr>(dlc::x86::kStateAttr)) {
+      auto arrayType = LLVM::LLVMArrayType::get(ptr, state.size());
+      auto table = LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/true,
+                                          LLVM::Linkage::External, DLC_ABI_STATE_DATA_SYMBOL,
+                                          Attribute());
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(b.createBlock(&table.getInitializerRegion()));
+      Value array = LLVM::UndefOp::create(b, loc, arrayType);
+      for (auto [i, entry] : llvm::enumerate(state.getAsRange<DictionaryAttr>())) {
+        auto sym = entry.getAs<FlatSymbolRefAttr>("symbol");
+        if (!module.lookupSymbol<LLVM::GlobalOp>(sym.getAttr())) {
+          module.emitError("dlc.state: no LLVM global ") << sym;
+          return signalPassFailure();
+        }
+        Value address = LLVM::AddressOfOp::create(b, loc, ptr, sym.getValue());
+        array = LLVM::InsertValueOp::create(b, loc, array, address, ArrayRef<int64_t>{(int64_t)i});
+      }
+      LLVM::ReturnOp::create(b, loc, array);
+    }
+    // The forward model a training step carries (dlc train --save-onnx).
+    if (auto model = module->getAttrOfType<StringAttr>(dlc::x86::kOnnxModelAttr)) {
+      LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(i8, model.size()), /*isConstant=*/true,
+                             LLVM::Linkage::External, DLC_ABI_ONNX_SYMBOL, model);
+      auto i64 = IntegerType::get(ctx, 64);
+      LLVM::GlobalOp::create(b, loc, i64, /*isConstant=*/true, LLVM::Linkage::External,
+                             DLC_ABI_ONNX_SIZE_SYMBOL, b.getI64IntegerAttr(model.size()));
+    }
     auto i32 = IntegerType::get(ctx, 32);
     auto fnType = LLVM::LLVMFunctionType::get(i32, {ptr, ptr});
     auto entry = LLVM::LLVMFuncOp::create(b, loc, DLC_ABI_ENTRY_SYMBOL, fnType);

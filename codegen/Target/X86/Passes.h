@@ -20,6 +20,13 @@ namespace dlc::x86 {
 
 /// Name of the module attribute holding the I/O descriptor text.
 constexpr const char *kDescriptorAttr = "dlc.descriptor";
+/// Module attribute of a training step (set by dlc-training-step): one
+/// {symbol, dlc.name, dlc.dtype} dictionary per parameter global, exported as
+/// `state` records and `dlc_module_state_data` (dlc_abi.h).
+constexpr const char *kStateAttr = "dlc.state";
+/// Module attribute: the serialized forward ONNX model a training step carries
+/// (for dlc train --save-onnx), exported as `dlc_module_onnx`.
+constexpr const char *kOnnxModelAttr = "dlc.onnx_model";
 
 /// Unit attribute on an scf.for whose iterations are independent (the outer
 /// tile loop of a parallel dimension): dlc-outline-parallel-loops may split it

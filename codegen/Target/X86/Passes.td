@@ -99,6 +99,18 @@ def ReadPaddedInterior : Pass<"dlc-read-padded-interior", "::mlir::func::FuncOp"
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def LowerGlobalState : Pass<"dlc-lower-global-state", "::mlir::ModuleOp"> {
+  let summary = "ml_program globals (a training step's state) as memref globals";
+  let description = [{
+    Right before bufferization: `ml_program.global` becomes a mutable
+    `memref.global`, `global_load` a read-only `to_tensor` of it, and
+    `global_store` a `materialize_in_destination` into it, which bufferization
+    knows reads the stored value.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg ops to register-sized blocks and vectorize them (x86)";
   let description = [{

@@ -1,6 +1,8 @@
 // dlc-prepare-abi: the model function in destination-passing form over caller buffers.
 #include "codegen/Target/X86/Passes.h"
 
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -76,6 +78,17 @@ struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
       desc += describe("input", func.getArgAttrDict(i), ft.getInput(i), i);
     for (unsigned i = 0; i < ft.getNumResults(); ++i)
       desc += describe("output", func.getResultAttrDict(i), ft.getResult(i), i);
+    // A training step's parameters (mutable globals), for reading the trained weights.
+    if (auto state = module->getAttrOfType<ArrayAttr>(dlc::x86::kStateAttr))
+      for (auto [i, entry] : llvm::enumerate(state.getAsRange<DictionaryAttr>())) {
+        auto sym = entry.getAs<FlatSymbolRefAttr>("symbol");
+        auto global = sym ? module.lookupSymbol<ml_program::GlobalOp>(sym.getAttr()) : nullptr;
+        if (!global) {
+          module.emitError("dlc.state names no ml_program.global");
+          return signalPassFailure();
+        }
+        desc += describe("state", entry, global.getType(), i);
+      }
     module->setAttr(dlc::x86::kDescriptorAttr, StringAttr::get(&getContext(), desc));
 
     // Empty tensors have no data: they pass an unused pointer (typed as a

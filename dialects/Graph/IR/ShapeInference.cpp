@@ -114,6 +114,9 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   int64_t n = adaptor.getTransB() ? b.getDimSize(0) : b.getDimSize(1);
   if (k != kb)
     return fail(loc, "contraction dims differ: " + Twine(k) + " vs " + Twine(kb));
+  if (a.getElementType() != b.getElementType() ||
+      (adaptor.getC() && tensorOf(adaptor.getC()).getElementType() != a.getElementType()))
+    return fail(loc, "operand element types differ");
   if (Value c = adaptor.getC()) {
     auto s = broadcastShapes(tensorOf(c).getShape(), {m, n});
     if (!s || (*s)[0] != m || (*s)[1] != n)
