@@ -509,6 +509,11 @@ dlc_status_t dlc_module_state_info(const dlc_module_t *module, size_t index,
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
                     "dlc_module_state_info: index %zu out of range (%zu states)",
                     index, module->num_states);
+  if (!module->state_data)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "module '%s' has no state buffers (an in-process module needs "
+                    "dlc_module_attach_state)",
+                    module->path);
   const dlc_io_decl_t *d =
       &module->decls[module->num_inputs + module->num_outputs + index];
   out->name = d->name;
@@ -529,5 +534,18 @@ dlc_status_t dlc_module_embedded_onnx(const dlc_module_t *module,
                     module->path);
   *data = module->onnx;
   *size = module->onnx_size;
+  return DLC_OK;
+}
+
+dlc_status_t dlc_module_attach_state(dlc_module_t *module,
+                                     void *const *state_data, const void *onnx,
+                                     size_t onnx_size) {
+  if (!module || (module->num_states > 0 && !state_data))
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_module_attach_state: null %s",
+                    module ? "state_data" : "module");
+  module->state_data = state_data;
+  module->onnx = onnx && onnx_size ? onnx : NULL;
+  module->onnx_size = module->onnx ? onnx_size : 0;
   return DLC_OK;
 }

@@ -285,6 +285,15 @@ DLC_API dlc_status_t dlc_module_state_info(const dlc_module_t *module,
                                            dlc_tensor_info_t *out,
                                            void **data);
 
+/* For in-process modules (dlc_module_create_from_symbols, the JIT): sets
+ * the state buffers (one per `state` record of the descriptor, as the
+ * DLC_ABI_STATE_DATA_SYMBOL table) and the embedded forward model (`onnx`
+ * may be NULL). Borrowed: they must live as long as the module. Errors:
+ * INVALID_ARGUMENT (NULL module, or NULL state_data with states declared). */
+DLC_API dlc_status_t dlc_module_attach_state(dlc_module_t *module,
+                                             void *const *state_data,
+                                             const void *onnx, size_t onnx_size);
+
 /* The serialized forward ONNX model a training step carries (its trained
  * initializers have no data in it: take them from the states). The bytes
  * belong to the module. Errors: INVALID_ARGUMENT, NOT_FOUND (no model). */

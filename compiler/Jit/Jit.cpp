@@ -55,6 +55,26 @@ dlc_module_t *compile(Compilation &c, std::vector<std::string> &errors) {
     (void)c.fail(std::string("JIT: ") + dlc_status_message());
     return fail();
   }
+  // A training step's parameter buffers and forward model, when it has them.
+  if (dlc_module_num_states(module) > 0) {
+    auto lookupData = [&](const char *name) -> void * {
+      auto address = owner->lookup(name);
+      if (!address) {
+        llvm::consumeError(address.takeError());
+        return nullptr;
+      }
+      return *address;
+    };
+    auto *state = static_cast<void *const *>(lookupData(DLC_ABI_STATE_DATA_SYMBOL));
+    const void *onnx = lookupData(DLC_ABI_ONNX_SYMBOL);
+    auto *onnxSize = static_cast<const int64_t *>(lookupData(DLC_ABI_ONNX_SIZE_SYMBOL));
+    if (dlc_module_attach_state(module, state, onnx, onnx && onnxSize ? (size_t)*onnxSize : 0) !=
+        DLC_OK) {
+      dlc_module_free(module);
+      (void)c.fail(std::string("JIT: ") + dlc_status_message());
+      return fail();
+    }
+  }
   return module;
 }
 

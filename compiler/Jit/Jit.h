@@ -6,6 +6,13 @@
 //
 // The returned module behaves exactly like one loaded from a `dlc compile`
 // shared library; free it with dlc_module_free (which releases the JIT code).
+//
+// Training: set CompileOptions::trainLoss ("mse:OUTPUT" / "xent:OUTPUT"),
+// trainOptimizer and trainFreeze (the forms of dlc compile --train) and
+// compileOnnxFile returns a training step: each dlc_session_run on (inputs...,
+// labels) updates the parameters it holds and returns `loss`; read them with
+// dlc_module_state_info or write the trained model with dlc::saveTrainedOnnx
+// (compiler/Training.h). examples/train_onnx.cpp is a complete loop.
 #ifndef DLC_COMPILER_JIT_JIT_H
 #define DLC_COMPILER_JIT_JIT_H
 

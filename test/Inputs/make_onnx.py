@@ -430,11 +430,32 @@ def fmod_loss():
                  [f32("x", [3])], [f32("loss", [])])
 
 
+
+def train_linear():
+    # y = x W^T + b: a two-parameter model for the dlc compile --train / dlc train tests.
+    return model([h.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1, name="fc")],
+                 [f32("x", [4, 3])], [f32("y", [4, 2])],
+                 inits=[const("w", np.full((2, 3), 0.5, np.float32)),
+                        const("b", np.zeros(2, np.float32))])
+
+
+def train_data():
+    # Arrays for dlc train: 8 examples of x [3] and labels [2] (np.savez format, stored).
+    import io
+    buf = io.BytesIO()
+    np.savez(buf, x=np.arange(24, dtype=np.float32).reshape(8, 3) / 24,
+             labels=np.ones((8, 2), np.float32))
+    return buf.getvalue()
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()
     if isinstance(value, onnx.ModelProto):
         onnx.save(value, out)
+    elif isinstance(value, bytes):
+        with open(out, "wb") as f:
+            f.write(value)
     else:  # a value file (TensorProto, SequenceProto, OptionalProto)
         with open(out, "wb") as f:
             f.write(value.SerializeToString())

@@ -11,7 +11,10 @@
   of the training set correctly.
 * freeze: a frozen initializer keeps its value in the saved model; the others change.
 
-Usage: train_check.py --dlc build/bin/dlc [--keep DIR]
+* cpp (with --example): the same XOR and MLP training through the C++ API (JIT), with the
+  XOR trajectory equal to dlc train's and the MLP at >= 95 % accuracy.
+
+Usage: train_check.py --dlc build/bin/dlc [--example build/bin/dlc-example-train] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -195,17 +198,41 @@ def check_freeze(dlc, d):
     return "frozen initializers unchanged, the others trained"
 
 
+def check_cpp(example, d):
+    """The same training through the C++ API (examples/train_onnx.cpp, JIT)."""
+    out = run([example, d / "xor.onnx", "xor", "mse:y", "sgd:lr=0.1", 1000, d / "xor_cpp.onnx"])
+    cpp = losses(out)
+    cli = losses(run([DLC, "train", d / "xor.so", "--data", d / "xor.npz", "--steps", 1000]))
+    worst = max(rel(a, b) for a, b in zip(cpp[:100], cli[:100]))
+    assert worst <= 1e-6, f"cpp xor: loss trajectory differs from dlc train's by {worst:.2e}"
+    assert cpp[-1] < 1e-4, f"cpp xor: final loss {cpp[-1]} is not < 1e-4"
+    assert "accuracy 1.0000" in out, "cpp xor: the saved model does not compute XOR"
+    out = run([example, d / "mlp.onnx", "classes", "xent:y", "sgd:lr=0.02,momentum=0.9", 40,
+               d / "mlp_cpp.onnx"])
+    acc = float(out.split("accuracy")[1])
+    assert acc >= 0.95, f"cpp mlp: training accuracy {acc} < 0.95"
+    return f"xor trajectory = dlc train's (within {worst:.0e}), final {cpp[-1]:.1e}; mlp accuracy {acc:.3f}"
+
+
+DLC = None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dlc", required=True)
     ap.add_argument("--keep")
+    ap.add_argument("--example", help="examples/train_onnx.cpp's binary: also train from C++")
     a = ap.parse_args()
+    global DLC
+    DLC = a.dlc
     tmp = None if a.keep else tempfile.TemporaryDirectory()
     d = Path(a.keep or tmp.name)
     d.mkdir(parents=True, exist_ok=True)
     failures = 0
-    for name, check in [("xor", check_xor), ("adam", check_adam), ("mlp", check_mlp),
-                        ("freeze", check_freeze)]:
+    checks = [("xor", check_xor), ("adam", check_adam), ("mlp", check_mlp), ("freeze", check_freeze)]
+    if a.example:
+        checks.append(("cpp", lambda dlc, d: check_cpp(a.example, d)))
+    for name, check in checks:
         try:
             print(f"ok   {name}: {check(a.dlc, d)}")
         except (AssertionError, RuntimeError) as e:

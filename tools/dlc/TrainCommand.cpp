@@ -1,4 +1,5 @@
 // `dlc train`: runs a training-step module (dlc compile --train) over a dataset in batches.
+#include "compiler/Training.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 #include "tools/dlc/Npz.h"
@@ -50,8 +51,6 @@ std::string shapeText(const dlc_tensor_info_t &info) {
 }
 
 } // namespace
-
-int saveTrainedOnnx(const dlc_module_t *module, const std::string &path, std::string &error);
 
 int trainCommand(int argc, char **argv) {
   Args args;
@@ -197,7 +196,7 @@ int trainCommand(int argc, char **argv) {
   }
   if (progress)
     std::fputs("\n", stderr);
-  if (args.has("--save-onnx") && saveTrainedOnnx(mod.m, args.get("--save-onnx"), error) != 0)
+  if (args.has("--save-onnx") && !saveTrainedOnnx(mod.m, args.get("--save-onnx"), error))
     return fail(error);
   return 0;
 }

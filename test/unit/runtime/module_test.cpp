@@ -120,11 +120,16 @@ TEST_CASE("descriptor parsing: header and version errors",
 TEST_CASE("descriptor parsing: malformed records", "[runtime][module]") {
   expectBadDescriptor("dlc-module 1\noutput y 1 0\ntensor z 1 0\n",
                       DLC_ERROR_BAD_MODULE,
-                      "descriptor line 3: expected 'input', 'value' or 'output', got "
+                      "descriptor line 3: expected 'input', 'value', 'output' or 'state', got "
                       "'tensor'");
   expectBadDescriptor("dlc-module 1\noutput y 1 0\ninput x 1 0\n",
                       DLC_ERROR_BAD_MODULE,
-                      "descriptor line 3: input declared after an output");
+                      "descriptor line 3: records out of order (inputs, outputs, then states)");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\nstate w 1 0\noutput z 1 0\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 4: records out of order (inputs, outputs, then states)");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\nstate w 1 0\nstate w 1 1 2\n",
+                      DLC_ERROR_BAD_MODULE, "descriptor line 4: duplicate state 'w'");
   expectBadDescriptor("dlc-module 1\noutput\n", DLC_ERROR_BAD_MODULE,
                       "descriptor line 2: output record has no name");
   expectBadDescriptor("dlc-module 1\noutput y\n", DLC_ERROR_BAD_MODULE,
@@ -263,4 +268,49 @@ TEST_CASE("module load: errors name the path", "[runtime][module]") {
   CHECK(dlc_module_load(nullptr, &m) == DLC_ERROR_INVALID_ARGUMENT);
   CHECK(dlc_module_load(DLC_FAKE_MODEL_PATH, nullptr) ==
         DLC_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("training-step state: records, attach, info", "[runtime][module]") {
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_create_from_symbols(
+              "dlc-module 1\ninput x 1 1 2\noutput loss 1 0\nstate fc.weight 1 2 2 3\n"
+              "state fc.bias 1 1 2\n",
+              nopEntry, nullptr, nullptr, &raw) == DLC_OK);
+  ModulePtr m(raw);
+  CHECK(dlc_module_num_states(m.get()) == 2);
+  CHECK(dlc_module_num_outputs(m.get()) == 1);
+  dlc_tensor_info_t info;
+  void *data = nullptr;
+  // In process, the buffers come from dlc_module_attach_state.
+  CHECK(dlc_module_state_info(m.get(), 0, &info, &data) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(message(), Catch::Contains("needs dlc_module_attach_state"));
+  float weight[6] = {0}, bias[2] = {0};
+  void *buffers[] = {weight, bias};
+  const char model[] = "onnx";
+  CHECK(dlc_module_attach_state(m.get(), nullptr, nullptr, 0) == DLC_ERROR_INVALID_ARGUMENT);
+  REQUIRE(dlc_module_attach_state(m.get(), buffers, model, 4) == DLC_OK);
+  REQUIRE(dlc_module_state_info(m.get(), 1, &info, &data) == DLC_OK);
+  CHECK(std::string(info.name) == "fc.bias");
+  CHECK(info.rank == 1);
+  CHECK(info.shape[0] == 2);
+  CHECK(data == bias);
+  CHECK(dlc_module_state_info(m.get(), 2, &info, &data) == DLC_ERROR_INVALID_ARGUMENT);
+  const void *bytes = nullptr;
+  size_t size = 0;
+  REQUIRE(dlc_module_embedded_onnx(m.get(), &bytes, &size) == DLC_OK);
+  CHECK(bytes == model);
+  CHECK(size == 4);
+}
+
+TEST_CASE("training-step state: inference modules have none", "[runtime][module]") {
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_create_from_symbols("dlc-module 1\noutput y 1 0\n", nopEntry, nullptr,
+                                         nullptr, &raw) == DLC_OK);
+  ModulePtr m(raw);
+  CHECK(dlc_module_num_states(m.get()) == 0);
+  CHECK(dlc_module_num_states(nullptr) == 0);
+  const void *bytes = nullptr;
+  size_t size = 0;
+  CHECK(dlc_module_embedded_onnx(m.get(), &bytes, &size) == DLC_ERROR_NOT_FOUND);
+  CHECK_THAT(message(), Catch::Contains("carries no ONNX model"));
 }

@@ -1,18 +1,17 @@
-// `dlc train --save-onnx`: the forward model a training step carries, with its trained weights.
+// Training steps as a library: the trained forward model written back to ONNX.
+#include "compiler/Training.h"
 #include "frontends/Onnx/Importer.h"
-#include "runtime/dlc_runtime.h"
 
 #include <map>
-#include <string>
 
-namespace dlc::cli {
+namespace dlc {
 
-int saveTrainedOnnx(const dlc_module_t *module, const std::string &path, std::string &error) {
+bool saveTrainedOnnx(const dlc_module_t *module, const std::string &path, std::string &error) {
   const void *model = nullptr;
   size_t size = 0;
   if (dlc_module_embedded_onnx(module, &model, &size) != DLC_OK) {
     error = std::string("--save-onnx: ") + dlc_status_message();
-    return 1;
+    return false;
   }
   std::map<std::string, std::string> values;
   for (size_t i = 0; i < dlc_module_num_states(module); ++i) {
@@ -20,7 +19,7 @@ int saveTrainedOnnx(const dlc_module_t *module, const std::string &path, std::st
     void *data = nullptr;
     if (dlc_module_state_info(module, i, &info, &data) != DLC_OK) {
       error = dlc_status_message();
-      return 1;
+      return false;
     }
     size_t bytes = dlc_dtype_size(info.dtype);
     for (int32_t d = 0; d < info.rank; ++d)
@@ -30,9 +29,9 @@ int saveTrainedOnnx(const dlc_module_t *module, const std::string &path, std::st
   if (!onnx_frontend::writeModelWithInitializers(
           std::string(static_cast<const char *>(model), size), values, path, error)) {
     error = "--save-onnx: " + error;
-    return 1;
+    return false;
   }
-  return 0;
+  return true;
 }
 
-} // namespace dlc::cli
+} // namespace dlc
