@@ -11,6 +11,7 @@ using namespace dlc::graph;
 namespace dlc::autodiff {
 
 void registerElementwiseGradientRules(MLIRContext *ctx);
+void registerWindowGradientRules(MLIRContext *ctx);
 
 namespace {
 
@@ -227,6 +228,7 @@ struct PadVjp : DifferentiableOpInterface::ExternalModel<PadVjp, PadOp> {
 void registerGradientRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, GraphDialect *) {
     registerElementwiseGradientRules(ctx);
+    registerWindowGradientRules(ctx);
     MatMulOp::attachInterface<MatMulVjp>(*ctx);
     ReduceSumOp::attachInterface<ReduceVjp<ReduceSumOp, Reduction::Sum>>(*ctx);
     ReduceMeanOp::attachInterface<ReduceVjp<ReduceMeanOp, Reduction::Mean>>(*ctx);

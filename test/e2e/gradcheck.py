@@ -273,6 +273,71 @@ def _(rng):
     return g, g.op("Flatten", e, axis=1), (3, a * b)
 
 
+def conv(strides, pads, dilations, bias):
+    def build(rng):
+        g = Graph(rng)
+        n, c, f = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        k = int(rng.integers(1, 4))
+        h, w = int(rng.integers(k + 3, k + 7)), int(rng.integers(k + 3, k + 7))
+        ins = [g.input(n, c, h, w), g.input(f, c, k, k)] + ([g.input(f)] if bias else [])
+        y = g.op("Conv", *ins, strides=strides, pads=pads, dilations=dilations)
+        span = lambda size, i: (size + pads[i] + pads[i + 2] - (k - 1) * dilations[i] - 1) // strides[i] + 1  # noqa: E731
+        return g, y, (n, f, span(h, 0), span(w, 1))
+    return build
+
+
+CASES["conv_plain"] = conv([1, 1], [0, 0, 0, 0], [1, 1], True)
+CASES["conv_padded"] = conv([1, 1], [1, 2, 1, 0], [1, 1], False)
+CASES["conv_strided"] = conv([2, 3], [1, 1, 1, 1], [1, 1], True)
+CASES["conv_dilated"] = conv([1, 2], [2, 0, 1, 1], [2, 1], True)
+
+
+def pool(op_type, kernel, strides, pads, **attrs):
+    def build(rng):
+        g = Graph(rng)
+        n, c = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+        h, w = int(rng.integers(6, 10)), int(rng.integers(6, 10))
+        y = g.op(op_type, g.input(n, c, h, w), kernel_shape=kernel, strides=strides, pads=pads,
+                 **attrs)
+        ceil = attrs.get("ceil_mode", 0)
+        def span(size, i):
+            room = size + pads[i] + pads[i + 2] - kernel[i]
+            out = (room + (strides[i] - 1 if ceil else 0)) // strides[i] + 1
+            return out - 1 if ceil and (out - 1) * strides[i] >= size + pads[i] else out
+        return g, y, (n, c, span(h, 0), span(w, 1))
+    return build
+
+
+CASES["maxpool_2x2"] = pool("MaxPool", [2, 2], [2, 2], [0, 0, 0, 0])
+CASES["maxpool_3x3_s2_pad"] = pool("MaxPool", [3, 3], [2, 2], [1, 1, 1, 1])
+CASES["maxpool_ceil"] = pool("MaxPool", [3, 2], [2, 2], [0, 0, 0, 0], ceil_mode=1)
+CASES["avgpool_2x2"] = pool("AveragePool", [2, 2], [2, 2], [0, 0, 0, 0])
+CASES["avgpool_pad_excl"] = pool("AveragePool", [3, 3], [2, 1], [1, 1, 1, 1])
+CASES["avgpool_pad_incl"] = pool("AveragePool", [3, 2], [1, 2], [1, 0, 0, 1], count_include_pad=1)
+
+
+@case("maxpool_after_relu_ties")
+def _(rng):
+    # ReLU zeros make whole windows tie: the gradient must go to one element per window.
+    g = Graph(rng)
+    x = g.input(1, 2, 6, 6, away_from_zero=True)
+    y = g.op("MaxPool", g.op("Relu", x), kernel_shape=[2, 2], strides=[2, 2])
+    return g, y, (1, 2, 3, 3)
+
+
+@case("lenet_like")
+def _(rng):
+    g = Graph(rng)
+    x = g.input(2, 1, 12, 12)
+    c1 = g.op("Relu", g.op("Conv", x, g.input(3, 1, 3, 3), g.input(3)))
+    p1 = g.op("MaxPool", c1, kernel_shape=[2, 2], strides=[2, 2])
+    c2 = g.op("Relu", g.op("Conv", p1, g.input(4, 3, 3, 3), g.input(4), pads=[1, 1, 1, 1]))
+    p2 = g.op("AveragePool", c2, kernel_shape=[2, 2], strides=[2, 2])
+    flat = g.op("Flatten", p2, axis=1)
+    y = g.op("Gemm", flat, g.input(5, 16), g.input(5), transB=1)
+    return g, g.op("LogSoftmax", y, axis=1), (2, 5)
+
+
 @case("mlp")
 def _(rng):
     g = Graph(rng)
