@@ -223,6 +223,65 @@ struct PadVjp : DifferentiableOpInterface::ExternalModel<PadVjp, PadOp> {
   }
 };
 
+/// Gather's data gradient: the output gradient added into zeros at the gathered
+/// positions (repeated indices accumulate), by a scatter_nd with `add` over the
+/// gathered axis moved first.
+struct GatherVjp : DifferentiableOpInterface::ExternalModel<GatherVjp, GatherOp> {
+  LogicalResult buildVjp(Operation *op, OpBuilder &b, ArrayRef<Value> gys,
+                         SmallVectorImpl<Value> &gxs) const {
+    gxs.assign(2, Value());
+    if (!gys[0])
+      return success();
+    auto gather = cast<GatherOp>(op);
+    Location l = op->getLoc();
+    RankedTensorType dt = tensorTypeOf(gather.getData());
+    RankedTensorType it = tensorTypeOf(gather.getIndices());
+    int64_t axis = gather.getAxis(), k = it.getRank(), rank = dt.getRank();
+    // The gradient with the index dims first: [indices..., data dims but axis...].
+    SmallVector<int64_t> perm, rest;
+    for (int64_t d = 0; d < k; ++d)
+      perm.push_back(axis + d);
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis) {
+        perm.push_back(d < axis ? d : d + k - 1);
+        rest.push_back(dt.getDimSize(d));
+      }
+    Value g = TransposeOp::create(b, l, gys[0], perm);
+    SmallVector<int64_t> indexShape(it.getShape());
+    indexShape.push_back(1);
+    Value idx = ReshapeOp::create(b, l, RankedTensorType::get(indexShape, it.getElementType()),
+                                  gather.getIndices());
+    SmallVector<int64_t> movedShape = {dt.getDimSize(axis)};
+    movedShape.append(rest);
+    auto moved = RankedTensorType::get(movedShape, dt.getElementType());
+    Value summed = ScatterNDOp::create(b, l, moved, splat(b, l, moved, 0.0), idx, g,
+                                       b.getI64IntegerAttr(0), b.getStringAttr("add"));
+    // Back to the data's dim order.
+    SmallVector<int64_t> back;
+    for (int64_t d = 0; d < rank; ++d)
+      back.push_back(d < axis ? d + 1 : d == axis ? 0 : d);
+    gxs[0] = TransposeOp::create(b, l, summed, back);
+    return success();
+  }
+};
+
+/// GatherElements' data gradient: scatter_elements with `add` into zeros.
+struct GatherElementsVjp
+    : DifferentiableOpInterface::ExternalModel<GatherElementsVjp, GatherElementsOp> {
+  LogicalResult buildVjp(Operation *op, OpBuilder &b, ArrayRef<Value> gys,
+                         SmallVectorImpl<Value> &gxs) const {
+    gxs.assign(2, Value());
+    if (!gys[0])
+      return success();
+    auto gather = cast<GatherElementsOp>(op);
+    RankedTensorType dt = tensorTypeOf(gather.getData());
+    gxs[0] = ScatterElementsOp::create(b, op->getLoc(), dt, splat(b, op->getLoc(), dt, 0.0),
+                                       gather.getIndices(), gys[0], gather.getAxisAttr(),
+                                       b.getStringAttr("add"));
+    return success();
+  }
+};
+
 } // namespace
 
 void registerGradientRules(DialectRegistry &registry) {
@@ -242,6 +301,8 @@ void registerGradientRules(DialectRegistry &registry) {
     SplitOp::attachInterface<SplitVjp>(*ctx);
     SliceOp::attachInterface<SliceVjp>(*ctx);
     PadOp::attachInterface<PadVjp>(*ctx);
+    GatherOp::attachInterface<GatherVjp>(*ctx);
+    GatherElementsOp::attachInterface<GatherElementsVjp>(*ctx);
   });
 }
 

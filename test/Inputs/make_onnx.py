@@ -439,6 +439,20 @@ def train_linear():
                         const("b", np.zeros(2, np.float32))])
 
 
+def train_pow():
+    # y = x ** p with the exponent an initializer: trained, it turns NaN (log of negative x).
+    return model([h.make_node("Pow", ["x", "p"], ["y"], name="pow")],
+                 [f32("x", [8, 3])], [f32("y", [8, 3])],
+                 inits=[const("p", np.array(3.0, np.float32))])
+
+
+def train_pow_data():
+    import io
+    buf = io.BytesIO()
+    np.savez(buf, x=-np.ones((8, 3), np.float32), labels=np.zeros((8, 3), np.float32))
+    return buf.getvalue()
+
+
 def train_data():
     # Arrays for dlc train: 8 examples of x [3] and labels [2] (np.savez format, stored).
     import io

@@ -338,6 +338,31 @@ def _(rng):
     return g, g.op("LogSoftmax", y, axis=1), (2, 5)
 
 
+@case("gather_embedding")
+def _(rng):
+    g = Graph(rng)
+    v, d, n = int(rng.integers(5, 9)), int(rng.integers(2, 5)), int(rng.integers(3, 7))
+    table = g.input(v, d)
+    ids = g.const(rng.integers(0, v, (2, n)).astype(np.int64), dtype=np.int64)  # repeats add up
+    return g, g.op("Gather", table, ids, axis=0), (2, n, d)
+
+
+@case("gather_axis1_negative")
+def _(rng):
+    g = Graph(rng)
+    x = g.input(3, 5, 2)
+    ids = g.const(np.array([-1, 0, 2, 0], dtype=np.int64), dtype=np.int64)
+    return g, g.op("Gather", x, ids, axis=1), (3, 4, 2)
+
+
+@case("gather_elements")
+def _(rng):
+    g = Graph(rng)
+    x = g.input(3, 4)
+    ids = g.const(rng.integers(0, 4, (3, 6)).astype(np.int64), dtype=np.int64)
+    return g, g.op("GatherElements", x, ids, axis=1), (3, 6)
+
+
 @case("mlp")
 def _(rng):
     g = Graph(rng)

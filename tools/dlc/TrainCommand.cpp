@@ -4,6 +4,7 @@
 #include "tools/dlc/Commands.h"
 #include "tools/dlc/Npz.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -166,7 +167,7 @@ int trainCommand(int argc, char **argv) {
   for (auto &b : batches)
     inputs.push_back(b.get());
 
-  bool progress = isatty(STDERR_FILENO);
+  bool progress = isatty(STDERR_FILENO), warnedNan = false;
   int64_t perBatch = batch ? batch : examples, cursor = 0;
   for (long long step = 1; step <= steps; ++step) {
     // The next perBatch examples, wrapping around the set.
@@ -187,6 +188,14 @@ int trainCommand(int argc, char **argv) {
       return fail(dlc_status_message());
     double loss = lossInfo.dtype == 1 ? *static_cast<float *>(dlc_tensor_data(lossOut))
                                       : *static_cast<double *>(dlc_tensor_data(lossOut));
+    if (std::isnan(loss) && !warnedNan) {
+      warnedNan = true;
+      std::fprintf(stderr,
+                   "warning: loss is NaN at step %lld; every float initializer is trained, "
+                   "including constants such as a Pow exponent or a mask value: keep those "
+                   "with --freeze when compiling\n",
+                   step);
+    }
     if (step % logEvery == 0) {
       std::printf("step %lld loss %.9g\n", step, loss);
       std::fflush(stdout);
