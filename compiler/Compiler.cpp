@@ -83,6 +83,17 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
   io.inputValues = options.inputValues;
   io.sequenceLengths = options.sequenceLengths;
   io.absentInputs = options.absentInputs;
+  // Training / initializer gradients: parameters must not be folded by the builders.
+  if (!options.trainLoss.empty() || (!options.gradOf.empty() && options.gradInitializers)) {
+    io.initializersAsArguments = true;
+    autodiff::TrainingOptions parsed;
+    std::string error;
+    if (!options.trainLoss.empty() &&
+        !autodiff::parseTrainingOptions(options.trainLoss, options.trainOptimizer,
+                                        options.trainFreeze, parsed, error))
+      return fail(error);
+    io.frozenInitializers = parsed.frozen;
+  }
   // The importer's file-level errors already carry the file location; print
   // them without repeating the path.
   auto m = onnx_frontend::importOnnxFile(*ctx, path, io);
@@ -105,8 +116,9 @@ LogicalResult Compilation::runTo(Phase phase) {
     if (options.timing)
       pm.enableTiming();
     if (p == 1)
-      buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf, options.trainLoss,
-                                                  options.trainOptimizer, options.trainFreeze});
+      buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf, options.gradInitializers,
+                                                  options.trainLoss, options.trainOptimizer,
+                                                  options.trainFreeze});
     else if (p == 2)
       buildLinalgPipeline(pm);
     else {

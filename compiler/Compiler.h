@@ -38,6 +38,8 @@ struct CompileOptions {
   /// Output whose gradients w.r.t. every float input become extra outputs
   /// (dlc compile --grad-of); empty: none.
   std::string gradOf;
+  /// With gradOf: gradients of the float initializers too (--grad-initializers).
+  bool gradInitializers = false;
   /// Training step (dlc compile --train): loss, optimizer, frozen initializers as
   /// given on the command line; empty trainLoss: an inference module.
   std::string trainLoss, trainOptimizer = "sgd:lr=0.01", trainFreeze;

@@ -24,6 +24,9 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
   // Training: parameters become arguments before anything can fold them.
   if (!options.trainLoss.empty())
     pm.addPass(autodiff::createParamsToArgs(train));
+  else if (!options.gradOf.empty() && options.gradInitializers)
+    pm.addPass(autodiff::createParamsToArgs(
+        autodiff::ParamsToArgsOptions{"mse:" + options.gradOf, "sgd:lr=1", ""}));
   // Fold what the importer left (shape chains, identities, constant math).
   pm.addPass(createCanonicalizerPass());
   // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives.

@@ -12,6 +12,8 @@ struct GraphPipelineOptions {
   /// Append the gradients of this output (its sum) with respect to every float
   /// input as extra outputs `grad_<input>` (`dlc compile --grad-of`); empty: none.
   std::string gradOf;
+  /// With gradOf: also the gradients of the float initializers (`grad_<name>`).
+  bool gradInitializers = false;
   /// Build a training step (`dlc compile --train`): the loss (`mse:OUTPUT` or
   /// `xent:OUTPUT`; empty: inference), optimizer and frozen initializers, in the
   /// forms autodiff::parseTrainingOptions reads.

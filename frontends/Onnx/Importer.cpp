@@ -675,6 +675,37 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   if (g.output_size() == 0)
     return emitError(fileLoc) << "graph has no outputs";
 
+  // Trainable initializers as trailing arguments (ImportOptions::initializersAsArguments).
+  SmallVector<std::pair<unsigned, DenseElementsAttr>> paramArgs;
+  llvm::StringSet<> paramNames;
+  if (options.initializersAsArguments)
+    for (const auto &t : g.initializer()) {
+      bool isFloat = t.data_type() == onnx::TensorProto::FLOAT ||
+                     t.data_type() == onnx::TensorProto::DOUBLE ||
+                     t.data_type() == onnx::TensorProto::FLOAT16 ||
+                     t.data_type() == onnx::TensorProto::BFLOAT16;
+      if (!isFloat || options.frozenInitializers.count(t.name()) || paramNames.contains(t.name()))
+        continue;
+      auto attr = tensorToAttr(t, baseDir, fileLoc);
+      if (failed(attr))
+        return failure();
+      auto dense = dyn_cast<DenseElementsAttr>(*attr);
+      if (!dense)
+        continue; // kept as a constant (e.g. a resource blob)
+      paramNames.insert(t.name());
+      paramArgs.push_back({(unsigned)args.size(), dense});
+      args.push_back(Argument{t.name(), t.data_type(), cast<RankedTensorType>(dense.getType())});
+    }
+  if (options.initializersAsArguments)
+    for (const std::string &name : options.frozenInitializers) {
+      auto it = inits.find(name);
+      if (it == inits.end() || !(it->second->data_type() == onnx::TensorProto::FLOAT ||
+                                 it->second->data_type() == onnx::TensorProto::DOUBLE ||
+                                 it->second->data_type() == onnx::TensorProto::FLOAT16 ||
+                                 it->second->data_type() == onnx::TensorProto::BFLOAT16))
+        return emitError(fileLoc) << "--freeze: the model has no float initializer named '"
+                                  << name << "'";
+    }
   SmallVector<Type> argTypes;
   for (const Argument &a : args)
     argTypes.push_back(a.type);
@@ -695,6 +726,11 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
       if (auto attr = valueAttr(given->second, a.type, a.dtype))
         specializations.known[arg] = attr;
   }
+  for (auto [index, value] : paramArgs) {
+    func.setArgAttr(index, "dlc.param", builder->getUnitAttr());
+    func.setArgAttr(index, "dlc.param_init", value);
+    values[args[index].name] = entry->getArgument(index);
+  }
   for (const InputBinding &bnd : bindings) {
     if (values.count(bnd.name))
       return emitError(fileLoc) << "input '" << bnd.name << "' is declared twice";
@@ -707,6 +743,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   for (const auto &t : g.initializer()) {
     if (!initNames.insert(t.name()).second)
       return emitError(fileLoc) << "initializer '" << t.name() << "' is defined twice";
+    if (paramNames.contains(t.name()))
+      continue; // an argument
     auto attr = tensorToAttr(t, baseDir, fileLoc);
     if (failed(attr))
       return failure();

@@ -39,6 +39,11 @@ struct ImportOptions {
   std::map<std::string, int64_t> sequenceLengths;
   /// Optional-typed graph inputs that hold no value (they take no argument).
   std::set<std::string> absentInputs;
+  /// Training and --grad-initializers: float initializers (except those in
+  /// `frozenInitializers`) become trailing arguments marked `dlc.param`, their
+  /// value in `dlc.param_init`, instead of constants that builders could fold.
+  bool initializersAsArguments = false;
+  std::set<std::string> frozenInitializers;
 };
 
 /// Imports an ONNX model into a module holding one `func.func @main_graph` of

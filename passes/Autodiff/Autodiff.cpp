@@ -5,6 +5,7 @@
 
 #include "dialects/Interfaces/Differentiable.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
 namespace dlc::autodiff {
@@ -106,8 +107,10 @@ LogicalResult appendGradients(func::FuncOp func, unsigned loss, ArrayRef<unsigne
   func::ReturnOp::create(b, ret.getLoc(), results);
   ret.erase();
   for (auto [i, a] : llvm::enumerate(wrt)) {
-    NamedAttrList attrs(func.getArgAttrDict(a));
-    auto name = attrs.get("dlc.name");
+    NamedAttrList argAttrs(func.getArgAttrDict(a)), attrs;
+    auto name = argAttrs.get("dlc.name");
+    if (auto dtype = argAttrs.get("dlc.dtype"))
+      attrs.set("dlc.dtype", dtype);
     std::string gradName =
         "grad_" + (name ? cast<StringAttr>(name).str() : ("arg" + std::to_string(a)));
     attrs.set("dlc.name", b.getStringAttr(gradName));
@@ -149,6 +152,20 @@ struct AutodiffPass : impl::AutodiffBase<AutodiffPass> {
         args.push_back(a);
     }
     if (failed(appendGradients(func, lossIndex, args)))
+      return signalPassFailure();
+    // Initializers made arguments for differentiation (dlc compile --grad-of
+    // --grad-initializers) become constants again: only their gradients are new.
+    llvm::BitVector params(func.getNumArguments());
+    OpBuilder b(func.getBody());
+    for (unsigned a = 0; a < func.getNumArguments(); ++a) {
+      auto init = func.getArgAttrOfType<ElementsAttr>(a, "dlc.param_init");
+      if (!init)
+        continue;
+      Value c = arith::ConstantOp::create(b, func.getArgument(a).getLoc(), cast<TypedAttr>(init));
+      func.getArgument(a).replaceAllUsesWith(c);
+      params.set(a);
+    }
+    if (params.any() && failed(func.eraseArguments(params)))
       signalPassFailure();
   }
 };

@@ -117,10 +117,15 @@ LogicalResult parametersToArguments(ModuleOp module, const TrainingOptions &opti
         params.push_back({c, *name});
     }
   }
+  // Parameters the importer already made arguments (ImportOptions::initializersAsArguments).
+  bool anyParamArg = false;
+  for (unsigned a = 0; a < func.getNumArguments(); ++a)
+    if (func.getArgAttr(a, "dlc.param"))
+      anyParamArg = true;
   for (const std::string &f : options.frozen)
-    if (!seen.count(f))
+    if (!seen.count(f) && !anyParamArg)
       return func.emitError("--freeze: the model has no float initializer named '") << f << "'";
-  if (params.empty())
+  if (params.empty() && !anyParamArg)
     return func.emitError("the model has no float initializers to train");
   OpBuilder b(func.getContext());
   for (auto [c, name] : params) {

@@ -38,6 +38,8 @@ static const char *kHelp =
     "                             itself when it is a scalar) with respect to every float\n"
     "                             input, as outputs named grad_<input> (reverse-mode\n"
     "                             autodiff of the graph)\n"
+    "  --grad-initializers        with --grad-of: also output the gradient of every float\n"
+    "                             initializer, as grad_<initializer>\n"
     "\n"
     "training (a module that runs one optimization step per call):\n"
     "  --train                    build a training step: it takes the model's inputs plus\n"
@@ -59,7 +61,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -81,6 +83,9 @@ int compileCommand(int argc, char **argv) {
   options.gradOf = args.get("--grad-of", "");
   if (args.has("--grad-of") && options.gradOf.empty())
     return fail("--grad-of needs an output name (--grad-of=OUTPUT)");
+  options.gradInitializers = args.has("--grad-initializers");
+  if (options.gradInitializers && options.gradOf.empty())
+    return fail("--grad-initializers is only valid with --grad-of=OUTPUT");
   if (args.has("--train")) {
     if (!args.has("--loss"))
       return fail("--train needs --loss=mse:OUTPUT or --loss=xent:OUTPUT");
