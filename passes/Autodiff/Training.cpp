@@ -260,8 +260,23 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
   lossAttrs.set("dlc.dtype", b.getI32IntegerAttr(onnxDtype(outType.getElementType())));
   func.setFunctionType(FunctionType::get(func.getContext(), func.getArgumentTypes(), {loss.getType()}));
   func.setAllResultAttrs(ArrayRef<DictionaryAttr>{lossAttrs.getDictionary(b.getContext())});
+  llvm::DenseSet<Operation *> forwardOps;
+  for (Operation &op : block)
+    forwardOps.insert(&op);
   if (failed(appendGradients(func, 0, params)))
     return failure();
+  // Saved activations: forward results the backward graph reads.
+  int64_t savedBytes = 0, savedCount = 0;
+  for (Operation *op : forwardOps) {
+    if (isa<arith::ConstantOp, func::ReturnOp>(op))
+      continue;
+    for (Value r : op->getResults())
+      if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !forwardOps.contains(u); }))
+        if (auto t = dyn_cast<RankedTensorType>(r.getType()); t && t.hasStaticShape()) {
+          savedBytes += t.getNumElements() * t.getElementTypeBitWidth() / 8;
+          ++savedCount;
+        }
+  }
 
   ret = cast<func::ReturnOp>(block.getTerminator());
   StateBuilder state{module, OpBuilder(module.getBody(), module.getBody()->begin()),
@@ -329,6 +344,42 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
     state.store(pref, updated);
   }
   state.flush();
+  // The memory report (`dlc compile --train` prints it): parameters, their gradients,
+  // the optimizer's state, saved activations, and the peak of live tensors over the
+  // step at graph level (before fusion removes intermediates) plus the state.
+  auto bytesOf = [](Type type) -> int64_t {
+    auto t = dyn_cast<RankedTensorType>(type);
+    return t && t.hasStaticShape() ? t.getNumElements() * t.getElementTypeBitWidth() / 8 : 0;
+  };
+  int64_t paramBytes = 0, stateBytes = 0;
+  for (unsigned a : params)
+    paramBytes += bytesOf(func.getArgument(a).getType());
+  module.walk([&](ml_program::GlobalOp g) { stateBytes += bytesOf(g.getType()); });
+  int64_t live = 0, peak = 0;
+  llvm::DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : block)
+    for (Value v : op.getOperands())
+      lastUse[v] = &op;
+  for (Operation &op : block) {
+    if (!isa<arith::ConstantOp, ml_program::GlobalLoadOp>(op))
+      for (Value r : op.getResults())
+        live += bytesOf(r.getType());
+    peak = std::max(peak, live);
+    for (Value v : op.getOperands())
+      if (lastUse.lookup(v) == &op && v.getDefiningOp() &&
+          !isa<arith::ConstantOp, ml_program::GlobalLoadOp>(v.getDefiningOp()))
+        live -= bytesOf(v.getType());
+  }
+  auto i64 = [&](int64_t v) { return u.getI64IntegerAttr(v); };
+  module->setAttr(
+      "dlc.memory_report",
+      DictionaryAttr::get(u.getContext(),
+                          {u.getNamedAttr("parameter_bytes", i64(paramBytes)),
+                           u.getNamedAttr("gradient_bytes", i64(paramBytes)),
+                           u.getNamedAttr("optimizer_state_bytes", i64(stateBytes - paramBytes)),
+                           u.getNamedAttr("saved_activation_bytes", i64(savedBytes)),
+                           u.getNamedAttr("saved_activations", i64(savedCount)),
+                           u.getNamedAttr("peak_bytes", i64(peak + stateBytes))}));
   // Only the loss is returned; the parameters are state now.
   func::ReturnOp::create(u, ret.getLoc(), ValueRange{ret.getOperand(0)});
   ret.erase();

@@ -54,7 +54,37 @@ static const char *kHelp =
     "            |adamw:lr=..[,...]   (default sgd:lr=0.01; adam's weight_decay is L2 as in\n"
     "                             PyTorch's Adam, adamw's is decoupled)\n"
     "  --freeze=NAME,...          float initializers to keep constant\n"
+    "  A training step's memory is printed on stderr: parameters, gradients, optimizer\n"
+    "  state, activations saved for the backward pass, and the peak of live tensors.\n"
     "  -h, --help                 show this help\n";
+
+/// A training step's memory (dlc-training-step's `dlc.memory_report`), on stderr.
+static void printMemoryReport(Compilation &c) {
+  auto report = c.module()->getAttrOfType<mlir::DictionaryAttr>("dlc.memory_report");
+  if (!report)
+    return;
+  auto get = [&](const char *key) {
+    auto v = report.getAs<mlir::IntegerAttr>(key);
+    return v ? v.getInt() : 0;
+  };
+  auto size = [](int64_t bytes) {
+    char buf[32];
+    if (bytes < 1024)
+      std::snprintf(buf, sizeof buf, "%lld B", (long long)bytes);
+    else if (bytes < (1 << 20))
+      std::snprintf(buf, sizeof buf, "%.1f KiB", double(bytes) / 1024);
+    else
+      std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / (1 << 20));
+    return std::string(buf);
+  };
+  std::fprintf(stderr,
+               "memory: parameters %s, gradients %s, optimizer state %s\n"
+               "memory: saved activations %s (%lld tensors), peak planned %s\n",
+               size(get("parameter_bytes")).c_str(), size(get("gradient_bytes")).c_str(),
+               size(get("optimizer_state_bytes")).c_str(),
+               size(get("saved_activation_bytes")).c_str(), (long long)get("saved_activations"),
+               size(get("peak_bytes")).c_str());
+}
 
 int compileCommand(int argc, char **argv) {
   Args args;
@@ -161,6 +191,7 @@ int compileCommand(int argc, char **argv) {
   case Phase::So:
     if (failed(c.writeSharedLibrary(out)))
       return report();
+    printMemoryReport(c);
     return 0;
   }
   if (out == "-") {
