@@ -118,7 +118,7 @@ LogicalResult Compilation::runTo(Phase phase) {
     if (p == 1)
       buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf, options.gradInitializers,
                                                   options.trainLoss, options.trainOptimizer,
-                                                  options.trainFreeze});
+                                                  options.trainFreeze, options.trainRemat});
     else if (p == 2)
       buildLinalgPipeline(pm);
     else {

@@ -43,6 +43,7 @@ struct CompileOptions {
   /// Training step (dlc compile --train): loss, optimizer, frozen initializers as
   /// given on the command line; empty trainLoss: an inference module.
   std::string trainLoss, trainOptimizer = "sgd:lr=0.01", trainFreeze;
+  std::string trainRemat = "store-all"; // --remat
 };
 
 /// One model's way through the compiler. Errors are collected as one-line

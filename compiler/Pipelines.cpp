@@ -20,13 +20,13 @@ namespace dlc {
 
 void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) {
   autodiff::ParamsToArgsOptions train{options.trainLoss, options.trainOptimizer,
-                                      options.trainFreeze};
+                                      options.trainFreeze, options.trainRemat};
   // Training: parameters become arguments before anything can fold them.
   if (!options.trainLoss.empty())
     pm.addPass(autodiff::createParamsToArgs(train));
   else if (!options.gradOf.empty() && options.gradInitializers)
     pm.addPass(autodiff::createParamsToArgs(
-        autodiff::ParamsToArgsOptions{"mse:" + options.gradOf, "sgd:lr=1", ""}));
+        autodiff::ParamsToArgsOptions{"mse:" + options.gradOf, "sgd:lr=1", "", "store-all"}));
   // Fold what the importer left (shape chains, identities, constant math).
   pm.addPass(createCanonicalizerPass());
   // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives.
@@ -37,7 +37,7 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
   // before inference-only rewrites).
   if (!options.trainLoss.empty()) {
     pm.addPass(autodiff::createTrainingStep(
-        autodiff::TrainingStepOptions{train.loss, train.optimizer, train.freeze}));
+        autodiff::TrainingStepOptions{train.loss, train.optimizer, train.freeze, train.remat}));
     pm.addPass(createCanonicalizerPass());
   }
   // Gradients, differentiating the primitives (before inference-only rewrites).

@@ -18,6 +18,7 @@ struct GraphPipelineOptions {
   /// `xent:OUTPUT`; empty: inference), optimizer and frozen initializers, in the
   /// forms autodiff::parseTrainingOptions reads.
   std::string trainLoss, trainOptimizer = "sgd:lr=0.01", trainFreeze;
+  std::string trainRemat = "store-all";
 };
 
 /// graph: canonicalize and fold, expand composite ops, [autodiff,] clean up

@@ -35,6 +35,8 @@ class TrainingPass<string name, string summaryText> : Pass<name, "::mlir::Module
            "sgd:lr=..[,momentum=..,weight_decay=..] or adam|adamw:lr=..[,beta1=..,beta2=..,eps=..,weight_decay=..]">,
     Option<"freeze", "freeze", "std::string", /*default=*/"\"\"",
            "comma-separated float initializers to keep constant">,
+    Option<"remat", "remat", "std::string", /*default=*/"\"store-all\"",
+           "store-all, recompute-all or auto:MIB (saved-activation budget)">,
   ];
   let dependentDialects = ["::dlc::graph::GraphDialect", "::mlir::arith::ArithDialect",
                            "::mlir::ml_program::MLProgramDialect"];

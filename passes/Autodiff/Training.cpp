@@ -6,7 +6,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -65,6 +68,24 @@ bool parseTrainingOptions(const std::string &loss, const std::string &optimizer,
   for (StringRef n : names)
     out.frozen.insert(n.trim().str());
   return true;
+}
+
+bool parseRemat(const std::string &spec, TrainingOptions &out, std::string &error) {
+  StringRef kind, budget;
+  std::tie(kind, budget) = StringRef(spec).split(':');
+  double mib = 0;
+  if (kind == "store-all" || kind == "recompute-all") {
+    if (budget.empty()) {
+      out.remat = kind.str();
+      return true;
+    }
+  } else if (kind == "auto" && !budget.getAsDouble(mib) && mib >= 0) {
+    out.remat = "auto";
+    out.rematBudget = int64_t(mib * (1 << 20));
+    return true;
+  }
+  error = "invalid --remat '" + spec + "' (expected store-all, recompute-all or auto:MIB)";
+  return false;
 }
 
 namespace {
@@ -178,6 +199,80 @@ Value buildLoss(OpBuilder &b, Location loc, const TrainingOptions &options, Valu
   return MulOp::create(b, loc, total, scalar(b, loc, elt, -1.0 / double(n)));
 }
 
+/// Ops cheap enough to run again in the backward pass: elementwise and data
+/// movement. Contractions, convolutions, pools and reductions stay stored.
+bool isRecomputable(Operation *op) {
+  return op->hasTrait<GraphElementwise>() ||
+         isa<ReshapeOp, TransposeOp, ExpandOp, SliceOp, ConcatOp, PadOp, IdentityOp>(op);
+}
+
+int64_t byteSize(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() ? t.getNumElements() * t.getElementTypeBitWidth() / 8 : 0;
+}
+
+/// Recomputes saved forward values of cheap ops for the backward ops that read them
+/// (see TrainingOptions::remat): each is cloned, with the cheap forward values it
+/// needs, right before its first backward use.
+void rematerialize(Block &block, const llvm::DenseSet<Operation *> &forward,
+                   const TrainingOptions &options) {
+  llvm::DenseMap<Operation *, unsigned> position;
+  unsigned n = 0;
+  for (Operation &op : block)
+    position[&op] = n++;
+  auto isBackward = [&](Operation *op) { return !forward.contains(op); };
+  // Saved values of cheap ops, with their first backward user.
+  SmallVector<std::pair<Value, Operation *>> saved;
+  for (Operation &op : block) {
+    if (!forward.contains(&op) || !isRecomputable(&op))
+      continue;
+    for (Value r : op.getResults()) {
+      Operation *first = nullptr;
+      for (Operation *u : r.getUsers())
+        if (isBackward(u) && (!first || position[u] < position[first]))
+          first = u;
+      if (first)
+        saved.push_back({r, first});
+    }
+  }
+  if (options.remat == "auto") {
+    // The largest first, until what stays saved fits the budget.
+    int64_t total = 0;
+    for (Operation &op : block)
+      if (forward.contains(&op) && !isa<arith::ConstantOp>(op))
+        for (Value r : op.getResults())
+          if (llvm::any_of(r.getUsers(), isBackward))
+            total += byteSize(r);
+    llvm::stable_sort(saved, [](auto &a, auto &b) { return byteSize(a.first) > byteSize(b.first); });
+    size_t keep = 0;
+    while (keep < saved.size() && total > options.rematBudget)
+      total -= byteSize(saved[keep++].first);
+    saved.resize(keep);
+  }
+  llvm::stable_sort(saved, [&](auto &a, auto &b) { return position[a.second] < position[b.second]; });
+  llvm::DenseMap<Value, Value> clones;
+  std::function<Value(Value, OpBuilder &)> recompute = [&](Value v, OpBuilder &b) -> Value {
+    Operation *def = v.getDefiningOp();
+    if (!def || !forward.contains(def) || !isRecomputable(def))
+      return v;
+    if (Value c = clones.lookup(v))
+      return c;
+    IRMapping map;
+    for (Value operand : def->getOperands())
+      map.map(operand, recompute(operand, b));
+    Operation *copy = b.clone(*def, map);
+    for (auto [orig, fresh] : llvm::zip(def->getResults(), copy->getResults()))
+      clones[orig] = fresh;
+    return clones.lookup(v);
+  };
+  for (auto [value, first] : saved) {
+    OpBuilder b(first);
+    Value fresh = recompute(value, b);
+    value.replaceUsesWithIf(fresh, [&](OpOperand &use) { return isBackward(use.getOwner()) &&
+                                                                 use.getOwner() != fresh.getDefiningOp(); });
+  }
+}
+
 struct StateBuilder {
   ModuleOp module;
   OpBuilder globals, entry, update;
@@ -260,15 +355,18 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
   lossAttrs.set("dlc.dtype", b.getI32IntegerAttr(onnxDtype(outType.getElementType())));
   func.setFunctionType(FunctionType::get(func.getContext(), func.getArgumentTypes(), {loss.getType()}));
   func.setAllResultAttrs(ArrayRef<DictionaryAttr>{lossAttrs.getDictionary(b.getContext())});
+  // The forward ops (not the return, which appendGradients replaces).
   llvm::DenseSet<Operation *> forwardOps;
-  for (Operation &op : block)
+  for (Operation &op : block.without_terminator())
     forwardOps.insert(&op);
   if (failed(appendGradients(func, 0, params)))
     return failure();
+  if (options.remat != "store-all")
+    rematerialize(block, forwardOps, options);
   // Saved activations: forward results the backward graph reads.
   int64_t savedBytes = 0, savedCount = 0;
   for (Operation *op : forwardOps) {
-    if (isa<arith::ConstantOp, func::ReturnOp>(op))
+    if (isa<arith::ConstantOp>(op))
       continue;
     for (Value r : op->getResults())
       if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !forwardOps.contains(u); }))
@@ -414,7 +512,8 @@ struct TrainingPassImpl : Base {
     TrainingOptions options;
     std::string error;
     std::string lossSpec = this->loss.empty() ? std::string("mse:output") : std::string(this->loss);
-    if (!parseTrainingOptions(lossSpec, this->optimizer, this->freeze, options, error)) {
+    if (!parseTrainingOptions(lossSpec, this->optimizer, this->freeze, options, error) ||
+        !parseRemat(this->remat, options, error)) {
       this->getOperation().emitError(error);
       return this->signalPassFailure();
     }

@@ -21,7 +21,17 @@ struct TrainingOptions {
   double lr = 0.01, momentum = 0.0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weightDecay = 0.0;
   /// Float initializers kept constant.
   std::set<std::string> frozen;
+  /// Rematerialization: "store-all" keeps every forward value the backward graph
+  /// reads; "recompute-all" recomputes those made by cheap ops (elementwise, data
+  /// movement) from the nearest stored ones (contraction, convolution, pooling and
+  /// reduction results, inputs, parameters) right before their first backward use;
+  /// "auto" recomputes the largest of them until the saved bytes fit `rematBudget`.
+  std::string remat = "store-all";
+  int64_t rematBudget = 0;
 };
+
+/// Parses `store-all`, `recompute-all` or `auto:MIB` into `out`; false with `error`.
+bool parseRemat(const std::string &spec, TrainingOptions &out, std::string &error);
 
 /// Parses the CLI forms `mse:OUTPUT` / `xent:OUTPUT`, `sgd:lr=0.1[,momentum=..]`,
 /// `adam:lr=..[,beta1=..,beta2=..,eps=..,weight_decay=..]` (also `adamw:`) and a

@@ -54,6 +54,11 @@ static const char *kHelp =
     "            |adamw:lr=..[,...]   (default sgd:lr=0.01; adam's weight_decay is L2 as in\n"
     "                             PyTorch's Adam, adamw's is decoupled)\n"
     "  --freeze=NAME,...          float initializers to keep constant\n"
+    "  --remat=store-all|recompute-all|auto:MIB\n"
+    "                             activations for the backward pass: store all (default),\n"
+    "                             recompute those of cheap ops (elementwise, data movement)\n"
+    "                             from stored contraction/conv/pool/reduction results, or\n"
+    "                             recompute the largest until the saved ones fit MIB\n"
     "  A training step's memory is printed on stderr: parameters, gradients, optimizer\n"
     "  state, activations saved for the backward pass, and the peak of live tensors.\n"
     "  -h, --help                 show this help\n";
@@ -91,7 +96,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -122,14 +127,16 @@ int compileCommand(int argc, char **argv) {
     options.trainLoss = args.get("--loss");
     options.trainOptimizer = args.get("--optimizer", "sgd:lr=0.01");
     options.trainFreeze = args.get("--freeze", "");
+    options.trainRemat = args.get("--remat", "store-all");
     autodiff::TrainingOptions parsed;
     if (!autodiff::parseTrainingOptions(options.trainLoss, options.trainOptimizer,
-                                        options.trainFreeze, parsed, error))
+                                        options.trainFreeze, parsed, error) ||
+        !autodiff::parseRemat(options.trainRemat, parsed, error))
       return fail(error);
     if (!options.gradOf.empty())
       return fail("--grad-of and --train cannot be combined");
   } else {
-    for (const char *flag : {"--loss", "--optimizer", "--freeze"})
+    for (const char *flag : {"--loss", "--optimizer", "--freeze", "--remat"})
       if (args.has(flag))
         return fail(std::string(flag) + " is only valid with --train");
   }
@@ -178,6 +185,7 @@ int compileCommand(int argc, char **argv) {
   case Phase::Linalg:
     if (failed(c.runTo(phase)))
       return report();
+    printMemoryReport(c);
     data = c.printIR();
     break;
   case Phase::LLVM:
