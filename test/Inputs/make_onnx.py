@@ -439,6 +439,18 @@ def train_linear():
                         const("b", np.zeros(2, np.float32))])
 
 
+def train_data_huge():
+    # A deflated .npz whose central directory claims a 2 GiB entry: rejected, not allocated.
+    import io
+    import struct
+    buf = io.BytesIO()
+    np.savez_compressed(buf, x=np.zeros((8, 3), np.float32), labels=np.ones((8, 2), np.float32))
+    data = bytearray(buf.getvalue())
+    cd = struct.unpack_from("<I", data, data.rfind(b"PK\x05\x06") + 16)[0]
+    struct.pack_into("<I", data, cd + 24, 0x7FFFFFF0)
+    return bytes(data)
+
+
 def train_pow():
     # y = x ** p with the exponent an initializer: trained, it turns NaN (log of negative x).
     return model([h.make_node("Pow", ["x", "p"], ["y"], name="pow")],

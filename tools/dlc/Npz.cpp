@@ -96,6 +96,10 @@ bool loadNpz(const std::string &path, std::vector<std::pair<std::string, TensorP
     size_t start = offset + 30 + le(data + offset + 26, 2) + le(data + offset + 28, 2);
     if (start + csize > size)
       return bad("entry '" + name + "' is truncated");
+    // Deflate expands at most ~1032:1; a larger claimed size is corrupt (and must not
+    // allocate).
+    if ((method == 0 && usize != csize) || (method == 8 && usize > csize * 1100 + 1024))
+      return bad("entry '" + name + "' has an implausible size");
     std::string npy;
     if (method == 0)
       npy.assign(bytes.data() + start, csize);
