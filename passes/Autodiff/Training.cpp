@@ -328,9 +328,13 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
            << options.output << "' has rank " << outType.getRank();
 
   SmallVector<unsigned> params;
-  for (unsigned a = 0; a < func.getNumArguments(); ++a)
+  for (unsigned a = 0; a < func.getNumArguments(); ++a) {
     if (func.getArgAttr(a, "dlc.param"))
       params.push_back(a);
+    else if (nameOf(func.getArgAttrDict(a)) == "labels")
+      return func.emitError("--train: the model already has an input named 'labels' (the "
+                            "training step adds it)");
+  }
   unsigned labelsIndex = params.empty() ? func.getNumArguments() : params.front();
   OpBuilder b(ret);
   Location loc = func.getLoc();

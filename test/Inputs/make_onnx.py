@@ -465,6 +465,19 @@ def train_pow_data():
     return buf.getvalue()
 
 
+def train_labels_input():
+    # A model with an input already named `labels`, which a training step adds.
+    return model([h.make_node("Gemm", ["labels", "w"], ["y"], transB=1, name="fc")],
+                 [f32("labels", [4, 3])], [f32("y", [4, 2])],
+                 inits=[const("w", np.full((2, 3), 0.5, np.float32))])
+
+
+def train_vector():
+    # y = x * w on vectors: a rank-1 output, not [batch, classes] logits.
+    return model([h.make_node("Mul", ["x", "w"], ["y"], name="scale")],
+                 [f32("x", [3])], [f32("y", [3])], inits=[const("w", np.ones(3, np.float32))])
+
+
 def train_data():
     # Arrays for dlc train: 8 examples of x [3] and labels [2] (np.savez format, stored).
     import io
