@@ -74,6 +74,13 @@ int infoCommand(int argc, char **argv) {
     dlc_module_output_info(m, i, &info);
     printTensor("output", info.name, info.dtype, shapeString(info.rank, info.shape));
   }
+  // A training step's parameters (dlc compile --train).
+  for (size_t i = 0; i < dlc_module_num_states(m); ++i) {
+    dlc_tensor_info_t info;
+    void *data = nullptr;
+    if (dlc_module_state_info(m, i, &info, &data) == DLC_OK)
+      printTensor("trained", info.name, info.dtype, shapeString(info.rank, info.shape));
+  }
   dlc_module_free(m);
   return 0;
 }
