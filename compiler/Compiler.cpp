@@ -76,7 +76,6 @@ LogicalResult Compilation::fail(const std::string &msg) {
 
 LogicalResult Compilation::importOnnx(const std::string &path) {
   sourceName = path;
-  sourcePath = path;
   onnx_frontend::ImportOptions io;
   io.inputShapes = options.inputShapes;
   io.keepGoing = true; // report every unsupported node, not just the first
@@ -103,6 +102,14 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
     return failure();
   }
   mod = std::move(*m);
+  // A training step carries its forward model (dlc train --save-onnx), its trained
+  // initializers stripped; embedded when the LLVM phase runs.
+  if (!options.trainLoss.empty()) {
+    auto bytes = onnx_frontend::stripTrainableInitializers(*ctx, path, io.frozenInitializers);
+    if (failed(bytes))
+      return failure();
+    forwardModel = std::move(*bytes);
+  }
   return success();
 }
 
@@ -122,18 +129,8 @@ LogicalResult Compilation::runTo(Phase phase) {
     else if (p == 2)
       buildLinalgPipeline(pm);
     else {
-      // A training step carries its forward model (dlc train --save-onnx).
-      if (!options.trainLoss.empty() && !sourcePath.empty()) {
-        autodiff::TrainingOptions parsed;
-        std::string error;
-        if (!autodiff::parseTrainingOptions(options.trainLoss, options.trainOptimizer,
-                                            options.trainFreeze, parsed, error))
-          return fail(error);
-        auto bytes = onnx_frontend::stripTrainableInitializers(*ctx, sourcePath, parsed.frozen);
-        if (failed(bytes))
-          return failure();
-        (*mod)->setAttr(x86::kOnnxModelAttr, StringAttr::get(ctx.get(), *bytes));
-      }
+      if (!forwardModel.empty())
+        (*mod)->setAttr(x86::kOnnxModelAttr, StringAttr::get(ctx.get(), forwardModel));
       buildLLVMPipeline(pm, target);
     }
     if (failed(pm.run(*mod))) {

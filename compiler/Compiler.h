@@ -83,7 +83,7 @@ private:
   std::vector<std::string> errorLines;
   std::set<std::string> reportedLocations;
   std::string sourceName;
-  std::string sourcePath; // the ONNX file imported, if any
+  std::string forwardModel; // a training step's ONNX model, trained data stripped
   int phasesDone = 0;
   struct DiagnosticCollector;
   std::unique_ptr<DiagnosticCollector> diagnostics;

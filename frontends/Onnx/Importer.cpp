@@ -1,6 +1,7 @@
 // ONNX ModelProto -> dlc_graph: model checks, graph inputs/initializers, node walk, outputs.
 #include "frontends/Onnx/Importer.h"
 #include "frontends/Onnx/LowPrecision.h"
+#include "frontends/Onnx/ModelFile.h"
 #include "frontends/Onnx/NodeImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,9 +17,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
-#include <cstdio>
 #include <fcntl.h>
-#include <fstream>
 #include <set>
 #include <unistd.h>
 
@@ -32,7 +31,7 @@ constexpr int kMaxOpset = 40;
 /// The largest tensor (in elements) a model may declare.
 constexpr int64_t kMaxElements = int64_t(1) << 40;
 
-static LogicalResult loadModelProto(const std::string &path, onnx::ModelProto &model, Location fileLoc) {
+LogicalResult loadModelProto(const std::string &path, onnx::ModelProto &model, Location fileLoc) {
   if (llvm::sys::fs::is_directory(path))
     return emitError(fileLoc) << "is a directory, expected an .onnx file";
   int fd = ::open(path.c_str(), O_RDONLY);
@@ -47,71 +46,6 @@ static LogicalResult loadModelProto(const std::string &path, onnx::ModelProto &m
   if (!model.has_graph())
     return emitError(fileLoc) << "not a valid ONNX model (no graph)";
   return success();
-}
-
-static bool isFloatDtype(int t) {
-  return t == onnx::TensorProto::FLOAT || t == onnx::TensorProto::DOUBLE ||
-         t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16;
-}
-
-FailureOr<std::string> stripTrainableInitializers(MLIRContext &ctx, const std::string &path,
-                                                  const std::set<std::string> &keep) {
-  onnx::ModelProto model;
-  if (failed(loadModelProto(path, model, FileLineColLoc::get(&ctx, path, 0, 0))))
-    return failure();
-  for (onnx::TensorProto &t : *model.mutable_graph()->mutable_initializer()) {
-    if (!isFloatDtype(t.data_type()) || keep.count(t.name()))
-      continue;
-    t.clear_raw_data();
-    t.clear_float_data();
-    t.clear_double_data();
-    t.clear_int32_data(); // float16/bfloat16 stored as int32
-    t.clear_external_data();
-    t.clear_data_location();
-  }
-  std::string bytes;
-  if (!model.SerializeToString(&bytes)) {
-    emitError(FileLineColLoc::get(&ctx, path, 0, 0)) << "cannot serialize the model again";
-    return failure();
-  }
-  return bytes;
-}
-
-bool writeModelWithInitializers(const std::string &bytes,
-                                const std::map<std::string, std::string> &values,
-                                const std::string &path, std::string &error) {
-  onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) {
-    error = "the embedded model does not parse";
-    return false;
-  }
-  size_t found = 0;
-  for (onnx::TensorProto &t : *model.mutable_graph()->mutable_initializer()) {
-    auto it = values.find(t.name());
-    if (it == values.end())
-      continue;
-    ++found;
-    t.set_raw_data(it->second);
-  }
-  if (found != values.size()) {
-    error = "the embedded model lacks some of the trained initializers";
-    return false;
-  }
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !model.SerializeToOstream(&out) || !out.flush()) {
-      std::remove(tmp.c_str());
-      error = "cannot write '" + path + "'";
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  return true;
 }
 
 static int defaultOpset(const onnx::ModelProto &model) {
@@ -680,11 +614,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   llvm::StringSet<> paramNames;
   if (options.initializersAsArguments)
     for (const auto &t : g.initializer()) {
-      bool isFloat = t.data_type() == onnx::TensorProto::FLOAT ||
-                     t.data_type() == onnx::TensorProto::DOUBLE ||
-                     t.data_type() == onnx::TensorProto::FLOAT16 ||
-                     t.data_type() == onnx::TensorProto::BFLOAT16;
-      if (!isFloat || options.frozenInitializers.count(t.name()) || paramNames.contains(t.name()))
+      if (!isFloatDtype(t.data_type()) || options.frozenInitializers.count(t.name()) || paramNames.contains(t.name()))
         continue;
       auto attr = tensorToAttr(t, baseDir, fileLoc);
       if (failed(attr))
@@ -699,10 +629,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   if (options.initializersAsArguments)
     for (const std::string &name : options.frozenInitializers) {
       auto it = inits.find(name);
-      if (it == inits.end() || !(it->second->data_type() == onnx::TensorProto::FLOAT ||
-                                 it->second->data_type() == onnx::TensorProto::DOUBLE ||
-                                 it->second->data_type() == onnx::TensorProto::FLOAT16 ||
-                                 it->second->data_type() == onnx::TensorProto::BFLOAT16))
+      if (it == inits.end() || !isFloatDtype(it->second->data_type()))
         return emitError(fileLoc) << "--freeze: the model has no float initializer named '"
                                   << name << "'";
     }

@@ -1,0 +1,78 @@
+// The forward model a training step carries: trained initializers stripped, then filled back.
+#include "frontends/Onnx/Importer.h"
+#include "frontends/Onnx/ModelFile.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+using namespace mlir;
+
+namespace dlc::onnx_frontend {
+
+FailureOr<std::string> stripTrainableInitializers(MLIRContext &ctx, const std::string &path,
+                                                  const std::set<std::string> &keep) {
+  onnx::ModelProto model;
+  if (failed(loadModelProto(path, model, FileLineColLoc::get(&ctx, path, 0, 0))))
+    return failure();
+  for (onnx::TensorProto &t : *model.mutable_graph()->mutable_initializer()) {
+    if (!isFloatDtype(t.data_type()) || keep.count(t.name()))
+      continue;
+    t.clear_raw_data();
+    t.clear_float_data();
+    t.clear_double_data();
+    t.clear_int32_data(); // float16/bfloat16 stored as int32
+    t.clear_external_data();
+    t.clear_data_location();
+  }
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) {
+    emitError(FileLineColLoc::get(&ctx, path, 0, 0)) << "cannot serialize the model again";
+    return failure();
+  }
+  return bytes;
+}
+
+bool writeModelWithInitializers(const std::string &bytes,
+                                const std::map<std::string, std::string> &values,
+                                const std::string &path, std::string &error) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) {
+    error = "the embedded model does not parse";
+    return false;
+  }
+  size_t found = 0;
+  for (onnx::TensorProto &t : *model.mutable_graph()->mutable_initializer()) {
+    auto it = values.find(t.name());
+    if (it == values.end())
+      continue;
+    ++found;
+    t.set_raw_data(it->second);
+  }
+  if (found != values.size()) {
+    error = "the embedded model lacks some of the trained initializers";
+    return false;
+  }
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !model.SerializeToOstream(&out) || !out.flush()) {
+      std::remove(tmp.c_str());
+      error = "cannot write '" + path + "'";
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+} // namespace dlc::onnx_frontend
