@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc::x86 {
@@ -61,6 +62,35 @@ struct RationalErf : OpRewritePattern<math::ErfOp> {
   }
 };
 
+/// max/min against a constant (ReLU, Clip, ReLU6) as compare + select:
+/// maximumf(x, c) = x < c ? c : x, which x86 emits as one vmaxps (its NaN rule
+/// returns x), where arith.maximumf's NaN propagation costs a vmaxps, a compare
+/// and a blend. NaN inputs stay NaN; the one difference is maximumf(-0, +0),
+/// which gives -0 (IEEE maximum says +0).
+template <typename OpTy, arith::CmpFPredicate pred>
+struct ClampToSelect : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    auto isBound = [](Value v) {
+      FloatAttr scalar;
+      SplatElementsAttr splat;
+      if (matchPattern(v, m_Constant(&scalar)))
+        return !scalar.getValue().isNaN();
+      return matchPattern(v, m_Constant(&splat)) &&
+             !splat.getSplatValue<APFloat>().isNaN();
+    };
+    Value x = op.getLhs(), bound = op.getRhs();
+    if (!isBound(bound))
+      std::swap(x, bound);
+    if (!isBound(bound) || isBound(x))
+      return failure();
+    Value beyond = arith::CmpFOp::create(rewriter, op.getLoc(), pred, x, bound);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, beyond, bound, x);
+    return success();
+  }
+};
+
 struct MathApproximationPass : dlc::x86::impl::MathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -68,6 +98,8 @@ struct MathApproximationPass : dlc::x86::impl::MathApproximationBase<MathApproxi
     // libm calls: the exp(y log x) expansion is NaN for negative bases.
     populateMathAlgebraicSimplificationPatterns(patterns);
     patterns.add<RationalErf>(&getContext());
+    patterns.add<ClampToSelect<arith::MaximumFOp, arith::CmpFPredicate::OLT>,
+                 ClampToSelect<arith::MinimumFOp, arith::CmpFPredicate::OGT>>(&getContext());
     populateMathPolynomialApproximationPatterns(patterns, MathPolynomialApproximationOptions{});
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -141,7 +141,8 @@ def MathApproximation : Pass<"dlc-math-approximation"> {
     arithmetic (a few ulp of error), so vector loops never call libm
     (ELTWISE-NOTES.md). Powers with constant exponents become
     multiplications or square roots; other powers and other element types
-    keep their libm calls.
+    keep their libm calls. max/min against a constant (ReLU, Clip) become
+    compare + select, one vmaxps/vminps on x86 (NaN stays NaN).
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::math::MathDialect"];
 }

@@ -48,3 +48,25 @@ func.func @erf_rational(%x: vector<16xf32>) -> vector<16xf32> {
   %0 = math.erf %x : vector<16xf32>
   return %0 : vector<16xf32>
 }
+
+// max/min against a constant (ReLU6) become compare + select (one vmaxps/vminps on x86,
+// NaN kept); against a NaN constant or between two variables they stay.
+// CHECK-LABEL: func @relu6
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00>
+// CHECK-DAG: %[[SIX:.*]] = arith.constant dense<6.000000e+00>
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %arg0, %[[ZERO]]
+// CHECK: %[[LO:.*]] = arith.select %[[LT]], %[[ZERO]], %arg0
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[LO]], %[[SIX]]
+// CHECK: arith.select %[[GT]], %[[SIX]], %[[LO]]
+// CHECK: arith.maximumf %arg0, %{{.*}}
+// CHECK: arith.minimumf %arg0, %arg1
+func.func @relu6(%x: vector<16xf32>, %y: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %six = arith.constant dense<6.0> : vector<16xf32>
+  %nan = arith.constant dense<0x7FC00000> : vector<16xf32>
+  %0 = arith.maximumf %zero, %x : vector<16xf32>
+  %1 = arith.minimumf %0, %six : vector<16xf32>
+  %2 = arith.maximumf %x, %nan : vector<16xf32>
+  %3 = arith.minimumf %x, %y : vector<16xf32>
+  return %1, %2, %3 : vector<16xf32>, vector<16xf32>, vector<16xf32>
+}
