@@ -68,6 +68,23 @@ def PadToHalo : Pass<"dlc-pad-to-halo"> {
                            "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def PlanArena : Pass<"dlc-plan-arena", "::mlir::func::FuncOp"> {
+  let summary = "Intermediate buffers as views of one arena, reused by liveness";
+  let description = [{
+    Every static top-level `memref.alloc` of a function becomes a
+    `memref.view` into one 64-byte aligned arena allocated at the top of the
+    function and freed at its end. A buffer lives from its allocation to the
+    last top-level op that uses it or any view of it (buffer-deallocation puts
+    the frees at the end of the function, which kept every intermediate alive
+    for the whole run); buffers whose spans do not intersect share memory,
+    placed largest first at the lowest free offset. The working set of a model
+    shrinks to its peak of live intermediates, so it stays in the caches, and
+    one block per run comes from the runtime allocator. Buffers returned,
+    passed to calls or allocated inside loops stay plain allocations.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+}
+
 def StreamingStores : Pass<"dlc-streaming-stores", "::mlir::func::FuncOp"> {
   let summary = "Non-temporal stores for whole cache lines written to large outputs";
   let description = [{
