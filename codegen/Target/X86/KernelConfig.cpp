@@ -137,6 +137,27 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
   cfg.kind = KernelKind::Generic;
   cfg.tiles.assign(n, 1);
   bool innerParallel = op.getIteratorTypesArray().back() == utils::IteratorType::parallel;
+  // Transposing (an input read along another loop than the output's innermost): a
+  // 16 x 16 tile, read as 16 contiguous rows of that input and transposed in
+  // registers. Vectorized along the innermost loop alone, each vector was 16
+  // scalar loads 'a row' apart (which, for power-of-two rows, also all fall into
+  // the same L1 sets).
+  if (op.getNumParallelLoops() == n &&
+      op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity()) {
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      auto type = dyn_cast<ShapedType>(in->get().getType());
+      if (!type || type.getElementTypeBitWidth() != 32 || !map.isPermutation())
+        continue;
+      unsigned d = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+      int64_t inner = divisorTile(bounds[n - 1], {16, 8}), across = divisorTile(bounds[d], {16, 8});
+      if (d != n - 1 && inner >= 8 && across >= 8) {
+        cfg.tiles[n - 1] = inner;
+        cfg.tiles[d] = across;
+        return cfg;
+      }
+    }
+  }
   // An innermost reduction keeps this many partial sums across the row and adds them
   // up serially at its end: about sqrt(row) balances the two (16 for softmax rows of
   // 128, 32 for 1024, 64 beyond).

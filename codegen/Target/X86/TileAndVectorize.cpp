@@ -456,7 +456,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
           patterns, vector::VectorMultiReductionLowering::InnerParallel);
       vector::populateVectorOuterProductLoweringPatterns(patterns);
       vector::populateVectorTransposeLoweringPatterns(patterns,
-                                                      vector::VectorTransposeLowering::Shuffle1D);
+                                                      vector::VectorTransposeLowering::Shuffle16x16);
       vector::populateVectorShapeCastLoweringPatterns(patterns);
       patterns.add<ReadOfSplatWrite>(ctx); // the hoisted accumulator reads
       (void)applyPatternsGreedily(func, std::move(patterns));

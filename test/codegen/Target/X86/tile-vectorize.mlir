@@ -204,3 +204,19 @@ func.func @implicit_gemm_zero_init(%x: tensor<1x8x8x16xf32>, %w: tensor<2x1x1x16
   } -> tensor<1x8x8x2x32xf32>
   return %o : tensor<1x8x8x2x32xf32>
 }
+
+// -----
+
+// A transpose is tiled 16 x 16: 16 contiguous rows of the input read as one vector,
+// transposed in registers by 64 shuffles (AVX-512 16x16 network), written as 16 rows.
+// CHECK-LABEL: func @transpose_tile
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: vector.transfer_read {{.*}} : tensor<32x64xf32>, vector<16x16xf32>
+// CHECK-COUNT-64: vector.shuffle
+// CHECK: vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<64x32xf32>
+func.func @transpose_tile(%x: tensor<32x64xf32>) -> tensor<64x32xf32> {
+  %e = tensor.empty() : tensor<64x32xf32>
+  %t = linalg.transpose ins(%x : tensor<32x64xf32>) outs(%e : tensor<64x32xf32>) permutation = [1, 0]
+  return %t : tensor<64x32xf32>
+}
