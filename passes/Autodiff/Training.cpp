@@ -2,6 +2,7 @@
 #include "passes/Autodiff/Training.h"
 #include "passes/Autodiff/Autodiff.h"
 #include "passes/Autodiff/GradientBuilder.h"
+#include "dialects/Graph/IR/Recompute.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -261,6 +262,7 @@ void rematerialize(Block &block, const llvm::DenseSet<Operation *> &forward,
     for (Value operand : def->getOperands())
       map.map(operand, recompute(operand, b));
     Operation *copy = b.clone(*def, map);
+    markRecomputed(copy);
     for (auto [orig, fresh] : llvm::zip(def->getResults(), copy->getResults()))
       clones[orig] = fresh;
     return clones.lookup(v);

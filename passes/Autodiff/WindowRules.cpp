@@ -36,15 +36,6 @@ Value dilate(OpBuilder &b, Location l, Value v, int64_t sh, int64_t sw) {
   return ReshapeOp::create(b, l, withShape(v, {s[0], s[1], s[2] * sh, s[3] * sw}), r);
 }
 
-/// Element (i, j) of window offset (offH, offW) sits at (offH + i*sh, offW + j*sw) of a
-/// [.., fullH, fullW] tensor: `g` placed there, zeros elsewhere.
-Value scatterWindow(OpBuilder &b, Location l, Value g, int64_t offH, int64_t offW, int64_t sh,
-                    int64_t sw, int64_t fullH, int64_t fullW) {
-  Value d = dilate(b, l, g, sh, sw);
-  auto s = tensorTypeOf(d).getShape();
-  return pad(b, l, d, {0, 0, offH, offW, 0, 0, fullH - offH - s[2], fullW - offW - s[3]});
-}
-
 /// The strided view of window offset (offH, offW): [N, C, OH, OW].
 Value windowSlice(OpBuilder &b, Location l, Value x, int64_t offH, int64_t offW, int64_t sh,
                   int64_t sw, int64_t oh, int64_t ow) {
@@ -112,6 +103,42 @@ template <typename Op> FailureOr<Windows> windows(Op op, Value g) {
   return w;
 }
 
+/// The sum over a pool's window taps (row-major kh x kw) of each tap's [N, C, OH, OW]
+/// gradient placed at (i*dh + oh*sh, j*dw + ow*sw) of the padded input, as
+/// [N, C, >= fullH, >= fullW]. Summed per stride phase (positions with the same
+/// (h % sh, w % sw)), where a tap is a shifted copy on a [N, C, fullH/sh, fullW/sw]
+/// grid, and the phases interleaved once: placing every tap on the full grid
+/// (dilate + pad) made kh*kw full-size tensors, all live at once when the sum was
+/// fused (a 3x3 stride-2 pool's backward held 9 inputs' worth of memory).
+Value sumWindowTaps(OpBuilder &b, Location l, ArrayRef<Value> taps, const Windows &w) {
+  auto gs = tensorTypeOf(taps.front()).getShape();
+  int64_t hp = llvm::divideCeil(w.fullH, w.sh), wp = llvm::divideCeil(w.fullW, w.sw);
+  SmallVector<Value> phases(w.sh * w.sw);
+  for (int64_t i = 0; i < w.kh; ++i)
+    for (int64_t j = 0; j < w.kw; ++j) {
+      int64_t offH = i * w.dh, offW = j * w.dw, top = offH / w.sh, left = offW / w.sw;
+      Value part = pad(b, l, taps[i * w.kw + j],
+                       {0, 0, top, left, 0, 0, hp - w.oh - top, wp - w.ow - left});
+      Value &phase = phases[(offH % w.sh) * w.sw + offW % w.sw];
+      phase = phase ? Value(AddOp::create(b, l, phase, part)) : part;
+    }
+  if (phases.size() == 1)
+    return phases.front();
+  // [N, C, hp, sh, wp, sw] with phase (p, q) at [.., :, p, :, q] is the interleaved grid.
+  RankedTensorType grid = withShape(taps.front(), {gs[0], gs[1], hp, wp});
+  SmallVector<Value> rows;
+  for (int64_t p = 0; p < w.sh; ++p) {
+    SmallVector<Value> cols;
+    for (int64_t q = 0; q < w.sw; ++q) {
+      Value v = phases[p * w.sw + q] ? phases[p * w.sw + q] : splat(b, l, grid, 0.0);
+      cols.push_back(ReshapeOp::create(b, l, withShape(v, {gs[0], gs[1], hp, 1, wp, 1}), v));
+    }
+    rows.push_back(cols.size() == 1 ? cols.front() : ConcatOp::create(b, l, cols, 5));
+  }
+  Value all = rows.size() == 1 ? rows.front() : ConcatOp::create(b, l, rows, 3);
+  return ReshapeOp::create(b, l, withShape(all, {gs[0], gs[1], hp * w.sh, wp * w.sw}), all);
+}
+
 /// The gradient in padded coordinates, cropped back to the input.
 Value cropToInput(OpBuilder &b, Location l, Value acc, Value x, const Windows &w) {
   auto xs = tensorTypeOf(x).getShape();
@@ -137,7 +164,8 @@ struct MaxPoolVjp : DifferentiableOpInterface::ExternalModel<MaxPoolVjp, MaxPool
     Value xp = pad(b, l, x, {0, 0, w->top, w->left, 0, 0, w->fullH - xs[2] - w->top,
                              w->fullW - xs[3] - w->left},
                    -std::numeric_limits<double>::infinity());
-    Value taken, acc;
+    Value taken;
+    SmallVector<Value> taps;
     for (int64_t i = 0; i < w->kh; ++i)
       for (int64_t j = 0; j < w->kw; ++j) {
         Value xsub = windowSlice(b, l, xp, i * w->dh, j * w->dw, w->sh, w->sw, w->oh, w->ow);
@@ -145,11 +173,9 @@ struct MaxPoolVjp : DifferentiableOpInterface::ExternalModel<MaxPoolVjp, MaxPool
         if (taken)
           hit = AndOp::create(b, l, hit, NotOp::create(b, l, taken));
         taken = taken ? Value(OrOp::create(b, l, taken, hit)) : hit;
-        Value part = scatterWindow(b, l, selectOrZero(b, l, hit, g), i * w->dh, j * w->dw, w->sh,
-                                   w->sw, w->fullH, w->fullW);
-        acc = acc ? Value(AddOp::create(b, l, acc, part)) : part;
+        taps.push_back(selectOrZero(b, l, hit, g));
       }
-    gxs[0] = cropToInput(b, l, acc, x, *w);
+    gxs[0] = cropToInput(b, l, sumWindowTaps(b, l, taps, *w), x, *w);
     return success();
   }
 };
@@ -188,14 +214,8 @@ struct AveragePoolVjp : DifferentiableOpInterface::ExternalModel<AveragePoolVjp,
                                          /*count_include_pad=*/true);
       share = DivOp::create(b, l, g, MulOp::create(b, l, frac, scalar(b, l, elt, size)));
     }
-    Value acc;
-    for (int64_t i = 0; i < w->kh; ++i)
-      for (int64_t j = 0; j < w->kw; ++j) {
-        Value part = scatterWindow(b, l, share, i * w->dh, j * w->dw, w->sh, w->sw, w->fullH,
-                                   w->fullW);
-        acc = acc ? Value(AddOp::create(b, l, acc, part)) : part;
-      }
-    gxs[0] = cropToInput(b, l, acc, x, *w);
+    SmallVector<Value> taps(w->kh * w->kw, share);
+    gxs[0] = cropToInput(b, l, sumWindowTaps(b, l, taps, *w), x, *w);
     return success();
   }
 };

@@ -439,6 +439,16 @@ def train_linear():
                         const("b", np.zeros(2, np.float32))])
 
 
+def train_tanh_mlp():
+    # y = tanh(x W1^T) W2^T: tanh's output is saved for the backward pass unless recomputed.
+    return model([h.make_node("Gemm", ["x", "w1"], ["a"], transB=1, name="fc1"),
+                  h.make_node("Tanh", ["a"], ["t"], name="act"),
+                  h.make_node("Gemm", ["t", "w2"], ["y"], transB=1, name="fc2")],
+                 [f32("x", [4, 3])], [f32("y", [4, 2])],
+                 inits=[const("w1", np.full((5, 3), 0.25, np.float32)),
+                        const("w2", np.full((2, 5), 0.5, np.float32))])
+
+
 def train_data_huge():
     # A deflated .npz whose central directory claims a 2 GiB entry: rejected, not allocated.
     import io

@@ -300,8 +300,9 @@ def pool(op_type, kernel, strides, pads, **attrs):
         y = g.op(op_type, g.input(n, c, h, w), kernel_shape=kernel, strides=strides, pads=pads,
                  **attrs)
         ceil = attrs.get("ceil_mode", 0)
+        dil = attrs.get("dilations", [1, 1])
         def span(size, i):
-            room = size + pads[i] + pads[i + 2] - kernel[i]
+            room = size + pads[i] + pads[i + 2] - ((kernel[i] - 1) * dil[i] + 1)
             out = (room + (strides[i] - 1 if ceil else 0)) // strides[i] + 1
             return out - 1 if ceil and (out - 1) * strides[i] >= size + pads[i] else out
         return g, y, (n, c, span(h, 0), span(w, 1))
@@ -311,6 +312,7 @@ def pool(op_type, kernel, strides, pads, **attrs):
 CASES["maxpool_2x2"] = pool("MaxPool", [2, 2], [2, 2], [0, 0, 0, 0])
 CASES["maxpool_3x3_s2_pad"] = pool("MaxPool", [3, 3], [2, 2], [1, 1, 1, 1])
 CASES["maxpool_ceil"] = pool("MaxPool", [3, 2], [2, 2], [0, 0, 0, 0], ceil_mode=1)
+CASES["maxpool_dilated_s3"] = pool("MaxPool", [2, 3], [3, 2], [1, 0, 0, 1], dilations=[2, 2])
 CASES["avgpool_2x2"] = pool("AveragePool", [2, 2], [2, 2], [0, 0, 0, 0])
 CASES["avgpool_pad_excl"] = pool("AveragePool", [3, 3], [2, 1], [1, 1, 1, 1])
 CASES["avgpool_pad_incl"] = pool("AveragePool", [3, 2], [1, 2], [1, 0, 0, 1], count_include_pad=1)

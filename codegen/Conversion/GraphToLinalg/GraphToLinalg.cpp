@@ -1,6 +1,7 @@
 // convert-graph-to-linalg: the pass that applies every op family's lowering patterns.
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
 #include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Graph/IR/Recompute.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -29,7 +30,9 @@ struct ConvertGraphToLinalgPass
     dlc::conversion::populateDataMovementLoweringPatterns(patterns);
     dlc::conversion::populateIndexingLoweringPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // Recomputed forward values stay apart from the ones they copy (CSE).
+    dlc::graph::propagateRecomputeMarks(getOperation());
   }
 };
 } // namespace

@@ -41,7 +41,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "buffer-deallocation-pipeline",
       "convert-bufferization-to-memref",
       // Intermediates share one arena by liveness (frees were all at the end).
-      "func.func(dlc-plan-arena)",
+      options.dumpConfig ? "func.func(dlc-plan-arena{dump-config=true})"
+                         : "func.func(dlc-plan-arena)",
       // Large outputs written in whole cache lines bypass the caches.
       "func.func(dlc-streaming-stores)",
       // Outer tile loops of parallel dims -> bodies the runtime's threads split.

@@ -83,6 +83,8 @@ def PlanArena : Pass<"dlc-plan-arena", "::mlir::func::FuncOp"> {
     passed to calls or allocated inside loops stay plain allocations.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+  let options = [Option<"dumpConfig", "dump-config", "bool", /*default=*/"false",
+                        "Print the arena's size and what is live at its peak to stderr (dlc compile --dump-config)">];
 }
 
 def StreamingStores : Pass<"dlc-streaming-stores", "::mlir::func::FuncOp"> {

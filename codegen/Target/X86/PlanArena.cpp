@@ -7,6 +7,9 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
 
 namespace dlc::x86 {
 #define GEN_PASS_DEF_PLANARENA
@@ -22,7 +25,7 @@ constexpr int64_t kAlignment = 64;
 int64_t alignUp(int64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
 
 /// One top-level allocation: its size and the span of top-level ops (by position
-/// in the function's block) from its allocation to its last use through any view.
+/// in the function's block) from its first to its last use through any view.
 struct Buffer {
   memref::AllocOp alloc;
   SmallVector<memref::DeallocOp> deallocs;
@@ -36,7 +39,10 @@ struct Buffer {
 /// passed to a call, deallocated through a view), which keeps it a plain allocation.
 LogicalResult computeLiveness(Buffer &buf, Block &body,
                               const DenseMap<Operation *, int64_t> &position) {
-  buf.begin = buf.end = position.lookup(buf.alloc);
+  // From the first use, not the allocation: buffer-hoisting moves allocations up
+  // to the top of the function.
+  buf.begin = std::numeric_limits<int64_t>::max();
+  buf.end = position.lookup(buf.alloc);
   SmallVector<Value> worklist{buf.alloc.getResult()};
   DenseSet<Value> seen{buf.alloc.getResult()};
   while (!worklist.empty()) {
@@ -56,6 +62,7 @@ LogicalResult computeLiveness(Buffer &buf, Block &body,
       Operation *top = body.findAncestorOpInBlock(*user);
       if (!top)
         return failure();
+      buf.begin = std::min(buf.begin, position.lookup(top));
       buf.end = std::max(buf.end, position.lookup(top));
       // Any memref a user returns may alias the buffer (subview, collapse_shape,
       // cast, a loop's memref result, ...): its uses extend the span too.
@@ -64,6 +71,8 @@ LogicalResult computeLiveness(Buffer &buf, Block &body,
           worklist.push_back(result);
     }
   }
+  if (buf.begin > buf.end) // never used
+    buf.begin = buf.end;
   return success();
 }
 
@@ -93,7 +102,45 @@ int64_t assignOffsets(MutableArrayRef<Buffer> buffers) {
   return total;
 }
 
+std::string nodeName(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    loc = fused.getLocations().front();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  return "?";
+}
+
+std::string mib(int64_t bytes) { return llvm::formatv("{0:F2} MiB", bytes / 1048576.0).str(); }
+
+/// --dump-config: the arena's size against the sum of its buffers, and the largest
+/// buffers live where the most bytes are (by the op that allocates them).
+void report(ArrayRef<Buffer> buffers, int64_t total) {
+  int64_t sum = 0, last = 0;
+  for (const Buffer &b : buffers) {
+    sum += b.bytes;
+    last = std::max(last, b.end);
+  }
+  SmallVector<int64_t> live(last + 1, 0);
+  for (const Buffer &b : buffers)
+    for (int64_t t = b.begin; t <= b.end; ++t)
+      live[t] += b.bytes;
+  int64_t peak = std::max_element(live.begin(), live.end()) - live.begin();
+  llvm::errs() << "arena: " << mib(total) << " for " << buffers.size() << " buffers ("
+               << mib(sum) << " without reuse); " << mib(live[peak]) << " live at its peak\n";
+  SmallVector<const Buffer *> atPeak;
+  for (const Buffer &b : buffers)
+    if (b.begin <= peak && peak <= b.end)
+      atPeak.push_back(&b);
+  llvm::stable_sort(atPeak, [](const Buffer *a, const Buffer *b) { return a->bytes > b->bytes; });
+  for (const Buffer *b : ArrayRef(atPeak).take_front(8)) {
+    memref::AllocOp alloc = b->alloc;
+    llvm::errs() << "arena:   " << mib(b->bytes) << " from '" << nodeName(alloc.getLoc())
+                 << "' " << alloc.getType() << " [" << b->begin << ", " << b->end << "] of " << last << "\n";
+  }
+}
+
 struct PlanArenaPass : dlc::x86::impl::PlanArenaBase<PlanArenaPass> {
+  using PlanArenaBase::PlanArenaBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal() || !func.getBody().hasOneBlock())
@@ -120,6 +167,8 @@ struct PlanArenaPass : dlc::x86::impl::PlanArenaBase<PlanArenaPass> {
     if (buffers.size() < 2)
       return;
     int64_t total = assignOffsets(buffers);
+    if (dumpConfig)
+      report(buffers, total);
 
     // One allocation at the top and one free at the end; every planned buffer a
     // view at its offset, allocated where it was.
