@@ -275,6 +275,29 @@ void rematerialize(Block &block, const llvm::DenseSet<Operation *> &forward,
   }
 }
 
+/// Each optimizer op from `first` on as early as its operands allow: a parameter's
+/// update right after its gradient is complete, so the gradient dies there instead of
+/// living to the end of the step with all the others. The stores stay at the end,
+/// after every read of the old values (the CPU lowering moves each up to its last
+/// read, dlc-lower-global-state).
+void scheduleUpdatesEarly(Block &block, Operation *first) {
+  SmallVector<Operation *> ops;
+  for (Operation *op = first; op && op != block.getTerminator(); op = op->getNextNode())
+    if (!isa<ml_program::GlobalStoreOp>(op))
+      ops.push_back(op);
+  for (Operation *op : ops) {
+    Operation *latest = nullptr;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp();
+          def && def->getBlock() == &block && (!latest || latest->isBeforeInBlock(def)))
+        latest = def;
+    if (!latest)
+      op->moveBefore(&block.front());
+    else if (latest->isBeforeInBlock(op))
+      op->moveAfter(latest);
+  }
+}
+
 struct StateBuilder {
   ModuleOp module;
   OpBuilder globals, entry, update;
@@ -386,6 +409,7 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
   StateBuilder state{module, OpBuilder(module.getBody(), module.getBody()->begin()),
                      OpBuilder(&block, block.begin()), OpBuilder(ret), loc};
   OpBuilder &u = state.update;
+  Operation *lastBackwardOp = ret->getPrevNode();
   SmallVector<Attribute> stateList;
   // Adam's step count (shared by all parameters).
   FlatSymbolRefAttr stepRef;
@@ -448,6 +472,7 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
     state.store(pref, updated);
   }
   state.flush();
+  scheduleUpdatesEarly(block, lastBackwardOp ? lastBackwardOp->getNextNode() : &block.front());
   // The memory report (`dlc compile --train` prints it): parameters, their gradients,
   // the optimizer's state, saved activations, and the peak of live tensors over the
   // step at graph level (before fusion removes intermediates) plus the state.
