@@ -110,7 +110,13 @@ std::string nodeName(Location loc) {
   return "?";
 }
 
-std::string mib(int64_t bytes) { return llvm::formatv("{0:F2} MiB", bytes / 1048576.0).str(); }
+std::string formatBytes(int64_t bytes) {
+  if (bytes < 1024)
+    return llvm::formatv("{0} B", bytes).str();
+  if (bytes < (1 << 20))
+    return llvm::formatv("{0:F2} KiB", bytes / 1024.0).str();
+  return llvm::formatv("{0:F2} MiB", bytes / 1048576.0).str();
+}
 
 /// --dump-config: the arena's size against the sum of its buffers, and the largest
 /// buffers live where the most bytes are (by the op that allocates them).
@@ -125,8 +131,8 @@ void report(ArrayRef<Buffer> buffers, int64_t total) {
     for (int64_t t = b.begin; t <= b.end; ++t)
       live[t] += b.bytes;
   int64_t peak = std::max_element(live.begin(), live.end()) - live.begin();
-  llvm::errs() << "arena: " << mib(total) << " for " << buffers.size() << " buffers ("
-               << mib(sum) << " without reuse); " << mib(live[peak]) << " live at its peak\n";
+  llvm::errs() << "arena: " << formatBytes(total) << " for " << buffers.size() << " buffers ("
+               << formatBytes(sum) << " without reuse); " << formatBytes(live[peak]) << " live at its peak\n";
   SmallVector<const Buffer *> atPeak;
   for (const Buffer &b : buffers)
     if (b.begin <= peak && peak <= b.end)
@@ -134,8 +140,9 @@ void report(ArrayRef<Buffer> buffers, int64_t total) {
   llvm::stable_sort(atPeak, [](const Buffer *a, const Buffer *b) { return a->bytes > b->bytes; });
   for (const Buffer *b : ArrayRef(atPeak).take_front(8)) {
     memref::AllocOp alloc = b->alloc;
-    llvm::errs() << "arena:   " << mib(b->bytes) << " from '" << nodeName(alloc.getLoc())
-                 << "' " << alloc.getType() << " [" << b->begin << ", " << b->end << "] of " << last << "\n";
+    llvm::errs() << "arena:   " << formatBytes(b->bytes) << " from '" << nodeName(alloc.getLoc())
+                 << "' " << alloc.getType() << ", live over top-level ops [" << b->begin << ", "
+                 << b->end << "] of " << last + 1 << "\n";
   }
 }
 
