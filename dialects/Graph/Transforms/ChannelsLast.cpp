@@ -2,6 +2,7 @@
 // transposes sunk through elementwise ops and reductions until they cancel.
 #include "dialects/Graph/Transforms/Passes.h"
 
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -66,7 +67,8 @@ TransposeOp existingTranspose(Value v, ArrayRef<int64_t> perm) {
 
 /// Whether operand `v` of an op moved above a transpose by `perm` has a value in the
 /// untransposed layout that costs nothing more at run time: the input of the same
-/// transpose, a transpose of `v` the graph computes anyway, a constant (transposed at
+/// transpose, a transpose of `v` the graph computes anyway (not of a parameter being
+/// trained), a constant (transposed at
 /// compile time), a single element, or the result of an op in `sinking` (which is
 /// being moved above the same transpose).
 bool hasFreeUntransposed(Value v, ArrayRef<int64_t> perm,
@@ -78,8 +80,11 @@ bool hasFreeUntransposed(Value v, ArrayRef<int64_t> perm,
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getRank() > (int64_t)perm.size())
     return false;
+  // A training step's parameter (a state load) is the exception: its forward
+  // transpose would be kept alive until the optimizer update at the step's end.
   return type.getNumElements() == 1 || matchPattern(v, m_Constant()) ||
-         existingTranspose(v, inversePerm(perm));
+         (existingTranspose(v, inversePerm(perm)) &&
+          !v.getDefiningOp<ml_program::GlobalLoadOp>());
 }
 
 /// The value of operand `v` of `user` in the untransposed layout (see above).

@@ -68,3 +68,24 @@ func.func @silu(%x: tensor<1x2x3x3xf32>) -> tensor<1x18xf32> {
   %3 = dlc_graph.reshape %2 : tensor<1x2x3x3xf32> -> tensor<1x18xf32>
   return %3 : tensor<1x18xf32>
 }
+
+// -----
+
+// A training step's parameter: the forward's transpose of it is not reused to sink
+// the gradient's transpose into the update (that kept the forward copy alive until
+// the update at the end of the step); the update stays in the parameter's layout.
+// CHECK-LABEL: func @parameter_update
+// CHECK: %[[W:.*]] = ml_program.global_load @w
+// CHECK: %[[GT:.*]] = dlc_graph.transpose %arg1
+// CHECK: %[[N:.*]] = dlc_graph.sub %[[W]], %[[GT]]
+// CHECK: ml_program.global_store @w = %[[N]]
+ml_program.global private mutable @w(dense<1.0> : tensor<4x4xf32>) : tensor<4x4xf32>
+func.func @parameter_update(%x: tensor<2x4xf32>, %g: tensor<4x4xf32>) -> tensor<2x4xf32> {
+  %w = ml_program.global_load @w : tensor<4x4xf32>
+  %wt = dlc_graph.transpose %w {perm = array<i64: 1, 0>} : tensor<4x4xf32> -> tensor<4x4xf32>
+  %y = dlc_graph.matmul %x, %wt : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %gt = dlc_graph.transpose %g {perm = array<i64: 1, 0>} : tensor<4x4xf32> -> tensor<4x4xf32>
+  %n = dlc_graph.sub %w, %gt : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  ml_program.global_store @w = %n : tensor<4x4xf32>
+  return %y : tensor<2x4xf32>
+}
