@@ -109,8 +109,13 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
         // Depthwise keeps its input rows in registers too: 4 x 32 when the row
         // allows, else up to 8 pixels of 16 channels.
         bool wide = !depthwise || ow % 4 == 0;
-        int64_t fb = wide ? divisorTile(bounds[chans.front()], {32, 16, 8, 4, 2})
-                          : divisorTile(bounds[chans.front()], {16, 8, 4, 2});
+        int64_t channels = bounds[chans.front()];
+        int64_t fb = wide ? divisorTile(channels, {32, 16, 8, 4, 2})
+                          : divisorTile(channels, {16, 8, 4, 2});
+        // A few channels that no vector width divides (LeNet's 6): all of them in one
+        // partial vector rather than 2 lanes at a time.
+        if (fb < 8 && channels <= 16)
+          fb = channels;
         cfg.tiles[chans.front()] = fb;
         cfg.tiles[dims->outputImage[1]] = depthwise && fb == 32
                                               ? divisorTile(ow, {4, 2})

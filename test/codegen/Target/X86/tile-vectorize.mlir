@@ -220,3 +220,17 @@ func.func @transpose_tile(%x: tensor<32x64xf32>) -> tensor<64x32xf32> {
   %t = linalg.transpose ins(%x : tensor<32x64xf32>) outs(%e : tensor<64x32xf32>) permutation = [1, 0]
   return %t : tensor<64x32xf32>
 }
+
+// -----
+
+// Six output channels (no vector width divides them): all six in one partial vector
+// per pixel, not two lanes at a time.
+// CHECK-LABEL: func @conv_six_channels
+// CHECK-COUNT-7: vector.fma {{.*}} : vector<6xf32>
+func.func @conv_six_channels(%x: tensor<1x18x18x4xf32>, %w: tensor<5x5x4x6xf32>) -> tensor<1x14x14x6xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x6xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x14x14x6xf32>) -> tensor<1x14x14x6xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x18x18x4xf32>, tensor<5x5x4x6xf32>) outs(%f : tensor<1x14x14x6xf32>) -> tensor<1x14x14x6xf32>
+  return %r : tensor<1x14x14x6xf32>
+}
