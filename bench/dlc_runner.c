@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#define DLC_MIN_WARMUP_S 0.2
+
 static int die(const char *what) {
   fprintf(stderr, "error: %s: %s\n", what, dlc_status_message());
   return 1;
@@ -59,14 +61,25 @@ int main(int argc, char **argv) {
   if (dlc_session_create_outputs(s, out) != DLC_OK)
     return die("outputs");
   double *ms = calloc((size_t)runs, sizeof *ms);
-  for (int r = -warmup; r < runs; ++r) {
+  /* Warm-up: WARMUP runs and at least DLC_MIN_WARMUP_S (a few runs of a µs model leave
+   * the threads and the CPU cold; bench/engine_*.py do the same). */
+  struct timespec w0, w1;
+  clock_gettime(CLOCK_MONOTONIC, &w0);
+  for (int r = 0;; ++r) {
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    double elapsed = (double)(w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) * 1e-9;
+    if (r >= warmup && elapsed >= DLC_MIN_WARMUP_S)
+      break;
+    if (dlc_session_run(s, (const dlc_tensor_t *const *)in, ni, out, no) != DLC_OK)
+      return die("run");
+  }
+  for (int r = 0; r < runs; ++r) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (dlc_session_run(s, (const dlc_tensor_t *const *)in, ni, out, no) != DLC_OK)
       return die("run");
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (r >= 0)
-      ms[r] = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    ms[r] = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
   }
   qsort(ms, (size_t)runs, sizeof *ms, cmp);
   printf("%s: %d runs, %d thread(s)\n", argv[1], runs, dlc_session_num_threads(s));

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+MIN_WARMUP_S = 0.2
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -49,8 +51,12 @@ def main() -> int:
     sess = ort.InferenceSession(args.model, so, providers=["CPUExecutionProvider"])
     compile_s = time.perf_counter() - t0
 
-    for _ in range(args.warmup):
+    # Warm-up: the given runs, and at least MIN_WARMUP_S (a few runs of a µs model
+    # leave the threads and the CPU cold; the same rule in every engine's runner).
+    end, done = time.perf_counter() + MIN_WARMUP_S, 0
+    while done < args.warmup or time.perf_counter() < end:
         sess.run(None, feeds)
+        done += 1
     times = []
     for _ in range(args.runs):
         t = time.perf_counter()

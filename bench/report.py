@@ -176,7 +176,7 @@ def markdown(data: dict) -> str:
         f"{data['started'][:10]}: dlc {h.get('dlc_commit', '?')}{dirty} (binary built "
         f"{h.get('dlc_binary_mtime', '?').replace('T', ' ')}), onnxruntime "
         f"{v.get('onnxruntime', '?')}, IREE {v.get('iree') or 'n/a'}, "
-        f"{s['runs']} timed runs after {s['warmup']} warm-up runs"
+        f"{s['runs']} timed runs after {s['warmup']} warm-up runs (and at least 0.2 s of warm-up)"
         f"{' (--quick: not meaningful)' if s.get('quick') else ''}. "
         f"Load average before/after: {data['loadavg_start'][0]:.2f} / "
         f"{data.get('loadavg_end', [0])[0]:.2f}.", "",

@@ -336,7 +336,7 @@ def parse_args(argv):
                     help="comma-separated models (default: all): " + ", ".join(BENCH_MODELS))
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     ap.add_argument("--runs", type=int, default=50, help="timed runs per measurement (default 50)")
-    ap.add_argument("--warmup", type=int, default=10, help="untimed runs first (default 10)")
+    ap.add_argument("--warmup", type=int, default=10, help="untimed runs first (default 10; every engine also warms up for at least 0.2 s)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: 5 runs, 1 warm-up; docs/Performance.md is not rewritten")
     ap.add_argument("--no-iree", dest="iree", action="store_false", help="skip IREE")
