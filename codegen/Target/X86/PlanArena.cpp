@@ -1,4 +1,5 @@
 // dlc-plan-arena: a function's intermediate buffers as views of one arena, reused by liveness.
+#include "codegen/Target/X86/NodeName.h"
 #include "codegen/Target/X86/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -102,14 +103,6 @@ int64_t assignOffsets(MutableArrayRef<Buffer> buffers) {
   return total;
 }
 
-std::string nodeName(Location loc) {
-  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
-    loc = fused.getLocations().front();
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  return "?";
-}
-
 std::string formatBytes(int64_t bytes) {
   if (bytes < 1024)
     return llvm::formatv("{0} B", bytes).str();
@@ -140,7 +133,8 @@ void report(ArrayRef<Buffer> buffers, int64_t total) {
   llvm::stable_sort(atPeak, [](const Buffer *a, const Buffer *b) { return a->bytes > b->bytes; });
   for (const Buffer *b : ArrayRef(atPeak).take_front(8)) {
     memref::AllocOp alloc = b->alloc;
-    llvm::errs() << "arena:   " << formatBytes(b->bytes) << " from '" << nodeName(alloc.getLoc())
+    StringRef node = dlc::x86::nodeName(alloc.getLoc());
+    llvm::errs() << "arena:   " << formatBytes(b->bytes) << " from '" << (node.empty() ? "?" : node)
                  << "' " << alloc.getType() << ", live over top-level ops [" << b->begin << ", "
                  << b->end << "] of " << last + 1 << "\n";
   }

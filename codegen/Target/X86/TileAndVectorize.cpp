@@ -1,5 +1,6 @@
 // dlc-cpu-tile-vectorize: applies KernelConfig tiles, vectorizes, keeps accumulators in registers.
 #include "codegen/Target/X86/KernelConfig.h"
+#include "codegen/Target/X86/NodeName.h"
 #include "codegen/Target/X86/ParallelMark.h"
 #include "codegen/Target/X86/RowBlocks.h"
 
@@ -366,11 +367,8 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "config: ";
-  Location loc = op.getLoc();
-  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
-    loc = fused.getLocations().front();
-  if (auto name = dyn_cast<NameLoc>(loc))
-    os << "'" << name.getName().strref() << "' ";
+  if (StringRef node = nodeName(op.getLoc()); !node.empty())
+    os << "'" << node << "' ";
   os << op->getName().getStringRef() << ": "
      << (cfg.kind == KernelKind::Contraction    ? "contraction"
          : cfg.kind == KernelKind::Convolution  ? "convolution"

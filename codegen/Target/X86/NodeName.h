@@ -1,0 +1,22 @@
+// The ONNX node an op comes from, for --dump-config reports.
+#ifndef DLC_CODEGEN_TARGET_X86_NODENAME_H
+#define DLC_CODEGEN_TARGET_X86_NODENAME_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+
+namespace dlc::x86 {
+
+/// The node name of `loc` (NameLoc(node, ...), possibly first in a fused
+/// location), or "" when there is none.
+inline llvm::StringRef nodeName(mlir::Location loc) {
+  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc); fused && !fused.getLocations().empty())
+    loc = fused.getLocations().front();
+  if (auto name = llvm::dyn_cast<mlir::NameLoc>(loc))
+    return name.getName().strref();
+  return "";
+}
+
+} // namespace dlc::x86
+
+#endif
