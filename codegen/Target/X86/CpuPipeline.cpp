@@ -45,6 +45,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
                          : "func.func(dlc-plan-arena)",
       // Large outputs written in whole cache lines bypass the caches.
       "func.func(dlc-streaming-stores)",
+      // ... and large inputs read that way are prefetched ahead.
+      "func.func(dlc-prefetch-streams)",
       // Outer tile loops of parallel dims -> bodies the runtime's threads split.
       "dlc-outline-parallel-loops",
       // Loops; LLVM's vectorizer handles the inner loops for now.

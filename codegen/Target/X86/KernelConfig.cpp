@@ -163,11 +163,14 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
       }
     }
   }
+  // An innermost parallel loop steps 32 lanes (two zmm): LLVM splits each op into
+  // two adjacent instructions, so two independent chains interleave in source order
+  // (x86 schedules in it); one 16-lane chain per step left gelu's erf latency-bound.
   // An innermost reduction keeps this many partial sums across the row and adds them
   // up serially at its end: about sqrt(row) balances the two (16 for softmax rows of
   // 128, 32 for 1024, 64 beyond).
   int64_t row = bounds[n - 1];
-  cfg.tiles[n - 1] = innerParallel ? divisorTile(row, {16, 8, 4, 2})
+  cfg.tiles[n - 1] = innerParallel ? divisorTile(row, {32, 16, 8, 4, 2})
                      : row <= 256  ? divisorTile(row, {16, 8, 4, 2})
                      : row <= 2048 ? divisorTile(row, {32, 16, 8, 4, 2})
                                    : divisorTile(row, {64, 32, 16, 8, 4, 2});

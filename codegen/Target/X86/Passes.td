@@ -104,6 +104,19 @@ def StreamingStores : Pass<"dlc-streaming-stores", "::mlir::func::FuncOp"> {
                            "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PrefetchStreams : Pass<"dlc-prefetch-streams", "::mlir::func::FuncOp"> {
+  let summary = "Software prefetch ahead of whole-line reads of large inputs";
+  let description = [{
+    A vector read of whole 64-byte lines along the contiguous innermost dim
+    of a function input of 4 MiB or more, inside a loop, gets one prefetch
+    per line 8 KiB ahead of it. The hardware prefetchers alone leave a
+    compute-heavy pass over such an input (gelu before a LayerNorm) waiting
+    on memory. Runs on bufferized IR, before parallel loops are outlined.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def ReadPaddedInterior : Pass<"dlc-read-padded-interior", "::mlir::func::FuncOp"> {
   let summary = "Later readers of a value computed in place in a padded buffer read its interior";
   let description = [{

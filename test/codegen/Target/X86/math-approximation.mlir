@@ -70,3 +70,27 @@ func.func @relu6(%x: vector<16xf32>, %y: vector<16xf32>) -> (vector<16xf32>, vec
   %3 = arith.minimumf %x, %y : vector<16xf32>
   return %1, %2, %3 : vector<16xf32>, vector<16xf32>, vector<16xf32>
 }
+
+// Division by a constant whose reciprocal is a normal f32 is a multiply (gelu's
+// x / sqrt(2)); by zero, a denormal's reciprocal or a non-constant it stays a divide.
+// CHECK-LABEL: func @div_by_constant
+// CHECK-DAG: %[[R:.*]] = arith.constant dense<0.707106769> : vector<16xf32>
+// CHECK-DAG: %[[Q:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK: arith.mulf %arg0, %[[R]] : vector<16xf32>
+// CHECK: arith.mulf %arg2, %[[Q]] : f32
+// CHECK: arith.divf %arg0, %{{.*}} : vector<16xf32>
+// CHECK: arith.divf %arg2, %{{.*}} : f32
+// CHECK: arith.divf %arg0, %arg1 : vector<16xf32>
+func.func @div_by_constant(%x: vector<16xf32>, %y: vector<16xf32>, %s: f32)
+    -> (vector<16xf32>, f32, vector<16xf32>, f32, vector<16xf32>) {
+  %sqrt2 = arith.constant dense<1.41421354> : vector<16xf32>
+  %four = arith.constant 4.0 : f32
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %huge = arith.constant 3.0e38 : f32
+  %a = arith.divf %x, %sqrt2 : vector<16xf32>
+  %b = arith.divf %s, %four : f32
+  %c = arith.divf %x, %zero : vector<16xf32>
+  %d = arith.divf %s, %huge : f32
+  %e = arith.divf %x, %y : vector<16xf32>
+  return %a, %b, %c, %d, %e : vector<16xf32>, f32, vector<16xf32>, f32, vector<16xf32>
+}
