@@ -177,7 +177,9 @@ def markdown(data: dict) -> str:
         f"{h.get('dlc_binary_mtime', '?').replace('T', ' ')}), onnxruntime "
         f"{v.get('onnxruntime', '?')}, IREE {v.get('iree') or 'n/a'}, "
         f"{s['runs']} timed runs after {s['warmup']} warm-up runs (and at least 0.2 s of warm-up)"
-        f"{' (--quick: not meaningful)' if s.get('quick') else ''}. "
+        + (f", in {s['rounds']} rounds that interleave the engines; each engine's latency is "
+           f"its lowest round median" if s.get("rounds", 1) > 1 else "")
+        + f"{' (--quick: not meaningful)' if s.get('quick') else ''}. "
         f"Load average before/after: {data['loadavg_start'][0]:.2f} / "
         f"{data.get('loadavg_end', [0])[0]:.2f}.", "",
         "The machine is shared and noisy: only ratios measured in the same run are meaningful.",
