@@ -37,6 +37,12 @@ static int64_t divisorTile(int64_t n, std::initializer_list<int64_t> candidates)
   return 1;
 }
 
+/// `preferred`, or all of `n` when it is smaller. A tile that does not divide `n`
+/// leaves a last partial tile, which tiling peels off (with static sizes too).
+static int64_t wholeOrPartialTile(int64_t n, int64_t preferred) {
+  return std::min(n, preferred);
+}
+
 std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0)
     return std::nullopt;
@@ -56,8 +62,12 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
     if (succeeded(dims) && !dims->m.empty() && !dims->n.empty() && !dims->k.empty()) {
       cfg.kind = KernelKind::Contraction;
       cfg.tiles.assign(n, 1);
-      cfg.tiles[dims->m.back()] = divisorTile(bounds[dims->m.back()], {8, 4, 2});
-      cfg.tiles[dims->n.back()] = divisorTile(bounds[dims->n.back()], {32, 16, 8, 4, 2});
+      // Row counts 8 does not divide (a sequence of 77, a batch of 12) keep 8-row
+      // tiles and one last partial tile; so do column counts beyond 32.
+      int64_t rows = bounds[dims->m.back()], cols = bounds[dims->n.back()];
+      cfg.tiles[dims->m.back()] = wholeOrPartialTile(rows, 8);
+      cfg.tiles[dims->n.back()] = cols % 32 == 0 || cols > 32 ? wholeOrPartialTile(cols, 32)
+                                                               : wholeOrPartialTile(cols, 16);
       // Packed weights ([N/NB][K][NB]) that do not fit L2: column blocks outermost, so
       // one block's panel stays in L2 while every row tile uses it.
       if (dims->n.size() == 2)
@@ -170,10 +180,10 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
   // up serially at its end: about sqrt(row) balances the two (16 for softmax rows of
   // 128, 32 for 1024, 64 beyond).
   int64_t row = bounds[n - 1];
-  cfg.tiles[n - 1] = innerParallel ? divisorTile(row, {32, 16, 8, 4, 2})
-                     : row <= 256  ? divisorTile(row, {16, 8, 4, 2})
-                     : row <= 2048 ? divisorTile(row, {32, 16, 8, 4, 2})
-                                   : divisorTile(row, {64, 32, 16, 8, 4, 2});
+  cfg.tiles[n - 1] = innerParallel ? wholeOrPartialTile(row, 32)
+                     : row <= 256  ? wholeOrPartialTile(row, 16)
+                     : row <= 2048 ? wholeOrPartialTile(row, 32)
+                                   : wholeOrPartialTile(row, 64);
   return cfg;
 }
 

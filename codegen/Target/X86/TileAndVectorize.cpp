@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -242,64 +243,86 @@ bool isInnerReduction(Operation *op) {
   return generic.getIteratorTypesArray().back() == utils::IteratorType::reduction;
 }
 
-/// Applies the configuration of one root op: parallel loops tiled with the
-/// init producers fused in, then reduction loops inside (never fused: a fill
-/// inside a reduction loop would reset the accumulator). With an `epilogue`
-/// (see epilogueProducer) the epilogue is tiled the same way and `op` fused into
-/// its tile.
-void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConfig &cfg,
-                   std::string *note, linalg::LinalgOp epilogue = {}) {
-  auto iters = op.getIteratorTypesArray();
-  SmallVector<int64_t> parallelTiles(cfg.tiles), reductionTiles(cfg.tiles);
-  bool hasReductionTiles = false;
-  for (size_t i = 0; i < iters.size(); ++i) {
-    if (iters[i] == utils::IteratorType::reduction) {
-      parallelTiles[i] = 0;
-      hasReductionTiles |= cfg.tiles[i] != 0;
-    } else {
-      reductionTiles[i] = 0;
+/// Roles of a tile's ops while its loops are peeled (the copies keep them).
+constexpr llvm::StringLiteral kTileRole = "dlc.tile_role";
+constexpr llvm::StringLiteral kTileLoop = "dlc.tile_loop";
+
+/// Peels every loop of the tile nest `outer` whose step does not divide its static
+/// range into a loop of whole tiles and one last partial tile, recursively, then
+/// folds the nests' bounds so every tile, the partial ones included, has static
+/// sizes (and vectorizes). Returns false when no loop needed peeling.
+bool peelPartialTiles(RewriterBase &rewriter, scf::ForOp outer) {
+  SmallVector<scf::ForOp> work = {outer}, nests = {outer};
+  bool peeled = false;
+  while (!work.empty()) {
+    scf::ForOp loop = work.pop_back_val();
+    scf::ForOp partial;
+    auto lb = getConstantIntValue(loop.getLowerBound());
+    auto ub = getConstantIntValue(loop.getUpperBound());
+    auto step = getConstantIntValue(loop.getStep());
+    if (lb && ub && step && *step > 1 && (*ub - *lb) % *step != 0 &&
+        succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial))) {
+      peeled = true;
+      if (loop == outer)
+        nests.push_back(partial);
     }
+    for (scf::ForOp l : {loop, partial})
+      if (l)
+        for (auto inner : l.getBody()->getOps<scf::ForOp>())
+          if (inner->hasAttr(kTileLoop))
+            work.push_back(inner);
   }
-  // The epilogue's loops are the op's result dims: same tiles, same loop order.
-  linalg::LinalgOp tileOp = epilogue ? epilogue : op;
-  SmallVector<int64_t> tiles(parallelTiles), order(cfg.interchange);
-  if (epilogue) {
-    auto resultDims = op.getIndexingMapMatchingResult(op->getResult(0)).getResults();
-    auto dimOf = [&](unsigned i) { return cast<AffineDimExpr>(resultDims[i]).getPosition(); };
-    tiles.clear();
-    order.clear();
-    for (unsigned i = 0; i < resultDims.size(); ++i)
-      tiles.push_back(parallelTiles[dimOf(i)]);
-    for (int64_t d : cfg.interchange)
-      for (unsigned i = 0; i < resultDims.size(); ++i)
-        if (dimOf(i) == d)
-          order.push_back(i);
+  if (!peeled)
+    return false;
+  // One-iteration loops inline, their bounds fold into constants, and slices and
+  // the ops reading them take static shapes.
+  SmallVector<Operation *> ops;
+  for (scf::ForOp nest : nests)
+    nest->walk([&](Operation *o) { ops.push_back(o); });
+  MLIRContext *ctx = rewriter.getContext();
+  RewritePatternSet patterns(ctx);
+  for (Dialect *d : ctx->getLoadedDialects())
+    d->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName name : ctx->getRegisteredOperations())
+    name.getCanonicalizationPatterns(patterns, ctx);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+  return true;
+}
+
+/// Peels the tile nest `outer` (peelPartialTiles) and returns the copies of the ops
+/// tagged "root" in it, untagged, or nothing (and no change) when no loop needed
+/// peeling.
+SmallVector<Operation *> peeledCopies(RewriterBase &rewriter, scf::ForOp outer) {
+  Block *block = outer->getBlock();
+  Operation *before = outer->getPrevNode(), *after = outer->getNextNode();
+  if (!peelPartialTiles(rewriter, outer))
+    return {};
+  SmallVector<Operation *> roots;
+  for (Operation *o = before ? before->getNextNode() : &block->front(); o && o != after;
+       o = o->getNextNode())
+    o->walk([&](Operation *r) {
+      if (auto role = r->getAttrOfType<StringAttr>(kTileRole); role && role == "root")
+        roots.push_back(r);
+    });
+  for (Operation *r : roots)
+    r->removeAttr(kTileRole);
+  return roots;
+}
+
+/// Finishes one tile of a root: `root` is the tiled op (with an epilogue, the fused
+/// op that has reduction loops), `epilogueTile` the tiled epilogue (or null), `fused`
+/// the producers fused into the tile. Reduction loops are tiled inside (never fused: a
+/// fill inside a reduction loop would reset the accumulator), then everything is
+/// vectorized.
+void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile,
+                SmallVector<Operation *> toVectorize, const KernelConfig &cfg,
+                ArrayRef<int64_t> reductionTiles, bool hasReductionTiles) {
+  if (epilogueTile) {
+    accumulateInEpilogueTile(cast<linalg::LinalgOp>(epilogueTile), cast<linalg::LinalgOp>(root));
+    toVectorize.insert(toVectorize.begin(), epilogueTile);
   }
-  rewriter.setInsertionPoint(tileOp);
-  OperationName name = op->getName();
-  auto tiled = tileAndFuseInit(rewriter, cast<TilingInterface>(tileOp.getOperation()), tiles,
-                               order, isInRowBlock(op) ? 0 : workOf(op),
-                               epilogue ? op.getOperation() : nullptr, note);
-  if (failed(tiled))
-    return;
-  // The tiled consumer comes first, then the fused producers; the tiled `op` is
-  // kept for last here (with an epilogue: the fused op with reduction loops).
-  SmallVector<Operation *> toVectorize;
-  Operation *root = nullptr;
-  for (Operation *t : *tiled) {
-    bool isRoot = epilogue ? !root && t != tiled->front() && t->getName() == name &&
-                                 cast<linalg::LinalgOp>(t).getNumReductionLoops() > 0
-                           : t == tiled->front();
-    if (isRoot)
-      root = t;
-    else
-      toVectorize.push_back(t);
-  }
-  if (!root || root->getName() != name)
-    return;
-  if (epilogue)
-    accumulateInEpilogueTile(cast<linalg::LinalgOp>(tiled->front()),
-                             cast<linalg::LinalgOp>(root));
   if (hasReductionTiles && cfg.kind == KernelKind::Generic && isInnerReduction(root)) {
     // Partial sums: a vector of accumulators carried across the reduced dim, one
     // horizontal reduction per row at the end (instead of one per tile).
@@ -314,6 +337,17 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
         toVectorize.push_back(def);
     llvm::append_range(toVectorize, partial->mergeOps);
     root = partial->tiledOps.back();
+    // A row that the partial sums do not divide: its last partial step is peeled.
+    if (auto loop = dyn_cast<scf::ForOp>(root->getParentOp())) {
+      root->setAttr(kTileRole, rewriter.getStringAttr("root"));
+      SmallVector<Operation *> copies = peeledCopies(rewriter, loop);
+      if (!copies.empty()) {
+        llvm::append_range(toVectorize, copies);
+        root = nullptr;
+      } else {
+        root->removeAttr(kTileRole);
+      }
+    }
   } else if (hasReductionTiles) {
     rewriter.setInsertionPoint(root);
     auto inner = tileOnly(rewriter, root, reductionTiles);
@@ -347,6 +381,11 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
       return;
     root = *inner;
   }
+  if (!root) { // peeled partial sums
+    for (Operation *t : toVectorize)
+      tryVectorize(rewriter, t);
+    return;
+  }
   toVectorize.push_back(root);
   if (cfg.kind == KernelKind::Convolution) {
     // Unit output-row / filter-row tiles let 2-D convs and pools decompose to 1-D.
@@ -360,6 +399,132 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
   }
   for (Operation *t : toVectorize)
     tryVectorize(rewriter, t);
+}
+
+/// Applies the configuration of one root op: parallel loops tiled with the
+/// init producers fused in, a last partial tile of each peeled off (every tile
+/// keeps static sizes), then each tile finished (finishTile). With an `epilogue`
+/// (see epilogueProducer) the epilogue is tiled the same way and `op` fused into
+/// its tile.
+void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConfig &cfg,
+                   std::string *note, linalg::LinalgOp epilogue = {}) {
+  auto iters = op.getIteratorTypesArray();
+  SmallVector<int64_t> parallelTiles(cfg.tiles), reductionTiles(cfg.tiles);
+  bool hasReductionTiles = false;
+  for (size_t i = 0; i < iters.size(); ++i) {
+    if (iters[i] == utils::IteratorType::reduction) {
+      parallelTiles[i] = 0;
+      hasReductionTiles |= cfg.tiles[i] != 0;
+    } else {
+      reductionTiles[i] = 0;
+    }
+  }
+  // The epilogue's loops are the op's result dims: same tiles, same loop order.
+  linalg::LinalgOp tileOp = epilogue ? epilogue : op;
+  SmallVector<int64_t> tiles(parallelTiles), order(cfg.interchange);
+  if (epilogue) {
+    auto resultDims = op.getIndexingMapMatchingResult(op->getResult(0)).getResults();
+    auto dimOf = [&](unsigned i) { return cast<AffineDimExpr>(resultDims[i]).getPosition(); };
+    tiles.clear();
+    order.clear();
+    for (unsigned i = 0; i < resultDims.size(); ++i)
+      tiles.push_back(parallelTiles[dimOf(i)]);
+    for (int64_t d : cfg.interchange)
+      for (unsigned i = 0; i < resultDims.size(); ++i)
+        if (dimOf(i) == d)
+          order.push_back(i);
+  }
+  rewriter.setInsertionPoint(tileOp);
+  Block *home = tileOp->getBlock();
+  OperationName name = op->getName();
+  auto tiled = tileAndFuseInit(rewriter, cast<TilingInterface>(tileOp.getOperation()), tiles,
+                               order, isInRowBlock(op) ? 0 : workOf(op),
+                               epilogue ? op.getOperation() : nullptr, note);
+  if (failed(tiled))
+    return;
+  // The tiled consumer comes first, then the fused producers; the tiled `op` is
+  // kept for last here (with an epilogue: the fused op with reduction loops).
+  SmallVector<Operation *> fused;
+  Operation *root = nullptr;
+  for (Operation *t : *tiled) {
+    bool isRoot = epilogue ? !root && t != tiled->front() && t->getName() == name &&
+                                 cast<linalg::LinalgOp>(t).getNumReductionLoops() > 0
+                           : t == tiled->front();
+    if (isRoot)
+      root = t;
+    else if (!epilogue || t != tiled->front())
+      fused.push_back(t);
+  }
+  if (!root || root->getName() != name)
+    return;
+  Operation *epilogueTile = epilogue ? tiled->front() : nullptr;
+  // The tile loops, outermost (in `home`) first.
+  SmallVector<scf::ForOp> loops;
+  for (Operation *p = root->getParentOp(); p; p = p->getParentOp()) {
+    if (auto loop = dyn_cast<scf::ForOp>(p))
+      loops.insert(loops.begin(), loop);
+    if (p->getBlock() == home)
+      break;
+  }
+  if (loops.empty() || loops.front()->getBlock() != home) {
+    finishTile(rewriter, root, epilogueTile, fused, cfg, reductionTiles, hasReductionTiles);
+    return;
+  }
+  // Tag the tile's ops and loops, so that their copies in peeled tiles are found.
+  MLIRContext *ctx = rewriter.getContext();
+  auto tag = [&](Operation *o, StringRef role) { o->setAttr(kTileRole, StringAttr::get(ctx, role)); };
+  tag(root, "root");
+  if (epilogueTile)
+    tag(epilogueTile, "epilogue");
+  for (Operation *f : fused)
+    tag(f, "fused");
+  for (scf::ForOp l : loops)
+    l->setAttr(kTileLoop, UnitAttr::get(ctx));
+  scf::ForOp outer = loops.front();
+  Operation *before = outer->getPrevNode(), *after = outer->getNextNode();
+  peelPartialTiles(rewriter, outer);
+  // The tiles (one, or the whole and partial ones) lie between `before` and `after`.
+  struct Tile {
+    Operation *root = nullptr, *epilogue = nullptr;
+    SmallVector<Operation *> fused;
+  };
+  SmallVector<Tile> tileCopies;
+  for (Operation *o = before ? before->getNextNode() : &home->front(); o && o != after;
+       o = o->getNextNode())
+    o->walk([&](Operation *r) {
+      auto role = r->getAttrOfType<StringAttr>(kTileRole);
+      if (!role || role != "root")
+        return;
+      // Its epilogue reads it; its fused producers feed it or the epilogue. (Whole
+      // and partial tiles may share a block once one-iteration loops are inlined.)
+      auto hasRole = [](Operation *o, StringRef want) {
+        auto role = o ? o->getAttrOfType<StringAttr>(kTileRole) : StringAttr();
+        return role && role == want;
+      };
+      Tile t{r, nullptr, {}};
+      for (Operation *user : r->getUsers())
+        if (hasRole(user, "epilogue"))
+          t.epilogue = user;
+      SmallVector<Operation *> frontier = {r};
+      if (t.epilogue)
+        frontier.push_back(t.epilogue);
+      while (!frontier.empty())
+        for (Value v : frontier.pop_back_val()->getOperands())
+          if (Operation *def = v.getDefiningOp();
+              hasRole(def, "fused") && !llvm::is_contained(t.fused, def)) {
+            t.fused.push_back(def);
+            frontier.push_back(def);
+          }
+      tileCopies.push_back(t);
+    });
+  for (Operation *o = before ? before->getNextNode() : &home->front(); o && o != after;
+       o = o->getNextNode())
+    o->walk([&](Operation *x) {
+      x->removeAttr(kTileRole);
+      x->removeAttr(kTileLoop);
+    });
+  for (Tile &t : tileCopies)
+    finishTile(rewriter, t.root, t.epilogue, t.fused, cfg, reductionTiles, hasReductionTiles);
 }
 
 /// One --dump-config line: "config: <node> <op>: <kind>, loops [..], tiles [..]".

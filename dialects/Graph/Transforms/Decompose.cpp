@@ -105,8 +105,8 @@ struct DecomposeSoftmax : OpRewritePattern<SoftmaxLike> {
     Value s = ReduceSumOp::create(b, loc, e, axes, true);
     if (isLog)
       b.replaceOpWithNewOp<SubOp>(op, shifted, LogOp::create(b, loc, s));
-    else
-      b.replaceOpWithNewOp<DivOp>(op, e, s);
+    else // one reciprocal per row, then a multiply per element (not a divide)
+      b.replaceOpWithNewOp<MulOp>(op, e, ReciprocalOp::create(b, loc, s));
     return success();
   }
 };

@@ -20,7 +20,8 @@ func.func @gemm(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>, %c: tensor<4xf32>) -> 
 // CHECK: %[[S:.*]] = dlc_graph.sub %arg0, %[[M]]
 // CHECK: %[[E:.*]] = dlc_graph.exp %[[S]]
 // CHECK: %[[Z:.*]] = dlc_graph.reduce_sum %[[E]] {axes = array<i64: 1>, keepdims = true}
-// CHECK: dlc_graph.div %[[E]], %[[Z]]
+// CHECK: %[[R:.*]] = dlc_graph.reciprocal %[[Z]]
+// CHECK: dlc_graph.mul %[[E]], %[[R]]
 func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = dlc_graph.softmax %x {axis = 1} : tensor<2x5xf32>
   return %0 : tensor<2x5xf32>

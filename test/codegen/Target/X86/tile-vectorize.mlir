@@ -236,3 +236,54 @@ func.func @conv_six_channels(%x: tensor<1x18x18x4xf32>, %w: tensor<5x5x4x6xf32>)
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x18x18x4xf32>, tensor<5x5x4x6xf32>) outs(%f : tensor<1x14x14x6xf32>) -> tensor<1x14x14x6xf32>
   return %r : tensor<1x14x14x6xf32>
 }
+
+// -----
+
+// Sizes the register tile does not divide (20 rows, 40 columns): whole 8x32 tiles, then
+// the last partial tiles peeled off with static sizes (8x8, 4x32, 4x8), all vectorized.
+// CHECK-LABEL: func @matmul_partial_tiles
+// CHECK: scf.for {{.*}} = %c0 to %c16 step %c8
+// CHECK: scf.for {{.*}} -> (vector<8x32xf32>)
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK: scf.for {{.*}} -> (vector<8x8xf32>)
+// CHECK: vector.fma {{.*}} : vector<8xf32>
+// CHECK: } {dlc.parallel}
+// CHECK: scf.for {{.*}} -> (vector<4x32xf32>)
+// CHECK: scf.for {{.*}} -> (vector<4x8xf32>)
+// CHECK-NOT: linalg.
+func.func @matmul_partial_tiles(%a: tensor<20x64xf32>, %b: tensor<64x40xf32>) -> tensor<20x40xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<20x40xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<20x40xf32>) -> tensor<20x40xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<20x64xf32>, tensor<64x40xf32>) outs(%f : tensor<20x40xf32>) -> tensor<20x40xf32>
+  return %m : tensor<20x40xf32>
+}
+
+// -----
+
+// A row of 1000 (not a multiple of 32): elementwise ops and the row reduction's partial
+// sums step 32 lanes, then one partial step of 8.
+// CHECK-LABEL: func @row_partial_tiles
+// CHECK: scf.for {{.*}} = %c0 to %c992 step %c32 iter_args({{.*}}) -> (vector<1x32xf32>)
+// CHECK: vector.transfer_read %arg0{{.*}} vector<1x8xf32>
+// CHECK: scf.for {{.*}} = %c0 to %c992 step %c32
+// CHECK: math.exp {{.*}} : vector<1x32xf32>
+// CHECK: math.exp {{.*}} : vector<1x8xf32>
+// CHECK-NOT: linalg.
+func.func @row_partial_tiles(%x: tensor<64x1000xf32>) -> (tensor<64xf32>, tensor<64x1000xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x1000xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64x1000xf32>
+  %ex = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x1000xf32>) outs(%e2 : tensor<64x1000xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<64x1000xf32>
+  return %sum, %ex : tensor<64xf32>, tensor<64x1000xf32>
+}
