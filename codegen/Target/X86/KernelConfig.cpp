@@ -43,6 +43,15 @@ static int64_t wholeOrPartialTile(int64_t n, int64_t preferred) {
   return std::min(n, preferred);
 }
 
+/// The largest candidate dividing `n` when it is at least `good`, else `preferred`
+/// tiles with a partial last one (output widths like 13 or 27, whose best divisors
+/// would leave 1 or 3 pixels per register tile).
+static int64_t divisorOrPartialTile(int64_t n, std::initializer_list<int64_t> candidates,
+                                    int64_t good, int64_t preferred) {
+  int64_t d = divisorTile(n, candidates);
+  return d >= good || d == n ? d : wholeOrPartialTile(n, preferred);
+}
+
 std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0)
     return std::nullopt;
@@ -92,8 +101,10 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
         cfg.tiles.assign(n, 1);
         int64_t fb = bounds[f0], ow = dims->outputImage[1];
         cfg.tiles[f0] = fb;
-        cfg.tiles[ow] = fb >= 32 ? divisorTile(bounds[ow], {8, 7, 6, 5, 4, 3, 2})
-                                 : divisorTile(bounds[ow], {16, 14, 12, 10, 8, 7, 6, 5, 4, 3, 2});
+        cfg.tiles[ow] = fb >= 32 ? divisorOrPartialTile(bounds[ow], {8, 7, 6, 5, 4, 3, 2}, 4, 8)
+                                 : divisorOrPartialTile(bounds[ow],
+                                                        {16, 14, 12, 10, 8, 7, 6, 5, 4, 3, 2},
+                                                        8, 16);
         cfg.tiles[dims->inputChannel[0]] = 0;
         blockOuterWhenLarge(op, cfg, f1);
         return cfg;
@@ -128,8 +139,8 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
           fb = channels;
         cfg.tiles[chans.front()] = fb;
         cfg.tiles[dims->outputImage[1]] = depthwise && fb == 32
-                                              ? divisorTile(ow, {4, 2})
-                                              : divisorTile(ow, {8, 7, 6, 5, 4, 3, 2});
+                                              ? divisorOrPartialTile(ow, {4, 2}, 2, 4)
+                                              : divisorOrPartialTile(ow, {8, 7, 6, 5, 4, 3, 2}, 4, 8);
         cfg.tiles[dims->filterLoop[1]] = 0;
         // Large filters: channel blocks outermost, so one block's filters (up to
         // 3x3x512x32 floats) stay in L2 across all output pixels.

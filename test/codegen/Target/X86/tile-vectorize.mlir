@@ -287,3 +287,23 @@ func.func @row_partial_tiles(%x: tensor<64x1000xf32>) -> (tensor<64xf32>, tensor
   } -> tensor<64x1000xf32>
   return %sum, %ex : tensor<64xf32>, tensor<64x1000xf32>
 }
+
+// -----
+
+// An output row of 13 pixels (prime): implicit-GEMM tiles of 8 pixels and a partial
+// one of 5, not 13 tiles of one pixel.
+// CHECK-LABEL: func @implicit_gemm_partial_row
+// CHECK: scf.for {{.*}} -> ({{.*}}vector<8x32xf32>)
+// CHECK: scf.for {{.*}} -> ({{.*}}vector<5x32xf32>)
+func.func @implicit_gemm_partial_row(%x: tensor<1x13x13x16xf32>, %w: tensor<2x1x1x16x32xf32>) -> tensor<1x13x13x2x32xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x13x13x2x32xf32>
+  %init = linalg.fill ins(%cst : f32) outs(%e : tensor<1x13x13x2x32xf32>) -> tensor<1x13x13x2x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x13x13x16xf32>, tensor<2x1x1x16x32xf32>) outs(%init : tensor<1x13x13x2x32xf32>) {
+  ^bb0(%a: f32, %bb: f32, %acc: f32):
+    %m = arith.mulf %a, %bb : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x13x13x2x32xf32>
+  return %r : tensor<1x13x13x2x32xf32>
+}
