@@ -4,6 +4,8 @@
 #include "dialects/Graph/IR/GraphOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace dlc::graph;
 
@@ -63,13 +65,51 @@ int64_t channelBlock(int64_t f) {
   return f;
 }
 
+/// Columns at or beyond which a count that 32 does not divide is padded up to a
+/// multiple of 32 (under 12.5 % more work) rather than packed in blocks of 8 or 16.
+constexpr int64_t kMinPaddedColumns = 256;
+
+/// The constant `dense` ([K, N], row-major) with zero columns appended up to `np`.
+Value padColumns(OpBuilder &b, Location loc, DenseElementsAttr dense, int64_t np) {
+  auto type = cast<RankedTensorType>(dense.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  auto to = RankedTensorType::get({k, np}, type.getElementType());
+  size_t width = type.getElementTypeBitWidth() / 8;
+  std::vector<char> out(k * np * width, 0);
+  if (dense.isSplat()) {
+    ArrayRef<char> one = dense.getRawData();
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        std::memcpy(out.data() + (r * np + c) * width, one.data(), width);
+  } else {
+    ArrayRef<char> src = dense.getRawData();
+    for (int64_t r = 0; r < k; ++r)
+      std::memcpy(out.data() + r * np * width, src.data() + r * n * width, n * width);
+  }
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(to, out));
+}
+
 /// [..., M, K] x constant [K, N] with B packed at compile time as [N/NB][K][NB] (one
 /// register tile's columns contiguous over all of K, CPU-GEMM-NOTES variant c2):
-/// loops (batch..., m, n1, n0, k), the result viewed as [..., M, N/NB, NB].
+/// loops (batch..., m, n1, n0, k), the result viewed as [..., M, N/NB, NB]. Wide N
+/// that 32 does not divide (1000 classes) is padded with zero columns to whole
+/// blocks of 32, and the product sliced back to N.
 Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs, Value rhs) {
   Type elt = type.getElementType();
   auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
   int64_t k = rs[0], n = rs[1], nb = channelBlock(n);
+  RankedTensorType resultType = type;
+  if (n % 32 != 0 && n >= kMinPaddedColumns) {
+    DenseElementsAttr dense;
+    if (!matchPattern(rhs, m_Constant(&dense)))
+      return {};
+    n = (n + 31) / 32 * 32;
+    nb = 32;
+    rhs = padColumns(b, loc, dense, n);
+    SmallVector<int64_t> padded(type.getShape());
+    padded.back() = n;
+    type = RankedTensorType::get(padded, elt);
+  }
   Value packed = permuteTensor(
       b, loc, reshapeTensor(b, loc, rhs, RankedTensorType::get({k, n / nb, nb}, elt)), {1, 0, 2});
   int64_t rank = type.getRank(), nd = rank + 2; // loops: rank - 1 row dims, n1, n0, k
@@ -101,7 +141,14 @@ Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
   for (int64_t d = 0; d < rank - 1; ++d)
     reassoc.push_back({d});
   reassoc.push_back({rank - 1, rank});
-  return tensor::CollapseShapeOp::create(b, loc, type, generic.getResult(0), reassoc);
+  Value result = tensor::CollapseShapeOp::create(b, loc, type, generic.getResult(0), reassoc);
+  if (type == resultType)
+    return result;
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
+      strides(type.getRank(), b.getIndexAttr(1)), sizes;
+  for (int64_t d : resultType.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  return tensor::ExtractSliceOp::create(b, loc, resultType, result, offsets, sizes, strides);
 }
 
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
@@ -115,7 +162,8 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
     auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
     // Constant float weights with whole vector blocks of columns are packed.
-    if (rs.size() == 2 && isa<FloatType>(elt) && rs[1] % 8 == 0 && rs[1] >= 16 &&
+    if (rs.size() == 2 && isa<FloatType>(elt) &&
+        ((rs[1] % 8 == 0 && rs[1] >= 16) || rs[1] >= kMinPaddedColumns) &&
         ls.size() == (size_t)type.getRank() && matchPattern(rhs, m_Constant())) {
       b.replaceOp(op, packedMatmul(b, loc, type, lhs, rhs));
       return success();

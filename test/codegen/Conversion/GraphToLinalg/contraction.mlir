@@ -127,3 +127,18 @@ func.func @matmul_packed_weights(%a: tensor<2x4x3xf32>) -> tensor<2x4x16xf32> {
   %0 = dlc_graph.matmul %a, %w : tensor<2x4x3xf32>, tensor<3x16xf32> -> tensor<2x4x16xf32>
   return %0 : tensor<2x4x16xf32>
 }
+
+// -----
+
+// Wide N that 32 does not divide (300): B padded at compile time with zero columns to
+// 320 = 10 blocks of 32, the product sliced back to 300 columns.
+// CHECK-LABEL: func @matmul_padded_columns
+// CHECK: %[[P:.*]] = arith.constant dense<{{.*}}> : tensor<10x2x32xf32>
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%arg0, %[[P]] : tensor<4x2xf32>, tensor<10x2x32xf32>) outs(%{{.*}} : tensor<4x10x32xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0], [1, 2]] : tensor<4x10x32xf32> into tensor<4x320xf32>
+// CHECK: tensor.extract_slice %[[C]][0, 0] [4, 300] [1, 1] : tensor<4x320xf32> to tensor<4x300xf32>
+func.func @matmul_padded_columns(%a: tensor<4x2xf32>) -> tensor<4x300xf32> {
+  %w = arith.constant dense<1.5> : tensor<2x300xf32>
+  %0 = dlc_graph.matmul %a, %w : tensor<4x2xf32>, tensor<2x300xf32> -> tensor<4x300xf32>
+  return %0 : tensor<4x300xf32>
+}
