@@ -151,7 +151,8 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
         cfg.tiles[d] = divisorTile(bounds[d], {8, 4, 2});
       for (unsigned d : dims->depth)
         cfg.tiles[d] = divisorTile(bounds[d], {8, 4, 2});
-      cfg.tiles[dims->outputImage[1]] = divisorTile(bounds[dims->outputImage[1]], {8, 7, 4, 2});
+      cfg.tiles[dims->outputImage[1]] =
+          divisorOrPartialTile(bounds[dims->outputImage[1]], {8, 7, 4, 2}, 4, 8);
       cfg.tiles[dims->filterLoop[1]] = 0;
       for (unsigned d : dims->inputChannel)
         cfg.tiles[d] = divisorTile(bounds[d], {8, 4, 2});

@@ -37,9 +37,10 @@ struct StridedCopy : OpRewritePattern<memref::CopyOp> {
   }
 
   /// Static shapes whose innermost dim is contiguous on both sides: loops over the
-  /// outer dims, the innermost dim moved in the widest vectors (16, 8, 4, 2 or 1
-  /// elements) that divide it. (linalg.copy would become scalar loops: bufferization
-  /// leaves such copies where a result lands in a padded buffer's interior.)
+  /// outer dims, the innermost dim moved 16 elements at a time and its remainder in
+  /// one vector per set bit (8, 4, 2, 1): a row of 113 is 7 x 16 + 1. (linalg.copy
+  /// would become scalar loops: bufferization leaves such copies where a result or
+  /// an input lands in a padded buffer's interior.)
   static LogicalResult copyByVectors(memref::CopyOp op, MemRefType src, MemRefType dst,
                                      PatternRewriter &b) {
     auto innerContiguous = [](MemRefType t) {
@@ -50,23 +51,35 @@ struct StridedCopy : OpRewritePattern<memref::CopyOp> {
     };
     if (!innerContiguous(src) || !innerContiguous(dst) || src.getNumElements() == 0)
       return failure();
-    int64_t inner = src.getShape().back();
-    int64_t width = 16;
-    while (inner % width != 0)
-      width /= 2;
+    constexpr int64_t kWidth = 16;
+    int64_t inner = src.getShape().back(), whole = inner / kWidth * kWidth;
     Location loc = op.getLoc();
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     SmallVector<Value> ivs;
-    for (int64_t d = 0; d < src.getRank(); ++d) {
-      bool last = d + 1 == src.getRank();
-      auto loop = scf::ForOp::create(b, loc, index(0), index(src.getDimSize(d)),
-                                     index(last ? width : 1));
+    for (int64_t d = 0; d + 1 < src.getRank(); ++d) {
+      auto loop = scf::ForOp::create(b, loc, index(0), index(src.getDimSize(d)), index(1));
       ivs.push_back(loop.getInductionVar());
       b.setInsertionPointToStart(loop.getBody());
     }
-    auto vec = VectorType::get({width}, src.getElementType());
-    Value v = vector::LoadOp::create(b, loc, vec, op.getSource(), ivs);
-    vector::StoreOp::create(b, loc, v, op.getTarget(), ivs);
+    auto move = [&](int64_t width, Value at) {
+      SmallVector<Value> idx(ivs);
+      idx.push_back(at);
+      auto vec = VectorType::get({width}, src.getElementType());
+      Value v = vector::LoadOp::create(b, loc, vec, op.getSource(), idx);
+      vector::StoreOp::create(b, loc, v, op.getTarget(), idx);
+    };
+    if (whole > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      auto loop = scf::ForOp::create(b, loc, index(0), index(whole), index(kWidth));
+      b.setInsertionPointToStart(loop.getBody());
+      move(kWidth, loop.getInductionVar());
+    }
+    int64_t at = whole;
+    for (int64_t width = kWidth / 2; width >= 1; width /= 2)
+      if ((inner - whole) & width) {
+        move(width, index(at));
+        at += width;
+      }
     b.eraseOp(op);
     return success();
   }

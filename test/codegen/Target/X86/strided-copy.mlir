@@ -18,9 +18,11 @@ func.func @into_padded_interior(%x: memref<1x4x4x64xf32>, %p: memref<1x6x6x64xf3
 
 // -----
 
-// An innermost dim of 6 moves as pairs; a strided innermost dim is a linalg.copy.
+// An innermost dim of 6 moves as 4 + 2; a strided innermost dim is a linalg.copy.
 // CHECK-LABEL: func @narrow_and_strided
-// CHECK: scf.for {{.*}} to %c6 step %c2
+// CHECK: scf.for {{.*}} to %c3 step %c1
+// CHECK-NOT: scf.for
+// CHECK: vector.load {{.*}} vector<4xf32>
 // CHECK: vector.load {{.*}} vector<2xf32>
 // CHECK: linalg.copy
 func.func @narrow_and_strided(%x: memref<3x6xf32>, %p: memref<5x8xf32>, %q: memref<3x12xf32>) {
@@ -28,5 +30,19 @@ func.func @narrow_and_strided(%x: memref<3x6xf32>, %p: memref<5x8xf32>, %q: memr
   memref.copy %x, %s : memref<3x6xf32> to memref<3x6xf32, strided<[8, 1], offset: 9>>
   %t = memref.subview %q[0, 0] [3, 6] [1, 2] : memref<3x12xf32> to memref<3x6xf32, strided<[12, 2]>>
   memref.copy %x, %t : memref<3x6xf32> to memref<3x6xf32, strided<[12, 2]>>
+  return
+}
+
+// -----
+
+// A row of 113: 7 vectors of 16, then one element.
+// CHECK-LABEL: func @odd_row
+// CHECK: scf.for {{.*}} to %c112 step %c16
+// CHECK: vector.load {{.*}} vector<16xf32>
+// CHECK: }
+// CHECK: vector.load %arg0[%{{.*}}, %c112] : memref<2x113xf32>, vector<1xf32>
+func.func @odd_row(%x: memref<2x113xf32>, %p: memref<4x115xf32>) {
+  %s = memref.subview %p[1, 1] [2, 113] [1, 1] : memref<4x115xf32> to memref<2x113xf32, strided<[115, 1], offset: 116>>
+  memref.copy %x, %s : memref<2x113xf32> to memref<2x113xf32, strided<[115, 1], offset: 116>>
   return
 }
