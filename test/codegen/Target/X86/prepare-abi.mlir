@@ -1,4 +1,4 @@
-// RUN: dlc-opt %s -dlc-prepare-abi | FileCheck %s
+// RUN: dlc-opt %s -split-input-file -dlc-prepare-abi | FileCheck %s
 // The model function becomes DPS over caller buffers and gets an I/O descriptor.
 
 // CHECK: module attributes {dlc.descriptor = "dlc-module 1\0Ainput x%20in 1 2 2 3\0Aoutput y 1 2 2 3\0Aoutput output1 7 1 4\0A"}
@@ -14,4 +14,20 @@ func.func @main_graph(%x: tensor<2x3xf32> {dlc.name = "x in", dlc.dtype = 1 : i3
   %0 = dlc_graph.relu %x : tensor<2x3xf32>
   %c = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
   return %0, %c : tensor<2x3xf32>, tensor<4xi64>
+}
+
+// -----
+
+// A collapsed result (a packed matmul's [M, N/NB, NB]) is materialized uncollapsed into
+// the output buffer viewed the same way, so its producer can write the caller's buffer.
+// CHECK-LABEL: func.func @dlc_main(
+// CHECK-SAME: %{{.*}}: memref<4x64xf32>, %[[Y:.*]]: memref<4x64xf32>)
+// CHECK: %[[G:.*]] = tensor.empty() : tensor<4x2x32xf32>
+// CHECK: %[[V:.*]] = memref.expand_shape %[[Y]] {{\[}}[0], [1, 2]] output_shape [4, 2, 32] : memref<4x64xf32> into memref<4x2x32xf32>
+// CHECK: bufferization.materialize_in_destination %[[G]] in restrict writable %[[V]]
+func.func @main_graph(%x: tensor<4x64xf32> {dlc.name = "x", dlc.dtype = 1 : i32})
+    -> (tensor<4x64xf32> {dlc.name = "y", dlc.dtype = 1 : i32}) {
+  %e = tensor.empty() : tensor<4x2x32xf32>
+  %c = tensor.collapse_shape %e [[0], [1, 2]] : tensor<4x2x32xf32> into tensor<4x64xf32>
+  return %c : tensor<4x64xf32>
 }
