@@ -3,6 +3,7 @@
 #include "dlc_internal.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +65,64 @@ static void *fresh_block(size_t size, size_t alignment) {
   return p;
 }
 
+/* Each thread first keeps a few small blocks of its own, without a lock: the
+ * threads of a parallel loop allocate and free a small buffer per piece (a row
+ * block's intermediates), and on the shared cache's mutex they went through
+ * futex waits (LayerNorm of 300 x 77 at 2 threads: 60 us per run, 13 us at 1). */
+#define DLC_TLS_SLOTS 8
+#define DLC_TLS_MAX_BYTES ((size_t)1 << 20)
+
+typedef struct {
+  cache_slot_t slot[DLC_TLS_SLOTS];
+  int count;
+} tls_cache_t;
+
+static _Thread_local tls_cache_t tls_cache;
+static pthread_key_t tls_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static bool tls_key_ok;
+
+/* At thread exit, a thread's own blocks go back to the system. */
+static void tls_release(void *arg) {
+  tls_cache_t *c = arg;
+  for (int i = 0; i < c->count; ++i) {
+    block_header_t h;
+    memcpy(&h, (char *)c->slot[i].block - sizeof h, sizeof h);
+    free((char *)c->slot[i].block - h.offset);
+  }
+  c->count = 0;
+}
+
+static void tls_key_init(void) { tls_key_ok = pthread_key_create(&tls_key, tls_release) == 0; }
+
+static void *take_own(size_t size) {
+  tls_cache_t *c = &tls_cache;
+  for (int i = 0; i < c->count; ++i)
+    if (c->slot[i].size == size) {
+      void *p = c->slot[i].block;
+      c->slot[i] = c->slot[--c->count];
+      return p;
+    }
+  return NULL;
+}
+
+static bool keep_own(void *p, size_t size) {
+  tls_cache_t *c = &tls_cache;
+  if (size > DLC_TLS_MAX_BYTES || c->count == DLC_TLS_SLOTS)
+    return false;
+  pthread_once(&tls_once, tls_key_init);
+  if (!tls_key_ok || (c->count == 0 && pthread_setspecific(tls_key, c) != 0))
+    return false;
+  c->slot[c->count].block = p;
+  c->slot[c->count].size = size;
+  ++c->count;
+  return true;
+}
+
 static void *dlc_model_alloc(size_t size, size_t alignment) {
-  void *p = take_cached(size);
+  void *p = take_own(size);
+  if (!p)
+    p = take_cached(size);
   if (p) {
     block_header_t h;
     memcpy(&h, (char *)p - sizeof h, sizeof h);
@@ -87,6 +144,8 @@ DLC_API void _mlir_memref_to_llvm_free(void *p) {
     return;
   block_header_t h;
   memcpy(&h, (char *)p - sizeof h, sizeof h);
+  if (keep_own(p, h.size))
+    return;
   pthread_mutex_lock(&cache_lock);
   if (cache_count < DLC_CACHE_SLOTS && h.size <= DLC_CACHE_MAX_BYTES - cache_bytes) {
     cache[cache_count].block = p;

@@ -2,7 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 extern "C" {
@@ -48,4 +50,38 @@ TEST_CASE("many live blocks beyond the cache capacity are freed cleanly") {
   void *again = _mlir_memref_to_llvm_alloc(4096);
   CHECK(again != nullptr);
   _mlir_memref_to_llvm_free(again);
+}
+
+TEST_CASE("threads reuse their own small blocks and hand blocks across threads safely") {
+  // Each thread allocates and frees small buffers concurrently (a parallel loop's
+  // per-piece row buffers): every block is usable, a thread gets its own freed block
+  // back, and blocks freed by one thread may be allocated by another.
+  const size_t size = 64 * 1024;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  std::vector<void *> handoff(4, nullptr);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2000; ++i) {
+        auto *p = static_cast<unsigned char *>(_mlir_memref_to_llvm_alloc(size));
+        if (!p || reinterpret_cast<uintptr_t>(p) % 64 != 0) {
+          ++failures;
+          return;
+        }
+        std::memset(p, t, size);
+        if (p[size - 1] != t)
+          ++failures;
+        _mlir_memref_to_llvm_free(p);
+        void *again = _mlir_memref_to_llvm_alloc(size);
+        if (again != p) // the thread's own cache returns the block it just freed
+          ++failures;
+        _mlir_memref_to_llvm_free(again);
+      }
+      handoff[t] = _mlir_memref_to_llvm_alloc(size + 64);
+    });
+  for (auto &th : threads)
+    th.join();
+  CHECK(failures == 0);
+  for (void *p : handoff) // freed on another thread than the one that allocated it
+    _mlir_memref_to_llvm_free(p);
 }
