@@ -250,8 +250,11 @@ constexpr llvm::StringLiteral kTileLoop = "dlc.tile_loop";
 /// Peels every loop of the tile nest `outer` whose step does not divide its static
 /// range into a loop of whole tiles and one last partial tile, recursively, then
 /// folds the nests' bounds so every tile, the partial ones included, has static
-/// sizes (and vectorizes). Returns false when no loop needed peeling.
-bool peelPartialTiles(RewriterBase &rewriter, scf::ForOp outer) {
+/// sizes (and vectorizes). Returns the top-level ops the nest became, or nothing
+/// (and no change) when no loop needed peeling.
+SmallVector<Operation *> peelPartialTiles(RewriterBase &rewriter, scf::ForOp outer) {
+  Block *block = outer->getBlock();
+  Operation *before = outer->getPrevNode(), *after = outer->getNextNode();
   SmallVector<scf::ForOp> work = {outer}, nests = {outer};
   bool peeled = false;
   while (!work.empty()) {
@@ -273,7 +276,7 @@ bool peelPartialTiles(RewriterBase &rewriter, scf::ForOp outer) {
             work.push_back(inner);
   }
   if (!peeled)
-    return false;
+    return {};
   // One-iteration loops inline, their bounds fold into constants, and slices and
   // the ops reading them take static shapes.
   SmallVector<Operation *> ops;
@@ -288,20 +291,20 @@ bool peelPartialTiles(RewriterBase &rewriter, scf::ForOp outer) {
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
-  return true;
+  // The whole and partial tiles (loops, or inlined ops) lie between the neighbours.
+  SmallVector<Operation *> range;
+  for (Operation *o = before ? before->getNextNode() : &block->front(); o && o != after;
+       o = o->getNextNode())
+    range.push_back(o);
+  return range;
 }
 
 /// Peels the tile nest `outer` (peelPartialTiles) and returns the copies of the ops
 /// tagged "root" in it, untagged, or nothing (and no change) when no loop needed
 /// peeling.
 SmallVector<Operation *> peeledCopies(RewriterBase &rewriter, scf::ForOp outer) {
-  Block *block = outer->getBlock();
-  Operation *before = outer->getPrevNode(), *after = outer->getNextNode();
-  if (!peelPartialTiles(rewriter, outer))
-    return {};
   SmallVector<Operation *> roots;
-  for (Operation *o = before ? before->getNextNode() : &block->front(); o && o != after;
-       o = o->getNextNode())
+  for (Operation *o : peelPartialTiles(rewriter, outer))
     o->walk([&](Operation *r) {
       if (auto role = r->getAttrOfType<StringAttr>(kTileRole); role && role == "root")
         roots.push_back(r);
@@ -480,17 +483,28 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
     tag(f, "fused");
   for (scf::ForOp l : loops)
     l->setAttr(kTileLoop, UnitAttr::get(ctx));
-  scf::ForOp outer = loops.front();
-  Operation *before = outer->getPrevNode(), *after = outer->getNextNode();
-  peelPartialTiles(rewriter, outer);
-  // The tiles (one, or the whole and partial ones) lie between `before` and `after`.
+  auto untag = [](Operation *o) {
+    o->removeAttr(kTileRole);
+    o->removeAttr(kTileLoop);
+  };
+  SmallVector<Operation *> range = peelPartialTiles(rewriter, loops.front());
+  if (range.empty()) { // every tile whole: nothing was copied
+    untag(root);
+    for (Operation *f : fused)
+      untag(f);
+    if (epilogueTile)
+      untag(epilogueTile);
+    for (scf::ForOp l : loops)
+      untag(l);
+    finishTile(rewriter, root, epilogueTile, fused, cfg, reductionTiles, hasReductionTiles);
+    return;
+  }
   struct Tile {
     Operation *root = nullptr, *epilogue = nullptr;
     SmallVector<Operation *> fused;
   };
   SmallVector<Tile> tileCopies;
-  for (Operation *o = before ? before->getNextNode() : &home->front(); o && o != after;
-       o = o->getNextNode())
+  for (Operation *o : range)
     o->walk([&](Operation *r) {
       auto role = r->getAttrOfType<StringAttr>(kTileRole);
       if (!role || role != "root")
@@ -517,12 +531,8 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
           }
       tileCopies.push_back(t);
     });
-  for (Operation *o = before ? before->getNextNode() : &home->front(); o && o != after;
-       o = o->getNextNode())
-    o->walk([&](Operation *x) {
-      x->removeAttr(kTileRole);
-      x->removeAttr(kTileLoop);
-    });
+  for (Operation *o : range)
+    o->walk(untag);
   for (Tile &t : tileCopies)
     finishTile(rewriter, t.root, t.epilogue, t.fused, cfg, reductionTiles, hasReductionTiles);
 }
