@@ -501,6 +501,23 @@ def reduce_mean_op18(seed: int):
     return b.build(18), {"x": _normal(b.rng, (2, 3, 4, 5))}
 
 
+def window_softmax(seed: int):
+    """MaxViT's window attention scores and squeeze-excitation side by side: Softmax over rows
+    of 49 (a peeled 16-wide partial tile whose partial sums are a scratch tensor) plus a
+    1x1 conv to 16 channels (whose tile tensor has that scratch's type). CSE merged the two
+    empty tensors, so the threads of the softmax's parallel loop shared one scratch buffer:
+    a data race, different answers run to run at 2 threads (stress_threads.py catches it)."""
+    b = GraphBuilder("window_softmax", seed)
+    a = b.input("a", np.float32, [1, 256, 1, 1])
+    s = b.input("s", np.float32, [1, 64, 2, 49, 49])
+    fc = b.node("Conv", [a, b.weight([16, 256, 1, 1], 256, "fc1.weight")], out="fc", name="fc1")
+    b.output(fc, np.float32, [1, 16, 1, 1])
+    sb = b.node("Add", [s, b.init(_normal(b.rng, (2, 49, 49)), "rel_bias")], name="add_bias")
+    p = b.node("Softmax", [sb], out="p", name="softmax", axis=-1)
+    b.output(p, np.float32, [1, 64, 2, 49, 49])
+    return b.build(), {"a": _normal(b.rng, (1, 256, 1, 1)), "s": _normal(b.rng, (1, 64, 2, 49, 49))}
+
+
 MODELS: dict[str, Callable[[int], tuple[onnx.ModelProto, dict[str, np.ndarray]]]] = {
     # quick single-op smoke tests first
     "add_broadcast": add_broadcast,
@@ -509,6 +526,7 @@ MODELS: dict[str, Callable[[int], tuple[onnx.ModelProto, dict[str, np.ndarray]]]
     "transpose_reshape": transpose_reshape,
     "reduce_mean": reduce_mean,
     "reduce_mean_op18": reduce_mean_op18,
+    "window_softmax": window_softmax,
     # networks
     "mlp_b1": _mlp(1, gemm=False),
     "mlp_b64": _mlp(64, gemm=True),

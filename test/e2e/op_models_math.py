@@ -321,6 +321,26 @@ op("conv_1d", "Conv", lambda r: [In(nrm(r, 2, 3, 16)), K(_w(r, 5, 3, 3)), K(nrm(
    pads=[1, 1], strides=[2])
 op("conv_1x1_weight_input", "Conv", lambda r: [In(nrm(r, 1, 8, 5, 5)), In(_w(r, 4, 8, 1, 1))])
 
+
+# Grouped convs (1 < group < channels) with a bias, then an activation fused as their
+# epilogue: the bias was dropped (ResNeXt, RegNet) when the accumulator became the output.
+def _grouped_conv_act(g, act, shape=(1, 8, 9, 9), cout=8, group=2, **attrs):
+    k = [3] * (len(shape) - 2)
+    c = g.node("Conv", [In(nrm(g.r, *shape)), K(_w(g.r, cout, shape[1] // group, *k)),
+                        K(nrm(g.r, cout))], group=group, pads=[1] * (2 * len(k)), **attrs)
+    if act == "silu":
+        return g.node("Mul", [c, g.node("Sigmoid", [c])])
+    if act == "Clip":
+        return g.node(act, [c, K(np.float32(0)), K(np.float32(6))])
+    return g.node(act, [c])
+
+
+for _act in ("Relu", "Clip", "Sigmoid", "silu"):
+    case(f"conv_group2_bias_{_act.lower()}")(lambda g, a=_act: _grouped_conv_act(g, a))
+case("conv_group4_bias_relu_s2")(
+    lambda g: _grouped_conv_act(g, "Relu", (2, 16, 11, 11), 32, 4, strides=[2, 2]))
+case("conv1d_group2_bias_relu")(lambda g: _grouped_conv_act(g, "Relu", (1, 8, 17)))
+
 # ---------------------------------------------------------------------------
 # Pooling
 # ---------------------------------------------------------------------------

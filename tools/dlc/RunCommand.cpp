@@ -442,15 +442,20 @@ const char *kRunHelp =
     "  -h, --help              show this help\n";
 
 const char *kBenchHelp =
-    "usage: dlc bench MODEL.onnx|OUT.so [--threads N] [--runs N] [--warmup N] [--input NAME=FILE]...\n"
+    "usage: dlc bench MODEL.onnx|OUT.so [--threads N] [--runs N] [--warmup N] [--check]\n"
+    "                 [--input NAME=FILE]...\n"
     "\n"
     "Times repeated runs of a model (inputs not given are random) and prints the\n"
     "min, median and p90 latency (in us below 1 ms, else in ms).\n"
+    "With --check every run's outputs are compared bit for bit with the first run's\n"
+    "(same inputs, so they must be identical): a difference is a race in the\n"
+    "generated code or the runtime; it is reported and the exit code is 1.\n"
     "\n"
     "options:\n"
     "  --threads N     threads to run with (default: one per physical core)\n"
     "  --runs N        timed runs (default 100)\n"
     "  --warmup N      untimed runs first (default 5)\n"
+    "  --check         compare each run's outputs with the first run's, bit for bit\n"
     "  --input NAME=FILE   fixed value of an input, .npy or .pb (repeatable)\n"
     "  -h, --help      show this help\n";
 
@@ -537,7 +542,7 @@ int benchCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"--input", true}, {"--threads", true}, {"--runs", true}, {"--warmup", true},
-                  {"--help", false}, {"-h", false}},
+                  {"--check", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -558,6 +563,19 @@ int benchCommand(int argc, char **argv) {
   for (long long i = 0; i < warmup; ++i)
     if (!r.run(error))
       return fail(error);
+  // --check: the first run's outputs, then the runs that differ from them.
+  bool check = args.has("--check");
+  std::vector<std::vector<char>> expected;
+  long long differing = 0;
+  std::string firstDiff;
+  auto snapshot = [&] {
+    std::vector<std::vector<char>> out;
+    for (auto &t : r.outputs) {
+      const char *p = static_cast<const char *>(dlc_tensor_data(t.get()));
+      out.emplace_back(p, p + dlc_tensor_byte_size(t.get()));
+    }
+    return out;
+  };
   std::vector<double> ms;
   for (long long i = 0; i < runs; ++i) {
     auto t0 = std::chrono::steady_clock::now();
@@ -565,6 +583,23 @@ int benchCommand(int argc, char **argv) {
       return fail(error);
     auto t1 = std::chrono::steady_clock::now();
     ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    if (!check)
+      continue;
+    auto now = snapshot();
+    if (i == 0) {
+      expected = std::move(now);
+      continue;
+    }
+    for (size_t o = 0; o < now.size(); ++o) {
+      if (now[o] == expected[o])
+        continue;
+      if (differing++ == 0) {
+        dlc_tensor_info_t info;
+        dlc_module_output_info(r.module, o, &info);
+        firstDiff = "run " + std::to_string(i + 1) + ", output '" + info.name + "'";
+      }
+      break;
+    }
   }
   std::sort(ms.begin(), ms.end());
   auto pct = [&](double p) { return ms[std::min(ms.size() - 1, (size_t)(p * (ms.size() - 1) + 0.5))]; };
@@ -579,7 +614,15 @@ int benchCommand(int argc, char **argv) {
   };
   std::printf("min %s  median %s  p90 %s\n", fmt(ms.front()).c_str(), fmt(pct(0.5)).c_str(),
               fmt(pct(0.9)).c_str());
-  return 0;
+  if (!check)
+    return 0;
+  if (differing == 0) {
+    std::printf("check: all %lld runs gave bit-identical outputs\n", runs);
+    return 0;
+  }
+  return fail(args.positional[0] + ": " + std::to_string(differing) + " of " +
+              std::to_string(runs - 1) + " runs gave outputs that differ from the first run's (first: " +
+              firstDiff + "): a race in the generated code or the runtime");
 }
 
 } // namespace dlc::cli

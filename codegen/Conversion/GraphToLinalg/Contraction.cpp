@@ -229,15 +229,19 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
                           {0, 0, pads[2], pads[3]}, scalarConstant(b, loc, elt, 0));
     Value w = adaptor.getWeight();
     auto wType = cast<RankedTensorType>(w.getType());
-    // The accumulator starts from the bias (broadcast over N, H, W) or zero.
-    Value init;
-    if (Value bias = adaptor.getBias()) {
-      auto column = RankedTensorType::get({type.getDimSize(1), 1, 1}, elt);
-      init = buildElementwise(b, loc, type, {reshapeTensor(b, loc, bias, column)},
+    // The accumulator starts from the bias (broadcast over N, H, W) or zero, built in
+    // the shape the conv writes (grouped: [N, G, F/G, OH, OW]) so that it fuses into
+    // each tile, channels viewed as `channelShape`.
+    auto accumulatorInit = [&](RankedTensorType accType, ArrayRef<int64_t> channelShape) {
+      Value bias = adaptor.getBias();
+      if (!bias)
+        return filledTensor(b, loc, accType, scalarConstant(b, loc, elt, 0));
+      SmallVector<int64_t> column(channelShape);
+      column.append({1, 1});
+      return buildElementwise(b, loc, accType,
+                              {reshapeTensor(b, loc, bias, RankedTensorType::get(column, elt))},
                               [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-    } else {
-      init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
-    }
+    };
     auto strides = b.getI64TensorAttr(op.getStrides());
     auto dilations = b.getI64TensorAttr(op.getDilations());
     int64_t group = op.getGroup();
@@ -245,10 +249,11 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     Value result;
     if (group == 1) {
       result = linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{type}, ValueRange{x, w},
-                                                ValueRange{init}, strides, dilations)
+                                                ValueRange{accumulatorInit(type, {f})},
+                                                strides, dilations)
                    .getResult(0);
     } else if (group == c && group == f) {
-      result = depthwiseAsTapSum(b, loc, op, x, w, init);
+      result = depthwiseAsTapSum(b, loc, op, x, w, accumulatorInit(type, {f}));
     } else {
       // Grouped: view as [N, G, C/G, H, W] x [G, F/G, C/G, KH, KW] -> [N, G, F/G, OH, OW].
       auto xs = cast<RankedTensorType>(x.getType()).getShape();
@@ -259,7 +264,7 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
           {type.getDimSize(0), group, f / group, type.getDimSize(2), type.getDimSize(3)}, elt);
       Value gxv = tensor::ExpandShapeOp::create(b, loc, gx, x, {{0}, {1, 2}, {3}, {4}});
       Value gwv = tensor::ExpandShapeOp::create(b, loc, gw, w, {{0, 1}, {2}, {3}, {4}});
-      Value ginit = tensor::ExpandShapeOp::create(b, loc, gy, init, {{0}, {1, 2}, {3}, {4}});
+      Value ginit = accumulatorInit(gy, {group, f / group});
       Value gr = linalg::Conv2DNgchwGfchwOp::create(b, loc, TypeRange{gy}, ValueRange{gxv, gwv},
                                                     ValueRange{ginit}, strides, dilations)
                      .getResult(0);

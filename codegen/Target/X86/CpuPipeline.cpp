@@ -33,6 +33,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "func.func(dlc-read-padded-interior)",
       // A training step's parameters and optimizer state: mutable memref globals.
       "dlc-lower-global-state",
+      // A parallel loop's scratch tensors are made inside it: one buffer per thread.
+      "func.func(dlc-privatize-parallel-buffers)",
       // Tensors -> buffers; intermediates become allocations.
       "one-shot-bufferize",
       "canonicalize", "cse",

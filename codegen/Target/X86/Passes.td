@@ -68,6 +68,22 @@ def PadToHalo : Pass<"dlc-pad-to-halo"> {
                            "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def PrivatizeParallelBuffers : Pass<"dlc-privatize-parallel-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Empty tensors used inside a parallel loop are made inside it";
+  let description = [{
+    A `tensor.empty` defined outside a loop marked `dlc.parallel` and used as a
+    destination inside it (the partial sums of a peeled reduction tile, one
+    empty shared by CSE with other ops) bufferizes to one allocation outside
+    the loop. The runtime's threads run the loop's iterations at once, so that
+    buffer is a data race (MaxViT's softmax gave different answers run to run
+    at 2 threads). Each such use gets its own copy of the empty tensor, made
+    right before the user, so it bufferizes inside the loop: one buffer per
+    iteration, from the runtime allocator's per-thread cache. Runs right
+    before bufferization (CSE would merge the copies back).
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def PlanArena : Pass<"dlc-plan-arena", "::mlir::func::FuncOp"> {
   let summary = "Intermediate buffers as views of one arena, reused by liveness";
   let description = [{

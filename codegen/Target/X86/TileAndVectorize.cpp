@@ -196,6 +196,13 @@ std::optional<std::pair<linalg::LinalgOp, KernelConfig>> epilogueProducer(linalg
   return std::nullopt;
 }
 
+/// A tensor with undefined contents: tensor.empty, or a slice of one.
+bool isUninitialized(Value v) {
+  while (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>())
+    v = slice.getSource();
+  return v.getDefiningOp<tensor::EmptyOp>() != nullptr;
+}
+
 /// Points the accumulator of a fused contraction tile at its epilogue's destination
 /// tile, and the epilogue at the contraction's result: the tile is computed, finished
 /// and stored in place in the output, with no scratch buffer per tile.
@@ -208,8 +215,13 @@ void accumulateInEpilogueTile(linalg::LinalgOp epilogueTile, linalg::LinalgOp ke
       break;
     start = &producer.getDpsInitsMutable()[0];
   }
+  // Only a value whose contents nobody reads may be replaced by the destination: the
+  // init of an op that overwrites it (fill, broadcast), or an uninitialized tensor. A
+  // contraction accumulating onto an unfused bias reads it (grouped convolutions).
   Operation *scratch = start->get().getDefiningOp();
   if (!scratch || !isa<tensor::EmptyOp, tensor::ExtractSliceOp>(scratch) ||
+      (cast<linalg::LinalgOp>(start->getOwner()).payloadUsesValueFromOperand(start) &&
+       !isUninitialized(start->get())) ||
       start->get().getType() != dest.get().getType() ||
       kernelTile->getResult(0).getType() != dest.get().getType())
     return;

@@ -115,6 +115,29 @@ func.func @matmul_epilogue(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>, %bias
 
 // -----
 
+// An epilogue over a contraction that accumulates onto values (here an argument; a
+// grouped conv's unfused bias was one) keeps reading them: only an init whose
+// contents nobody reads may become the output tile (the bias was dropped).
+// CHECK-LABEL: func @matmul_accumulate_epilogue
+// CHECK-SAME: %[[C:[a-z0-9]+]]: tensor<64x64xf32>)
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: %[[INIT:.*]] = vector.transfer_read %[[C]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (vector<8x32xf32>)
+// CHECK: arith.maximumf {{.*}} : vector<8x32xf32>
+func.func @matmul_accumulate_epilogue(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = arith.maximumf %x, %cst : f32
+    linalg.yield %z : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
 // Row blocks: a normalize step reading a per-row statistic of a reduction is tiled by
 // blocks of rows with its producer chain fused in; the row reduction keeps partial
 // sums (32 for a row of 1024) in a vector across the row and adds them up once per row.

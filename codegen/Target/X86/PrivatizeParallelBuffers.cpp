@@ -1,0 +1,48 @@
+// dlc-privatize-parallel-buffers: scratch tensors of a parallel loop, one per iteration.
+#include "codegen/Target/X86/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace dlc::x86 {
+#define GEN_PASS_DEF_PRIVATIZEPARALLELBUFFERS
+#include "codegen/Target/X86/Passes.h.inc"
+} // namespace dlc::x86
+
+using namespace mlir;
+
+namespace {
+
+/// The outermost loop marked dlc.parallel that contains `op`, or null.
+Operation *parallelLoopAround(Operation *op) {
+  Operation *found = nullptr;
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa<scf::ForOp>(p) && p->hasAttr(dlc::x86::kParallelLoopAttr))
+      found = p;
+  return found;
+}
+
+struct PrivatizeParallelBuffersPass
+    : dlc::x86::impl::PrivatizeParallelBuffersBase<PrivatizeParallelBuffersPass> {
+  void runOnOperation() override {
+    SmallVector<tensor::EmptyOp> empties;
+    getOperation().walk([&](tensor::EmptyOp e) { empties.push_back(e); });
+    for (tensor::EmptyOp empty : empties) {
+      for (OpOperand &use : llvm::make_early_inc_range(empty->getUses())) {
+        Operation *user = use.getOwner();
+        Operation *loop = parallelLoopAround(user);
+        if (!loop || loop->isProperAncestor(empty))
+          continue;
+        // An empty tensor has no contents to share: a copy made where it is used
+        // is the same value, and bufferizes to an allocation inside the loop.
+        OpBuilder b(user);
+        use.set(b.clone(*empty)->getResult(0));
+      }
+      if (empty->use_empty())
+        empty->erase();
+    }
+  }
+};
+
+} // namespace
