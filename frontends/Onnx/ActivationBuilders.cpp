@@ -73,10 +73,8 @@ LogicalResult hardSwish(NodeImporter &n, Results &out) {
   });
 }
 
-Value softplusOf(Expr &e, Value x) { return e.op<LogOp>({e.op<AddOp>({e.op<ExpOp>({x}), e.c(1)})}); }
-
 LogicalResult softplus(NodeImporter &n, Results &out) {
-  return activation(n, out, {}, [](Expr &e, Value x, ArrayRef<double>) { return softplusOf(e, x); });
+  return activation(n, out, {}, [](Expr &e, Value x, ArrayRef<double>) { return e.softplus(x); });
 }
 
 LogicalResult softsign(NodeImporter &n, Results &out) {
@@ -87,7 +85,7 @@ LogicalResult softsign(NodeImporter &n, Results &out) {
 
 LogicalResult mish(NodeImporter &n, Results &out) {
   return activation(n, out, {}, [](Expr &e, Value x, ArrayRef<double>) {
-    return e.op<MulOp>({x, e.op<TanhOp>({softplusOf(e, x)})});
+    return e.op<MulOp>({x, e.op<TanhOp>({e.softplus(x)})});
   });
 }
 

@@ -74,6 +74,12 @@ struct Expr {
       attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
     return op<graph::CastOp>({v}, attrs, {mlir::RankedTensorType::get(t.getShape(), to)});
   }
+  /// log(1 + e^x) as max(x, 0) + log(1 + e^-|x|): e^x overflows to inf for x > 88
+  /// (Softplus(3.4e38) was inf), e^-|x| never does.
+  mlir::Value softplus(mlir::Value x) {
+    mlir::Value e = op<graph::ExpOp>({op<graph::NegOp>({op<graph::AbsOp>({x})})});
+    return op<graph::AddOp>({op<graph::ReluOp>({x}), op<graph::LogOp>({op<graph::AddOp>({e, c(1)})})});
+  }
   mlir::Value fail() {
     failed = true;
     return {};

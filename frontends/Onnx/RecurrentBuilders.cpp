@@ -54,7 +54,7 @@ Value activate(Expr &e, const Activation &a, Value x) {
   if (f == "Softsign")
     return e.op<DivOp>({x, e.op<AddOp>({e.c(1), e.op<AbsOp>({x})})});
   if (f == "Softplus")
-    return e.op<LogOp>({e.op<AddOp>({e.op<ExpOp>({x}), e.c(1)})});
+    return e.softplus(x);
   if (f == "Affine")
     return e.op<AddOp>({e.op<MulOp>({x, e.c(a.alpha)}), e.c(a.beta)});
   return e.fail();

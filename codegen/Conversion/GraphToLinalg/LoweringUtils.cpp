@@ -46,12 +46,6 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, 
   return generic.getResult(0);
 }
 
-Value scalarConstant(OpBuilder &b, Location loc, Type elt, double v) {
-  if (auto ft = dyn_cast<FloatType>(elt))
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, v));
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, (int64_t)v));
-}
-
 Value extremeConstant(OpBuilder &b, Location loc, Type elt, bool lowest) {
   if (auto ft = dyn_cast<FloatType>(elt))
     return arith::ConstantOp::create(
@@ -62,38 +56,6 @@ Value extremeConstant(OpBuilder &b, Location loc, Type elt, bool lowest) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, v));
 }
 
-Value convertScalar(OpBuilder &b, Location loc, Value v, Type to, bool isUnsigned) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
-  if (to.isInteger(1)) {
-    Value zero = scalarConstant(b, loc, from, 0);
-    if (ff)
-      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
-  }
-  if (ff && tf)
-    return ff.getWidth() < tf.getWidth() ? Value(arith::ExtFOp::create(b, loc, to, v))
-                                         : Value(arith::TruncFOp::create(b, loc, to, v));
-  if (ff) {
-    // Through i64 then truncated, so values of unsigned narrow targets (e.g. 200.0
-    // to uint8) keep their bits instead of saturating at the signed maximum.
-    if (to.getIntOrFloatBitWidth() >= 64)
-      return arith::FPToSIOp::create(b, loc, to, v);
-    Value wide = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
-    return arith::TruncIOp::create(b, loc, to, wide);
-  }
-  bool zeroExtend = isUnsigned || from.isInteger(1);
-  if (tf)
-    return zeroExtend ? Value(arith::UIToFPOp::create(b, loc, to, v))
-                      : Value(arith::SIToFPOp::create(b, loc, to, v));
-  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-  if (fw < tw)
-    return zeroExtend ? Value(arith::ExtUIOp::create(b, loc, to, v))
-                      : Value(arith::ExtSIOp::create(b, loc, to, v));
-  return arith::TruncIOp::create(b, loc, to, v);
-}
 
 Value permuteTensor(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(v.getType());

@@ -2,6 +2,7 @@
 #ifndef DLC_CODEGEN_CONVERSION_GRAPHTOLINALG_LOWERINGUTILS_H
 #define DLC_CODEGEN_CONVERSION_GRAPHTOLINALG_LOWERINGUTILS_H
 
+#include "dialects/Graph/IR/ScalarBuilders.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -25,15 +26,13 @@ mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::RankedTensorType resultType, mlir::ValueRange inputs,
                              ScalarBodyFn body);
 
-/// Scalar constant (float or integer) of type `elt`.
-mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, double v);
+using dlc::graph::compareScalars;
+using dlc::graph::convertScalar;
+using dlc::graph::floatOrInt;
+using dlc::graph::scalarConstant;
+
 /// The identity of max (lowest value) or min (highest value) for `elt`.
 mlir::Value extremeConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, bool lowest);
-
-/// Converts a scalar between element types with ONNX Cast semantics
-/// (`isUnsigned`: the integer source holds an unsigned ONNX type).
-mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to,
-                          bool isUnsigned = false);
 
 /// Reshape through collapse/expand (static shapes; handles rank 0).
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
@@ -68,14 +67,6 @@ mlir::Value wrapAndClampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Valu
 
 /// An index constant.
 mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
-
-/// `float ? floatOp : intOp` over the same operands.
-template <typename FloatOp, typename IntOp>
-mlir::Value floatOrInt(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange args) {
-  if (mlir::isa<mlir::FloatType>(args[0].getType()))
-    return FloatOp::create(b, loc, args);
-  return IntOp::create(b, loc, args);
-}
 
 } // namespace dlc::conversion
 

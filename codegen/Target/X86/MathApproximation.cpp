@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+
+#include <cmath>
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc::x86 {
@@ -125,16 +127,58 @@ struct DivByConstantToMul : OpRewritePattern<arith::DivFOp> {
   }
 };
 
+/// log of a denormal: the polynomial log reads the exponent field, which treats every
+/// denormal as the smallest normal (log(1e-40) gave -87.3, not -92.1). Inputs below the
+/// smallest normal are scaled by 2^24 first and 24 log 2 taken off the result; zero and
+/// negative inputs keep their -inf / NaN. The rewritten log is tagged so it is scaled once.
+struct ScaleDenormalLog : OpRewritePattern<math::LogOp> {
+  ScaleDenormalLog(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(math::LogOp op, PatternRewriter &rewriter) const override {
+    constexpr const char *kScaled = "dlc.denormal_scaled";
+    if (op->hasAttr(kScaled) || !getElementTypeOrSelf(op.getType()).isF32())
+      return failure();
+    Location loc = op.getLoc();
+    Type t = op.getType();
+    auto cst = [&](float v) -> Value {
+      TypedAttr a = rewriter.getF32FloatAttr(v);
+      if (auto vec = dyn_cast<VectorType>(t))
+        a = DenseElementsAttr::get(vec, a);
+      return arith::ConstantOp::create(rewriter, loc, a);
+    };
+    Value x = op.getOperand();
+    Value small = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, x,
+                                        cst(1.17549435e-38f));
+    Value scaled = arith::SelectOp::create(
+        rewriter, loc, small, arith::MulFOp::create(rewriter, loc, x, cst(16777216.0f)), x);
+    auto log = math::LogOp::create(rewriter, loc, scaled);
+    log->setAttr(kScaled, rewriter.getUnitAttr());
+    Value fixed = arith::SubFOp::create(rewriter, loc, log, cst(24.0f * (float)M_LN2));
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, small, fixed, log);
+    return success();
+  }
+};
+
+/// The functions approximated by polynomials. sin and cos are not: upstream's range
+/// reduction loses all accuracy for large arguments (sin(1e5), cos(3.4e38) were wrong),
+/// so they stay libm calls, which reduce exactly.
+bool approximated(StringRef name) {
+  name.consume_front("math.");
+  return llvm::is_contained({"atan", "atan2", "tanh", "log", "log2", "log1p", "erf", "asin",
+                             "acos", "exp", "expm1", "cbrt"},
+                            name);
+}
+
 struct MathApproximationPass : dlc::x86::impl::MathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // x^2 -> x*x, x^0.5 -> sqrt, ... for constant exponents. Other powf stay
     // libm calls: the exp(y log x) expansion is NaN for negative bases.
     populateMathAlgebraicSimplificationPatterns(patterns);
-    patterns.add<RationalErf, DivByConstantToMul>(&getContext());
+    patterns.add<RationalErf, DivByConstantToMul, ScaleDenormalLog>(&getContext());
     patterns.add<ClampToSelect<arith::MaximumFOp, arith::CmpFPredicate::OLT>,
                  ClampToSelect<arith::MinimumFOp, arith::CmpFPredicate::OGT>>(&getContext());
-    populateMathPolynomialApproximationPatterns(patterns, MathPolynomialApproximationOptions{});
+    populateMathF32ExpansionPatterns(patterns, approximated);
+    populateMathPolynomialApproximationPatterns(patterns, approximated);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

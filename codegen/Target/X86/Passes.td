@@ -185,9 +185,10 @@ def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
 def MathApproximation : Pass<"dlc-math-approximation"> {
   let summary = "Replace f32 transcendental math ops by polynomial approximations";
   let description = [{
-    exp, log, tanh, erf, sin, cos, ... on f32 scalars and vectors become
-    arithmetic (a few ulp of error), so vector loops never call libm
-    (ELTWISE-NOTES.md). Powers with constant exponents become
+    exp, log, tanh, erf, ... on f32 scalars and vectors become arithmetic (a
+    few ulp of error), so vector loops never call libm (ELTWISE-NOTES.md);
+    log scales denormal inputs first. sin and cos stay libm calls (the
+    polynomial's range reduction fails for large arguments). Powers with constant exponents become
     multiplications or square roots; other powers and other element types
     keep their libm calls. max/min against a constant (ReLU, Clip) become
     compare + select, one vmaxps/vminps on x86 (NaN stays NaN).

@@ -2,6 +2,10 @@
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 
 #include <cstring>
@@ -93,86 +97,142 @@ DenseElementsAttr gatherElements(DenseElementsAttr in, ShapedType outType,
 
 } // namespace
 
-OpFoldResult dlc::graph::foldBinaryConstants(Attribute lhs, Attribute rhs, Type resultType,
-                                             IntFoldFn intFn, FloatFoldFn floatFn) {
-  auto a = smallDense(lhs), b = smallDense(rhs);
-  auto outType = cast<ShapedType>(resultType);
-  if (!a || !b || outType.getNumElements() > kMaxFoldElements)
+namespace {
+
+/// The IEEE results the math folders decline to compute: log of zero (-inf) and of a
+/// negative number or NaN (NaN), sqrt of a negative number (NaN) and of -0 (-0). libm and dlc's
+/// compiled code give these, so the folder does too; null for everything else.
+Attribute ieeeSpecialCase(Operation &op, ArrayRef<Attribute> operands) {
+  if (!isa<math::LogOp, math::SqrtOp>(op) || operands.size() != 1)
     return {};
-  auto as = a.getType().getShape(), bs = b.getType().getShape(), os = outType.getShape();
-  int64_t n = outType.getNumElements();
-  Type outElt = outType.getElementType();
-  if (a.getElementType().isIntOrIndex()) {
-    auto x = toInts(a), y = toInts(b);
-    SmallVector<int64_t> r(n);
-    for (int64_t i = 0; i < n; ++i)
-      r[i] = intFn(x[a.isSplat() ? 0 : broadcastIndex(i, os, as)],
-                   y[b.isSplat() ? 0 : broadcastIndex(i, os, bs)]);
-    return fromInts(outType, r);
-  }
-  auto x = toDoubles(a), y = toDoubles(b);
-  SmallVector<double> r(n);
-  for (int64_t i = 0; i < n; ++i)
-    r[i] = floatFn(x[a.isSplat() ? 0 : broadcastIndex(i, os, as)],
-                   y[b.isSplat() ? 0 : broadcastIndex(i, os, bs)]);
-  if (isa<FloatType>(outElt))
-    return fromDoubles(outType, r);
-  return fromInts(outType, llvm::to_vector(llvm::map_range(r, [](double v) { return (int64_t)v; })));
+  auto x = dyn_cast<FloatAttr>(operands[0]);
+  if (!x)
+    return {};
+  const APFloat &v = x.getValue();
+  const llvm::fltSemantics &sem = v.getSemantics();
+  if (isa<math::LogOp>(op) && v.isZero())
+    return FloatAttr::get(x.getType(), APFloat::getInf(sem, /*Negative=*/true));
+  if (isa<math::SqrtOp>(op) && v.isZero())
+    return x; // sqrt(-0) = -0
+  if (v.isNaN() || (v.isNegative() && !v.isZero()))
+    return FloatAttr::get(x.getType(), APFloat::getNaN(sem));
+  return {};
 }
 
-OpFoldResult dlc::graph::foldUnaryConstants(Attribute input, Type resultType, IntUnaryFn intFn,
-                                            FloatUnaryFn floatFn) {
-  auto a = smallDense(input);
-  auto outType = cast<ShapedType>(resultType);
-  if (!a || a.getElementType().isInteger(1))
-    return {};
-  // A splat is computed once, on a one-element view of it.
-  bool splat = a.isSplat();
-  auto one = RankedTensorType::get({1}, a.getElementType());
-  DenseElementsAttr in = splat ? DenseElementsAttr::get(one, a.getSplatValue<Attribute>()) : a;
-  ShapedType computeType = splat ? ShapedType(one) : outType;
-  DenseElementsAttr r;
-  if (in.getElementType().isIntOrIndex()) {
-    auto v = toInts(in);
-    for (int64_t &x : v)
-      x = intFn(x);
-    r = fromInts(computeType, v);
-  } else {
-    auto v = toDoubles(in);
-    for (double &x : v)
-      x = floatFn(x);
-    r = fromDoubles(computeType, v);
+/// Evaluates an op's scalar body (ScalarComputation) on constant elements: the body
+/// is built once in a scratch block over block arguments, then each op of it is
+/// folded in order with the element's attributes. Fails where a body op does not
+/// fold (integer division by zero, log of a negative number, ...): such values are
+/// left to run time rather than guessed.
+class ScalarEvaluator {
+public:
+  /// The body lives in a detached module (never verified), its block arguments
+  /// standing for one element of each operand.
+  ScalarEvaluator(ScalarComputationOpInterface op, TypeRange argTypes)
+      : scratch(ModuleOp::create(op->getLoc())), block(*scratch->getBody()) {
+    SmallVector<Location> locs(argTypes.size(), op->getLoc());
+    block.addArguments(argTypes, locs);
+    OpBuilder b = OpBuilder::atBlockEnd(&block);
+    result = op.buildScalar(b, op->getLoc(), block.getArguments());
   }
-  return splat ? DenseElementsAttr::get(outType, r.getSplatValue<Attribute>()) : r;
+  ~ScalarEvaluator() {
+    // Users first: the body's ops in reverse order.
+    while (!block.empty())
+      block.back().erase();
+  }
+
+  /// The body's value for one element of each operand, or null.
+  Attribute evaluate(ArrayRef<Attribute> args) {
+    DenseMap<Value, Attribute> known;
+    for (auto [arg, value] : llvm::zip(block.getArguments(), args))
+      known[arg] = value;
+    SmallVector<Attribute> operands;
+    SmallVector<OpFoldResult> folded;
+    for (Operation &bodyOp : block) {
+      operands.clear();
+      for (Value v : bodyOp.getOperands()) {
+        Attribute a = known.lookup(v);
+        if (!a)
+          return {};
+        operands.push_back(a);
+      }
+      if (auto cst = dyn_cast<arith::ConstantOp>(bodyOp)) {
+        known[cst.getResult()] = cst.getValue();
+        continue;
+      }
+      folded.clear();
+      if (Attribute special = ieeeSpecialCase(bodyOp, operands)) {
+        known[bodyOp.getResult(0)] = special;
+        continue;
+      }
+      if (failed(bodyOp.fold(operands, folded)) || folded.size() != bodyOp.getNumResults())
+        return {};
+      for (auto [r, f] : llvm::zip(bodyOp.getResults(), folded)) {
+        Attribute a = isa<Attribute>(f) ? cast<Attribute>(f) : known.lookup(cast<Value>(f));
+        // An in-place fold (the op's own result) is not a value.
+        if (!a || !isa<IntegerAttr, FloatAttr>(a))
+          return {};
+        known[r] = a;
+      }
+    }
+    return known.lookup(result);
+  }
+
+private:
+  OwningOpRef<ModuleOp> scratch;
+  Block &block;
+  Value result;
+};
+
+} // namespace
+
+OpFoldResult dlc::graph::foldElementwise(Operation *op, ArrayRef<Attribute> operands) {
+  auto iface = dyn_cast<ScalarComputationOpInterface>(op);
+  auto outType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!iface || op->getNumResults() != 1 || !outType || !outType.hasStaticShape() ||
+      outType.getNumElements() > kMaxFoldElements)
+    return {};
+  SmallVector<DenseElementsAttr> inputs;
+  SmallVector<Type> argTypes;
+  for (Attribute a : operands) {
+    auto d = smallDense(a);
+    if (!d || !d.getElementType().isIntOrFloat())
+      return {};
+    inputs.push_back(d);
+    argTypes.push_back(d.getElementType());
+  }
+  Type outElt = outType.getElementType();
+  if (!outElt.isIntOrFloat())
+    return {};
+  // Every operand a splat: one evaluation.
+  bool allSplat = llvm::all_of(inputs, [](DenseElementsAttr d) { return d.isSplat(); });
+  int64_t n = allSplat ? 1 : outType.getNumElements();
+  SmallVector<SmallVector<Attribute>> values;
+  for (DenseElementsAttr d : inputs)
+    values.push_back(d.isSplat() ? SmallVector<Attribute>{d.getSplatValue<Attribute>()}
+                                 : llvm::to_vector(d.getValues<Attribute>()));
+  ScalarEvaluator eval(iface, argTypes);
+  SmallVector<Attribute> out;
+  SmallVector<Attribute> args(inputs.size());
+  auto os = outType.getShape();
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < inputs.size(); ++k)
+      args[k] = values[k][inputs[k].isSplat() ? 0
+                                              : broadcastIndex(i, os, inputs[k].getType().getShape())];
+    Attribute r = eval.evaluate(args);
+    if (!r || cast<TypedAttr>(r).getType() != outElt)
+      return {};
+    out.push_back(r);
+  }
+  if (allSplat)
+    return DenseElementsAttr::get(outType, out.front());
+  return DenseElementsAttr::get(outType, out);
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  auto in = smallDense(adaptor.getInput());
-  if (!in)
-    return {};
-  auto outType = getType();
-  Type inElt = in.getElementType(), outElt = outType.getElementType();
-  if (isa<FloatType>(inElt)) {
-    auto v = toDoubles(in);
-    if (isa<FloatType>(outElt))
-      return fromDoubles(outType, v);
-    SmallVector<int64_t> r;
-    for (double d : v)
-      r.push_back(outElt.isInteger(1) ? d != 0.0 : (int64_t)d);
-    return fromInts(outType, r);
-  }
-  auto v = toInts(in);
-  if (getUnsignedInput() && !inElt.isInteger(1) && inElt.getIntOrFloatBitWidth() < 64)
-    for (int64_t &x : v)
-      x &= (int64_t(1) << inElt.getIntOrFloatBitWidth()) - 1;
-  if (isa<FloatType>(outElt))
-    return fromDoubles(outType, llvm::to_vector(llvm::map_range(v, [](int64_t x) { return (double)x; })));
-  if (outElt.isInteger(1))
-    for (int64_t &x : v)
-      x = x != 0;
-  return fromInts(outType, v);
+  return foldElementwise(*this, adaptor.getOperands());
 }
 
 /// A small constant input splits into constant pieces.
@@ -196,18 +256,6 @@ LogicalResult SplitOp::fold(FoldAdaptor adaptor, SmallVectorImpl<OpFoldResult> &
     offset += len;
   }
   return success();
-}
-
-OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
-  auto in = smallDense(adaptor.getInput());
-  if (!in)
-    return {};
-  SmallVector<bool> v;
-  for (bool b : in.getValues<bool>())
-    v.push_back(!b);
-  if (in.isSplat())
-    return DenseElementsAttr::get(getType(), !in.getSplatValue<bool>());
-  return DenseElementsAttr::get(getType(), ArrayRef<bool>(v));
 }
 
 /// Constant condition: picks between the (broadcast) constant branches.

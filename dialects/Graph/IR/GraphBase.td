@@ -6,6 +6,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "dialects/Graph/IR/ScalarComputation.td"
 
 def Graph_Dialect : Dialect {
   let name = "dlc_graph";
@@ -22,7 +23,8 @@ def Graph_Dialect : Dialect {
     primitive ops by `dlc-decompose` before lowering to linalg.
   }];
   let cppNamespace = "::dlc::graph";
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  // arith and math: the scalar bodies of elementwise ops, which their folders evaluate.
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
   let hasConstantMaterializer = 1;
   // Attributes stay in the attribute dictionary so generic builders (the
   // importer, the C++ graph builder) can infer result types before creating.
@@ -38,8 +40,6 @@ def Graph_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def Graph_IntTensor : RankedTensorOf<[AnyInteger]>;
 def Graph_BoolTensor : RankedTensorOf<[I1]>;
 
-// x -> f(x), same type in and out. `foldFn` (a generic C++ lambda over one
-// int64_t or double) folds small constants, e.g. BatchNorm's sqrt(var + eps).
 // Marker traits the layout pass (dlc-channels-last) reads instead of op names.
 // Elementwise: every result element depends only on the operand elements at the
 // same (broadcast) index. AxisReduction: reduces its `axes` attribute's dims,
@@ -47,33 +47,37 @@ def Graph_BoolTensor : RankedTensorOf<[I1]>;
 def Graph_Elementwise : NativeOpTrait<"GraphElementwise"> { let cppNamespace = "::dlc::graph"; }
 def Graph_AxisReduction : NativeOpTrait<"GraphAxisReduction"> { let cppNamespace = "::dlc::graph"; }
 
-class Graph_UnaryOp<string mnemonic, list<Trait> traits = [], string foldFn = "">
-    : Graph_Op<mnemonic, traits # [Pure, SameOperandsAndResultType, Graph_Elementwise]> {
+// An elementwise op computed by its ScalarComputation body (ScalarSemantics.cpp),
+// folded on small constants by evaluating that body (foldElementwise).
+class Graph_ScalarOp<string mnemonic, list<Trait> traits = []>
+    : Graph_Op<mnemonic, traits # [Pure, Graph_Elementwise,
+        DeclareOpInterfaceMethods<Graph_ScalarComputation>]> {
+  let hasFolder = 1;
+  code foldDefinition = [{
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::dlc::graph::foldElementwise(*this, adaptor.getOperands());
+    }
+  }];
+  let extraClassDefinition = foldDefinition;
+}
+
+// x -> f(x), same type in and out.
+class Graph_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Graph_ScalarOp<mnemonic, traits # [SameOperandsAndResultType]> {
   let arguments = (ins Graph_Tensor:$input);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
-  let hasFolder = !ne(foldFn, "");
-  let extraClassDefinition = !if(!ne(foldFn, ""), [{
-    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
-      return ::dlc::graph::foldUnaryConstants(adaptor.getInput(), getType(), }] # foldFn # [{);
-    }
-  }], "");
 }
 
 // (x, y) -> f(x, y) with NumPy broadcasting; the result element type is the
 // operands' (which must match), or i1 when `isPredicate`.
-// `foldFn` is a generic C++ lambda over two scalars (int64_t or double) used to
-// fold small constant operands, e.g. the shape arithmetic exporters emit; ""
-// for ops that are not folded.
-class Graph_BinaryOp<string mnemonic, string foldFn, bit isPredicate = 0,
-                     list<Trait> traits = []>
-    : Graph_Op<mnemonic, traits # [Pure, Graph_Elementwise,
-        DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+class Graph_BinaryOp<string mnemonic, bit isPredicate = 0, list<Trait> traits = []>
+    : Graph_ScalarOp<mnemonic, traits # [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
-  let extraClassDefinition = [{
+  let extraClassDefinition = foldDefinition # [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *ctx, ::std::optional<::mlir::Location> loc,
         ::mlir::ValueRange operands, ::mlir::DictionaryAttr,
@@ -82,13 +86,7 @@ class Graph_BinaryOp<string mnemonic, string foldFn, bit isPredicate = 0,
       return ::dlc::graph::inferBroadcastResult(loc, operands,
           /*predicate=*/}] # !if(isPredicate, "true", "false") # [{, results);
     }
-  }] # !if(!ne(foldFn, ""), [{
-    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
-      return ::dlc::graph::foldBinaryConstants(adaptor.getLhs(), adaptor.getRhs(),
-          getType(), }] # foldFn # [{);
-    }
-  }], "");
-  let hasFolder = !ne(foldFn, "");
+  }];
 }
 
 #endif // DLC_GRAPH_BASE_TD

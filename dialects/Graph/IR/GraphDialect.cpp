@@ -9,6 +9,7 @@ using namespace mlir;
 using namespace dlc::graph;
 
 #include "dialects/Graph/IR/GraphOpsDialect.cpp.inc"
+#include "dialects/Graph/IR/ScalarComputation.cpp.inc"
 
 void GraphDialect::initialize() {
   addOperations<

@@ -3,6 +3,7 @@
 #define DLC_DIALECTS_GRAPH_IR_GRAPHDIALECT_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Dialect.h"
 
 #include "dialects/Graph/IR/GraphOpsDialect.h.inc"

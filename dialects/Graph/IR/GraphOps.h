@@ -31,37 +31,18 @@ llvm::LogicalResult inferBroadcastResult(std::optional<mlir::Location> loc,
                                          mlir::ValueRange operands, bool predicate,
                                          llvm::SmallVectorImpl<mlir::Type> &results);
 
-/// Scalar kernels used to fold binary ops on small constants.
-using IntFoldFn = std::function<int64_t(int64_t, int64_t)>;
-using FloatFoldFn = std::function<double(double, double)>;
-mlir::OpFoldResult foldBinaryConstants(mlir::Attribute lhs, mlir::Attribute rhs,
-                                       mlir::Type resultType, IntFoldFn intFn,
-                                       FloatFoldFn floatFn);
-template <typename Fn>
-mlir::OpFoldResult foldBinaryConstants(mlir::Attribute lhs, mlir::Attribute rhs,
-                                       mlir::Type resultType, Fn fn) {
-  return foldBinaryConstants(
-      lhs, rhs, resultType, [fn](int64_t a, int64_t b) { return int64_t(fn(a, b)); },
-      [fn](double a, double b) { return double(fn(a, b)); });
-}
-
-/// Folds a unary elementwise op on a small constant (int64_t or double math).
-using IntUnaryFn = std::function<int64_t(int64_t)>;
-using FloatUnaryFn = std::function<double(double)>;
-mlir::OpFoldResult foldUnaryConstants(mlir::Attribute input, mlir::Type resultType,
-                                      IntUnaryFn intFn, FloatUnaryFn floatFn);
-template <typename Fn>
-mlir::OpFoldResult foldUnaryConstants(mlir::Attribute input, mlir::Type resultType, Fn fn) {
-  return foldUnaryConstants(
-      input, resultType, [fn](int64_t a) { return int64_t(fn(a)); },
-      [fn](double a) { return double(fn(a)); });
-}
+/// Folds an elementwise op (ScalarComputationOpInterface) on small constant operands
+/// by evaluating its scalar body with the arith/math folders; null where some element
+/// does not fold.
+mlir::OpFoldResult foldElementwise(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands);
 
 /// Largest constant (in elements) the folders materialize: folding is for the
 /// small shape computations exporters emit, not for weights.
 constexpr int64_t kMaxFoldElements = 1 << 16;
 
 } // namespace dlc::graph
+
+#include "dialects/Graph/IR/ScalarComputation.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/Graph/IR/GraphOps.h.inc"

@@ -8,23 +8,22 @@ include "dialects/Graph/IR/GraphBase.td"
 // Elementwise unary
 //===----------------------------------------------------------------------===//
 
-def Graph_NegOp : Graph_UnaryOp<"neg", [], "[](auto a) { return -a; }"> { let summary = "elementwise -x"; }
-def Graph_AbsOp : Graph_UnaryOp<"abs", [], "[](auto a) { return a < decltype(a)(0) ? -a : a; }"> { let summary = "elementwise |x|"; }
-def Graph_ExpOp : Graph_UnaryOp<"exp", [], "[](auto a) { return decltype(a)(std::exp(double(a))); }"> { let summary = "elementwise e^x"; }
-def Graph_LogOp : Graph_UnaryOp<"log", [], "[](auto a) { return decltype(a)(std::log(double(a))); }"> { let summary = "elementwise natural log"; }
-def Graph_SqrtOp : Graph_UnaryOp<"sqrt", [], "[](auto a) { return decltype(a)(std::sqrt(double(a))); }"> { let summary = "elementwise square root"; }
-def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", [], "[](auto a) { return decltype(a)(1.0 / double(a)); }"> { let summary = "elementwise 1/x"; }
-def Graph_TanhOp : Graph_UnaryOp<"tanh", [], "[](auto a) { return decltype(a)(std::tanh(double(a))); }"> { let summary = "elementwise tanh"; }
-def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", [], "[](auto a) { return decltype(a)(1.0 / (1.0 + std::exp(-double(a)))); }"> { let summary = "elementwise 1/(1+e^-x)"; }
-def Graph_ReluOp : Graph_UnaryOp<"relu", [], "[](auto a) { return a > decltype(a)(0) ? a : decltype(a)(0); }"> { let summary = "elementwise max(x, 0)"; }
-def Graph_ErfOp : Graph_UnaryOp<"erf", [], "[](auto a) { return decltype(a)(std::erf(double(a))); }"> { let summary = "elementwise error function"; }
-def Graph_FloorOp : Graph_UnaryOp<"floor", [], "[](auto a) { return decltype(a)(std::floor(double(a))); }"> { let summary = "elementwise floor"; }
-def Graph_CeilOp : Graph_UnaryOp<"ceil", [], "[](auto a) { return decltype(a)(std::ceil(double(a))); }"> { let summary = "elementwise ceil"; }
-def Graph_SinOp : Graph_UnaryOp<"sin", [], "[](auto a) { return decltype(a)(std::sin(double(a))); }"> { let summary = "elementwise sine"; }
-def Graph_CosOp : Graph_UnaryOp<"cos", [], "[](auto a) { return decltype(a)(std::cos(double(a))); }"> { let summary = "elementwise cosine"; }
+def Graph_NegOp : Graph_UnaryOp<"neg"> { let summary = "elementwise -x"; }
+def Graph_AbsOp : Graph_UnaryOp<"abs"> { let summary = "elementwise |x|"; }
+def Graph_ExpOp : Graph_UnaryOp<"exp"> { let summary = "elementwise e^x"; }
+def Graph_LogOp : Graph_UnaryOp<"log"> { let summary = "elementwise natural log"; }
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt"> { let summary = "elementwise square root"; }
+def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal"> { let summary = "elementwise 1/x"; }
+def Graph_TanhOp : Graph_UnaryOp<"tanh"> { let summary = "elementwise tanh"; }
+def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid"> { let summary = "elementwise 1/(1+e^-x)"; }
+def Graph_ReluOp : Graph_UnaryOp<"relu"> { let summary = "elementwise max(x, 0)"; }
+def Graph_ErfOp : Graph_UnaryOp<"erf"> { let summary = "elementwise error function"; }
+def Graph_FloorOp : Graph_UnaryOp<"floor"> { let summary = "elementwise floor"; }
+def Graph_CeilOp : Graph_UnaryOp<"ceil"> { let summary = "elementwise ceil"; }
+def Graph_SinOp : Graph_UnaryOp<"sin"> { let summary = "elementwise sine"; }
+def Graph_CosOp : Graph_UnaryOp<"cos"> { let summary = "elementwise cosine"; }
 def Graph_NotOp : Graph_UnaryOp<"not"> {
   let summary = "elementwise logical not of i1";
-  let hasFolder = 1;
 }
 def Graph_TanOp : Graph_UnaryOp<"tan"> { let summary = "elementwise tangent"; }
 def Graph_AsinOp : Graph_UnaryOp<"asin"> { let summary = "elementwise arcsine"; }
@@ -35,15 +34,14 @@ def Graph_CoshOp : Graph_UnaryOp<"cosh"> { let summary = "elementwise hyperbolic
 def Graph_AsinhOp : Graph_UnaryOp<"asinh"> { let summary = "elementwise inverse hyperbolic sine"; }
 def Graph_AcoshOp : Graph_UnaryOp<"acosh"> { let summary = "elementwise inverse hyperbolic cosine"; }
 def Graph_AtanhOp : Graph_UnaryOp<"atanh"> { let summary = "elementwise inverse hyperbolic tangent"; }
-def Graph_SignOp : Graph_UnaryOp<"sign", [],
-    "[](auto a) { return decltype(a)(a > decltype(a)(0) ? 1 : (a < decltype(a)(0) ? -1 : a)); }"> {
+def Graph_SignOp : Graph_UnaryOp<"sign"> {
   let summary = "elementwise sign: -1, 0 or 1 (NaN stays NaN)";
 }
-def Graph_RoundOp : Graph_UnaryOp<"round", [], "[](auto a) { return decltype(a)(std::nearbyint(double(a))); }"> { let summary = "elementwise round half to even"; }
+def Graph_RoundOp : Graph_UnaryOp<"round"> { let summary = "elementwise round half to even"; }
 def Graph_BitwiseNotOp : Graph_UnaryOp<"bitwise_not"> { let summary = "elementwise ~x of integers"; }
 
 // Float classification: x -> i1.
-class Graph_ClassifyOp<string mnemonic> : Graph_Op<mnemonic, [Pure, SameOperandsAndResultShape]> {
+class Graph_ClassifyOp<string mnemonic> : Graph_ScalarOp<mnemonic, [SameOperandsAndResultShape]> {
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
@@ -71,7 +69,8 @@ def Graph_GeluOp : Graph_UnaryOp<"gelu"> {
   let hasVerifier = 1;
 }
 
-def Graph_BitcastOp : Graph_Op<"bitcast", [Pure, SameOperandsAndResultShape]> {
+def Graph_BitcastOp : Graph_Op<"bitcast", [Pure, SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<Graph_ScalarComputation>]> {
   let summary = "elementwise reinterpretation of the bits as another type of the same width";
   let arguments = (ins Graph_Tensor:$input);
   let results = (outs Graph_Tensor:$output);
@@ -79,7 +78,8 @@ def Graph_BitcastOp : Graph_Op<"bitcast", [Pure, SameOperandsAndResultShape]> {
   let hasVerifier = 1;
 }
 
-def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape, Graph_Elementwise]> {
+def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape, Graph_Elementwise,
+    DeclareOpInterfaceMethods<Graph_ScalarComputation>]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Float to integer truncates toward zero; to i1 means `!= 0`. Integers are
@@ -100,85 +100,78 @@ def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape, Graph_Ele
 // Elementwise binary and ternary (NumPy broadcasting)
 //===----------------------------------------------------------------------===//
 
-def Graph_AddOp : Graph_BinaryOp<"add", "[](auto a, auto b) { return a + b; }"> {
+def Graph_AddOp : Graph_BinaryOp<"add"> {
   let summary = "elementwise x + y";
 }
-def Graph_SubOp : Graph_BinaryOp<"sub", "[](auto a, auto b) { return a - b; }"> {
+def Graph_SubOp : Graph_BinaryOp<"sub"> {
   let summary = "elementwise x - y";
 }
-def Graph_MulOp : Graph_BinaryOp<"mul", "[](auto a, auto b) { return a * b; }"> {
+def Graph_MulOp : Graph_BinaryOp<"mul"> {
   let summary = "elementwise x * y";
 }
-def Graph_DivOp : Graph_BinaryOp<"div",
-    "[](auto a, auto b) { return b == decltype(b)(0) ? decltype(a)(0) : a / b; }"> {
+def Graph_DivOp : Graph_BinaryOp<"div"> {
   let summary = "elementwise x / y (integer division truncates)";
 }
-def Graph_PowOp : Graph_BinaryOp<"pow",
-    "[](auto a, auto b) { return decltype(a)(std::pow(double(a), double(b))); }"> {
+def Graph_PowOp : Graph_BinaryOp<"pow"> {
   let summary = "elementwise x ^ y";
 }
-def Graph_MaxOp : Graph_BinaryOp<"max", "[](auto a, auto b) { return a > b ? a : b; }"> {
+def Graph_MaxOp : Graph_BinaryOp<"max"> {
   let summary = "elementwise maximum (NaN-propagating for floats)";
 }
-def Graph_MinOp : Graph_BinaryOp<"min", "[](auto a, auto b) { return a < b ? a : b; }"> {
+def Graph_MinOp : Graph_BinaryOp<"min"> {
   let summary = "elementwise minimum (NaN-propagating for floats)";
 }
-def Graph_ModOp : Graph_BinaryOp<"mod",
-    "[](auto a, auto b) { using T = decltype(a); if (b == decltype(b)(0)) return T(0); T r = T(std::fmod(double(a), double(b))); return (r != T(0) && ((r < T(0)) != (b < decltype(b)(0)))) ? T(r + b) : r; }"> {
+def Graph_ModOp : Graph_BinaryOp<"mod"> {
   let summary = "elementwise remainder with the sign of the divisor (Python %, ONNX Mod fmod=0)";
 }
-def Graph_FModOp : Graph_BinaryOp<"fmod",
-    "[](auto a, auto b) { using T = decltype(a); return b == decltype(b)(0) ? T(0) : T(std::fmod(double(a), double(b))); }"> {
+def Graph_FModOp : Graph_BinaryOp<"fmod"> {
   let summary = "elementwise remainder with the sign of the dividend (C fmod, ONNX Mod fmod=1)";
 }
-def Graph_AndOp : Graph_BinaryOp<"and", "[](auto a, auto b) { return decltype(a)(a && b); }"> {
+def Graph_AndOp : Graph_BinaryOp<"and"> {
   let summary = "elementwise logical and of i1";
 }
-def Graph_OrOp : Graph_BinaryOp<"or", "[](auto a, auto b) { return decltype(a)(a || b); }"> {
+def Graph_OrOp : Graph_BinaryOp<"or"> {
   let summary = "elementwise logical or of i1";
 }
-def Graph_XorOp : Graph_BinaryOp<"xor", "[](auto a, auto b) { return decltype(a)(bool(a) != bool(b)); }"> {
+def Graph_XorOp : Graph_BinaryOp<"xor"> {
   let summary = "elementwise logical xor of i1";
 }
-def Graph_BitwiseAndOp : Graph_BinaryOp<"bitwise_and",
-    "[](auto a, auto b) { if constexpr (std::is_integral_v<decltype(a)>) return a & b; else return a; }"> {
+def Graph_BitwiseAndOp : Graph_BinaryOp<"bitwise_and"> {
   let summary = "elementwise a & b of integers";
 }
-def Graph_BitwiseOrOp : Graph_BinaryOp<"bitwise_or",
-    "[](auto a, auto b) { if constexpr (std::is_integral_v<decltype(a)>) return a | b; else return a; }"> {
+def Graph_BitwiseOrOp : Graph_BinaryOp<"bitwise_or"> {
   let summary = "elementwise a | b of integers";
 }
-def Graph_BitwiseXorOp : Graph_BinaryOp<"bitwise_xor",
-    "[](auto a, auto b) { if constexpr (std::is_integral_v<decltype(a)>) return a ^ b; else return a; }"> {
+def Graph_BitwiseXorOp : Graph_BinaryOp<"bitwise_xor"> {
   let summary = "elementwise a ^ b of integers";
 }
-def Graph_ShiftLeftOp : Graph_BinaryOp<"shift_left",
-    "[](auto a, auto b) { if constexpr (std::is_integral_v<decltype(a)>) return (b >= 0 && b < 64) ? decltype(a)(uint64_t(a) << b) : decltype(a)(0); else return a; }"> {
+def Graph_ShiftLeftOp : Graph_BinaryOp<"shift_left"> {
   let summary = "elementwise a << b (shifts of the bit width or more give 0)";
 }
-def Graph_ShiftRightOp : Graph_BinaryOp<"shift_right", ""> {
+def Graph_ShiftRightOp : Graph_BinaryOp<"shift_right"> {
   let summary = "elementwise logical a >> b (unsigned integers; shifts out of range give 0)";
 }
-def Graph_ShiftRightArithOp : Graph_BinaryOp<"shift_right_arith", ""> {
+def Graph_ShiftRightArithOp : Graph_BinaryOp<"shift_right_arith"> {
   let summary = "elementwise arithmetic a >> b (signed integers; shifts out of range fill with the sign)";
 }
-def Graph_EqualOp : Graph_BinaryOp<"equal", "[](auto a, auto b) { return a == b; }", 1> {
+def Graph_EqualOp : Graph_BinaryOp<"equal", 1> {
   let summary = "elementwise x == y, i1 result";
 }
-def Graph_LessOp : Graph_BinaryOp<"less", "[](auto a, auto b) { return a < b; }", 1> {
+def Graph_LessOp : Graph_BinaryOp<"less", 1> {
   let summary = "elementwise x < y, i1 result";
 }
-def Graph_LessEqualOp : Graph_BinaryOp<"less_equal", "[](auto a, auto b) { return a <= b; }", 1> {
+def Graph_LessEqualOp : Graph_BinaryOp<"less_equal", 1> {
   let summary = "elementwise x <= y, i1 result";
 }
-def Graph_GreaterOp : Graph_BinaryOp<"greater", "[](auto a, auto b) { return a > b; }", 1> {
+def Graph_GreaterOp : Graph_BinaryOp<"greater", 1> {
   let summary = "elementwise x > y, i1 result";
 }
-def Graph_GreaterEqualOp : Graph_BinaryOp<"greater_equal", "[](auto a, auto b) { return a >= b; }", 1> {
+def Graph_GreaterEqualOp : Graph_BinaryOp<"greater_equal", 1> {
   let summary = "elementwise x >= y, i1 result";
 }
 
-def Graph_WhereOp : Graph_Op<"where", [Pure, InferTypeOpAdaptor, Graph_Elementwise]> {
+def Graph_WhereOp : Graph_Op<"where", [Pure, InferTypeOpAdaptor, Graph_Elementwise,
+    DeclareOpInterfaceMethods<Graph_ScalarComputation>]> {
   let summary = "elementwise cond ? x : y with three-way broadcasting";
   let arguments = (ins Graph_BoolTensor:$condition, Graph_Tensor:$lhs, Graph_Tensor:$rhs);
   let results = (outs Graph_Tensor:$output);
@@ -475,7 +468,8 @@ def Graph_ScatterNDOp : Graph_ScatterOp<"scatter_nd"> {
   let description = [{ `axis` is unused (0); `reduction` as for scatter_elements. }];
 }
 
-def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
+def Graph_ExpandOp : Graph_Op<"expand", [Pure,
+    DeclareOpInterfaceMethods<Graph_ScalarComputation>]> {
   let summary = "broadcasts the input to the result shape (NumPy rules)";
   let arguments = (ins Graph_Tensor:$input);
   let results = (outs Graph_Tensor:$output);

@@ -40,7 +40,8 @@ func.func @compare_select(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32>
 // CHECK: math.exp
 // CHECK: math.tanh
 // CHECK: math.erf
-// CHECK: arith.maximumf
+// CHECK: arith.cmpf olt
+// CHECK: arith.select
 // CHECK: arith.negf
 // CHECK: math.exp
 // CHECK: arith.divf

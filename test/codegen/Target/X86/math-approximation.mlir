@@ -94,3 +94,21 @@ func.func @div_by_constant(%x: vector<16xf32>, %y: vector<16xf32>, %s: f32)
   %e = arith.divf %x, %y : vector<16xf32>
   return %a, %b, %c, %d, %e : vector<16xf32>, f32, vector<16xf32>, f32, vector<16xf32>
 }
+
+// log scales inputs below the smallest normal by 2^24 and takes 24 log 2 off the result
+// (the polynomial reads the exponent field: every denormal looked like 2^-126).
+// sin and cos stay libm calls: the polynomial's range reduction fails for large arguments.
+// CHECK-LABEL: func @log_denormal_sin_cos
+// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %arg0, %{{.*}} : vector<16xf32>
+// CHECK: arith.select %[[SMALL]]
+// CHECK-NOT: math.log
+// CHECK: arith.subf
+// CHECK: arith.select %[[SMALL]]
+// CHECK: math.sin
+// CHECK: math.cos
+func.func @log_denormal_sin_cos(%x: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+  %0 = math.log %x : vector<16xf32>
+  %1 = math.sin %x : vector<16xf32>
+  %2 = math.cos %x : vector<16xf32>
+  return %0, %1, %2 : vector<16xf32>, vector<16xf32>, vector<16xf32>
+}
