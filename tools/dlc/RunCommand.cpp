@@ -568,14 +568,6 @@ int benchCommand(int argc, char **argv) {
   std::vector<std::vector<char>> expected;
   long long differing = 0;
   std::string firstDiff;
-  auto snapshot = [&] {
-    std::vector<std::vector<char>> out;
-    for (auto &t : r.outputs) {
-      const char *p = static_cast<const char *>(dlc_tensor_data(t.get()));
-      out.emplace_back(p, p + dlc_tensor_byte_size(t.get()));
-    }
-    return out;
-  };
   std::vector<double> ms;
   for (long long i = 0; i < runs; ++i) {
     auto t0 = std::chrono::steady_clock::now();
@@ -585,13 +577,14 @@ int benchCommand(int argc, char **argv) {
     ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     if (!check)
       continue;
-    auto now = snapshot();
-    if (i == 0) {
-      expected = std::move(now);
-      continue;
-    }
-    for (size_t o = 0; o < now.size(); ++o) {
-      if (now[o] == expected[o])
+    for (size_t o = 0; o < r.outputs.size(); ++o) {
+      const char *p = static_cast<const char *>(dlc_tensor_data(r.outputs[o].get()));
+      size_t bytes = dlc_tensor_byte_size(r.outputs[o].get());
+      if (i == 0) {
+        expected.emplace_back(p, p + bytes);
+        continue;
+      }
+      if (bytes == expected[o].size() && std::memcmp(p, expected[o].data(), bytes) == 0)
         continue;
       if (differing++ == 0) {
         dlc_tensor_info_t info;

@@ -26,8 +26,6 @@ mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::RankedTensorType resultType, mlir::ValueRange inputs,
                              ScalarBodyFn body);
 
-using dlc::graph::compareScalars;
-using dlc::graph::convertScalar;
 using dlc::graph::floatOrInt;
 using dlc::graph::scalarConstant;
 

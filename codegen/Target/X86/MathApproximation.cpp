@@ -18,6 +18,17 @@ namespace dlc::x86 {
 using namespace mlir;
 
 namespace {
+/// An f32 constant of `type` (f32, or a splat of a vector of f32).
+Value f32Constant(OpBuilder &b, Location loc, Type type, const APFloat &v) {
+  TypedAttr attr = b.getFloatAttr(b.getF32Type(), v);
+  if (auto vec = dyn_cast<VectorType>(type))
+    attr = DenseElementsAttr::get(vec, attr);
+  return arith::ConstantOp::create(b, loc, attr);
+}
+Value f32Constant(OpBuilder &b, Location loc, Type type, float v) {
+  return f32Constant(b, loc, type, APFloat(v));
+}
+
 /// f32 erf as one odd/even rational function of the input clamped to [-4, 4]
 /// (beyond it erf is +-1 in f32): 11 FMAs, a multiply and a divide, no
 /// branches. Max error 4e-7 (absolute and relative, checked against a float64
@@ -33,12 +44,7 @@ struct RationalErf : OpRewritePattern<math::ErfOp> {
     if (!getElementTypeOrSelf(type).isF32())
       return failure();
     Location loc = op.getLoc();
-    auto constant = [&](double v) -> Value {
-      TypedAttr attr = rewriter.getF32FloatAttr(static_cast<float>(v));
-      if (auto vec = dyn_cast<VectorType>(type))
-        attr = DenseElementsAttr::get(vec, attr);
-      return arith::ConstantOp::create(rewriter, loc, attr);
-    };
+    auto constant = [&](double v) { return f32Constant(rewriter, loc, type, static_cast<float>(v)); };
     auto clamp = [&](Value x, double bound, arith::CmpFPredicate pred) -> Value {
       Value c = constant(bound);
       Value out = arith::CmpFOp::create(rewriter, loc, pred, x, c);
@@ -118,10 +124,7 @@ struct DivByConstantToMul : OpRewritePattern<arith::DivFOp> {
       return failure(); // overflow or underflow
     if (!inv.isNormal())
       return failure();
-    TypedAttr attr = rewriter.getFloatAttr(rewriter.getF32Type(), inv);
-    if (auto vec = dyn_cast<VectorType>(op.getType()))
-      attr = DenseElementsAttr::get(vec, attr);
-    Value r = arith::ConstantOp::create(rewriter, op.getLoc(), attr);
+    Value r = f32Constant(rewriter, op.getLoc(), op.getType(), inv);
     rewriter.replaceOpWithNewOp<arith::MulFOp>(op, op.getLhs(), r);
     return success();
   }
@@ -139,12 +142,7 @@ struct ScaleDenormalLog : OpRewritePattern<math::LogOp> {
       return failure();
     Location loc = op.getLoc();
     Type t = op.getType();
-    auto cst = [&](float v) -> Value {
-      TypedAttr a = rewriter.getF32FloatAttr(v);
-      if (auto vec = dyn_cast<VectorType>(t))
-        a = DenseElementsAttr::get(vec, a);
-      return arith::ConstantOp::create(rewriter, loc, a);
-    };
+    auto cst = [&](float v) { return f32Constant(rewriter, loc, t, v); };
     Value x = op.getOperand();
     Value small = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, x,
                                         cst(1.17549435e-38f));

@@ -40,33 +40,11 @@ SmallVector<int64_t> toInts(DenseElementsAttr d) {
   return v;
 }
 
-SmallVector<double> toDoubles(DenseElementsAttr d) {
-  SmallVector<double> v;
-  for (APFloat x : d.getValues<APFloat>()) {
-    bool lost;
-    x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-    v.push_back(x.convertToDouble());
-  }
-  return v;
-}
-
 DenseElementsAttr fromInts(ShapedType type, ArrayRef<int64_t> v) {
   unsigned w = type.getElementType().getIntOrFloatBitWidth();
   SmallVector<APInt> a;
   for (int64_t x : v)
     a.push_back(APInt(w, (uint64_t)x, /*isSigned=*/!isUnsigned(type.getElementType()), true));
-  return DenseElementsAttr::get(type, a);
-}
-
-DenseElementsAttr fromDoubles(ShapedType type, ArrayRef<double> v) {
-  auto ft = cast<FloatType>(type.getElementType());
-  SmallVector<APFloat> a;
-  for (double x : v) {
-    APFloat f(x);
-    bool lost;
-    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    a.push_back(f);
-  }
   return DenseElementsAttr::get(type, a);
 }
 
@@ -135,11 +113,6 @@ public:
     OpBuilder b = OpBuilder::atBlockEnd(&block);
     result = op.buildScalar(b, op->getLoc(), block.getArguments());
   }
-  ~ScalarEvaluator() {
-    // Users first: the body's ops in reverse order.
-    while (!block.empty())
-      block.back().erase();
-  }
 
   /// The body's value for one element of each operand, or null.
   Attribute evaluate(ArrayRef<Attribute> args) {
@@ -160,11 +133,11 @@ public:
         known[cst.getResult()] = cst.getValue();
         continue;
       }
-      folded.clear();
       if (Attribute special = ieeeSpecialCase(bodyOp, operands)) {
         known[bodyOp.getResult(0)] = special;
         continue;
       }
+      folded.clear();
       if (failed(bodyOp.fold(operands, folded)) || folded.size() != bodyOp.getNumResults())
         return {};
       for (auto [r, f] : llvm::zip(bodyOp.getResults(), folded)) {
