@@ -1,6 +1,8 @@
-// ONNX ConvTranspose and CausalConvWithState -> dlc_graph conv. ConvTranspose: the input with (stride - 1) zeros inserted between
-// elements, padded by (k - 1) * dilation - pad (negative pads crop), convolved at stride 1
-// with the spatially flipped weight whose in/out channels are swapped per group.
+// ONNX ConvTranspose (1-D, 2-D, 3-D) and CausalConvWithState -> dlc_graph conv.
+// ConvTranspose: the input with (stride - 1) zeros inserted between elements, padded by
+// (k - 1) * dilation - pad (negative pads crop), convolved at stride 1 with the spatially
+// flipped weight whose in/out channels are swapped per group.
+#include "frontends/Onnx/Conv3d.h"
 #include "frontends/Onnx/Expr.h"
 
 using namespace mlir;
@@ -20,9 +22,9 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   TRY(w0);
   auto xt = tensorType(*x0), wt = tensorType(*w0);
   int64_t sp = xt.getRank() - 2;
-  if (sp != 1 && sp != 2)
-    return n.error("only 1-D and 2-D ConvTranspose are supported (input rank " +
-                   Twine(xt.getRank()) + ", expected 3 or 4)");
+  if (sp < 1 || sp > 3)
+    return n.error("only 1-D, 2-D and 3-D ConvTranspose are supported (input rank " +
+                   Twine(xt.getRank()) + ", expected 3, 4 or 5)");
   if (wt.getRank() != xt.getRank())
     return n.error("weight rank " + Twine(wt.getRank()) + " differs from input rank " +
                    Twine(xt.getRank()));
@@ -86,7 +88,7 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
     if (outSize[i] < 1 || s < 1 || d < 1)
       return n.error("invalid strides, dilations, pads or output shape");
   }
-  // Work in 2-D: lift 1-D to [N, C, 1, L].
+  // Work in 2-D or 3-D: lift 1-D to [N, C, 1, L].
   Expr e{n, xt.getElementType()};
   Value x = *x0, w = *w0;
   if (sp == 1) {
@@ -98,42 +100,60 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
     padBegin.insert(padBegin.begin(), 0);
     outSize.insert(outSize.begin(), 1);
   }
-  int64_t N = xt.getDimSize(0), H = tensorType(x).getDimSize(2), W = tensorType(x).getDimSize(3);
-  int64_t sh = (*strides)[0], sw = (*strides)[1];
-  // Zero insertion: [N, C, H, 1, W, 1] padded to [N, C, H, sh, W, sw], viewed as [N, C, H*sh, W*sw].
-  Value up = x;
-  if (sh > 1 || sw > 1) {
-    SmallVector<int64_t> zp(12, 0);
-    zp[6 + 3] = sh - 1;
-    zp[6 + 5] = sw - 1;
-    up = e.pad(e.reshape(x, {N, cin, H, 1, W, 1}), zp);
-    up = e.reshape(up, {N, cin, H * sh, W * sw});
-  }
-  // Pads of the zero-inserted input so the stride-1 conv yields exactly outSize.
-  SmallVector<int64_t> cp(8, 0);
-  for (int64_t i = 0; i < 2; ++i) {
-    int64_t in = i == 0 ? H : W, s = (*strides)[i], reach = (k[i] - 1) * (*dil)[i];
-    int64_t begin = reach - padBegin[i];
-    int64_t upLen = in * s; // includes s - 1 trailing zeros
-    int64_t end = outSize[i] + reach - upLen - begin;
-    cp[2 + i] = begin;
-    cp[4 + 2 + i] = end;
-  }
-  Value padded = e.pad(up, cp);
-  // Weight [Cin, Cout/g, kh, kw] -> [Cout, Cin/g, kh, kw], flipped in space.
-  int64_t kh = k[0], kw = k[1];
-  Value wg = e.reshape(w, {g, cin / g, cout / g, kh, kw});
-  wg = e.reshape(e.transpose(wg, {0, 2, 1, 3, 4}), {cout, cin / g, kh, kw});
-  wg = e.slice(wg, {0, 0, kh - 1, kw - 1}, {cout, cin / g, kh, kw}, {1, 1, -1, -1});
+  int64_t nd = k.size(), rank = nd + 2, N = xt.getDimSize(0);
   if (e.failed)
     return failure();
-  SmallVector<Value> ops = {padded, wg};
-  if (Value bias = n.input(2))
-    ops.push_back(bias);
-  auto y = n.create<ConvOp>(ops, {n.named("strides", n.b.getDenseI64ArrayAttr({1, 1})),
-                                  n.named("pads", n.b.getDenseI64ArrayAttr({0, 0, 0, 0})),
-                                  n.named("dilations", n.b.getDenseI64ArrayAttr(*dil)),
-                                  n.named("group", n.b.getI64IntegerAttr(g))});
+  SmallVector<int64_t> in(tensorType(x).getShape().drop_front(2));
+  // Zero insertion: [N, C, D0, 1, D1, 1, ...] padded to [N, C, D0, s0, D1, s1, ...], viewed
+  // as [N, C, D0*s0, D1*s1, ...].
+  Value up = x;
+  if (llvm::any_of(*strides, [](int64_t s) { return s > 1; })) {
+    SmallVector<int64_t> split = {N, cin}, merged = {N, cin};
+    SmallVector<int64_t> zp(2 * (2 + 2 * nd), 0);
+    for (int64_t i = 0; i < nd; ++i) {
+      split.append({in[i], 1});
+      merged.push_back(in[i] * (*strides)[i]);
+      zp[(2 + 2 * nd) + 3 + 2 * i] = (*strides)[i] - 1;
+    }
+    up = e.reshape(e.pad(e.reshape(x, split), zp), merged);
+  }
+  // Pads of the zero-inserted input so the stride-1 conv yields exactly outSize.
+  SmallVector<int64_t> cp(2 * rank, 0);
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t reach = (k[i] - 1) * (*dil)[i];
+    int64_t begin = reach - padBegin[i];
+    int64_t upLen = in[i] * (*strides)[i]; // includes s - 1 trailing zeros
+    cp[2 + i] = begin;
+    cp[rank + 2 + i] = outSize[i] + reach - upLen - begin;
+  }
+  Value padded = e.pad(up, cp);
+  // Weight [Cin, Cout/g, k...] -> [Cout, Cin/g, k...], flipped in space.
+  SmallVector<int64_t> grouped = {g, cin / g, cout / g}, perm = {0, 2, 1};
+  SmallVector<int64_t> wShape = {cout, cin / g}, flipStart = {0, 0}, flipStep = {1, 1};
+  for (int64_t i = 0; i < nd; ++i) {
+    grouped.push_back(k[i]);
+    perm.push_back(3 + i);
+    wShape.push_back(k[i]);
+    flipStart.push_back(k[i] - 1);
+    flipStep.push_back(-1);
+  }
+  Value wg = e.reshape(e.transpose(e.reshape(w, grouped), perm), wShape);
+  wg = e.slice(wg, flipStart, wShape, flipStep);
+  if (e.failed)
+    return failure();
+  Value bias = n.input(2);
+  FailureOr<Value> y;
+  if (nd == 3) {
+    y = conv3dAs2d(n, padded, wg, bias, {1, 1, 1}, SmallVector<int64_t>(6, 0), *dil, g);
+  } else {
+    SmallVector<Value> ops = {padded, wg};
+    if (bias)
+      ops.push_back(bias);
+    y = n.create<ConvOp>(ops, {n.named("strides", n.b.getDenseI64ArrayAttr({1, 1})),
+                               n.named("pads", n.b.getDenseI64ArrayAttr({0, 0, 0, 0})),
+                               n.named("dilations", n.b.getDenseI64ArrayAttr(*dil)),
+                               n.named("group", n.b.getI64IntegerAttr(g))});
+  }
   TRY(y);
   Value r = *y;
   if (sp == 1)

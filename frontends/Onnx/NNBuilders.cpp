@@ -1,4 +1,5 @@
 // ONNX contraction, convolution, pooling, normalization, softmax and reduction ops -> dlc_graph.
+#include "frontends/Onnx/Conv3d.h"
 #include "frontends/Onnx/Expr.h"
 
 #include <cmath>
@@ -60,13 +61,13 @@ LogicalResult gemm(NodeImporter &n, Results &out) {
   return success();
 }
 
-/// Sliding-window attributes (conv and pooling), normalized to 2 spatial dims.
+/// Sliding-window attributes (conv and pooling); 1-D windows are lifted to 2-D.
 struct Window {
   SmallVector<int64_t> kernel, strides, pads, dilations;
   bool ceilMode = false;
 };
 
-/// Reads kernel/strides/pads/dilations/auto_pad for `spatial` (1 or 2) dims of
+/// Reads kernel/strides/pads/dilations/auto_pad for `spatial` (1, 2 or 3) dims of
 /// `inShape` and lifts 1-D to 2-D by inserting a leading unit dim.
 FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
                              ArrayRef<int64_t> kernel) {
@@ -132,9 +133,9 @@ FailureOr<Value> from2d(NodeImporter &n, Value v, int64_t inRank) {
 }
 
 LogicalResult checkSpatialRank(NodeImporter &n, RankedTensorType t) {
-  if (t.getRank() != 3 && t.getRank() != 4)
-    return n.error("only 1-D and 2-D windows are supported (input rank " + Twine(t.getRank()) +
-                   ", expected 3 or 4)");
+  if (t.getRank() < 3 || t.getRank() > 5)
+    return n.error("only 1-D, 2-D and 3-D windows are supported (input rank " +
+                   Twine(t.getRank()) + ", expected 3, 4 or 5)");
   return success();
 }
 
@@ -153,6 +154,12 @@ LogicalResult conv(NodeImporter &n, Results &out) {
     return n.error("kernel_shape does not match the weight shape");
   auto win = readWindow(n, xt.getShape(), *kernel);
   TRY(win);
+  if (xt.getRank() == 5) {
+    auto y = conv3dAs2d(n, *x, *w, n.input(2), win->strides, win->pads, win->dilations, *group);
+    TRY(y);
+    out.push_back(*y);
+    return success();
+  }
   auto x2 = to2d(n, *x), w2 = to2d(n, *w);
   TRY(x2); TRY(w2);
   SmallVector<Value> operands = {*x2, *w2};
@@ -266,8 +273,7 @@ template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   TRY(x);
   auto xt = tensorType(*x);
-  if (xt.getRank() != 5)
-    TRY(checkSpatialRank(n, xt));
+  TRY(checkSpatialRank(n, xt));
   bool withIndices = isMax && n.numUsedOutputs() > 1;
   if (withIndices && xt.getRank() == 5)
     return n.error("the Indices output of 3-D MaxPool is not supported");
@@ -319,8 +325,7 @@ LogicalResult lpPool(NodeImporter &n, Results &out) {
     return n.error("expects a floating-point input and p >= 1");
   if ((int64_t)kernel->size() != xt.getRank() - 2)
     return n.error("kernel_shape must have " + Twine(xt.getRank() - 2) + " entries");
-  if (xt.getRank() != 5)
-    TRY(checkSpatialRank(n, xt));
+  TRY(checkSpatialRank(n, xt));
   auto win = readWindow(n, xt.getShape(), *kernel);
   TRY(win);
   auto ax = n.create<AbsOp>({*x});

@@ -104,9 +104,21 @@ def gemm_mixed_dtypes():
                  inits=[const("w", np.ones((3, 4), np.float64))], check=False)
 
 
-def conv3d():
+def conv4d():
+    return model([h.make_node("Conv", ["x", "w"], ["y"], name="conv4d")],
+                 [f32("x", [1, 1, 4, 4, 4, 4])], [f32("y", [1, 1, 2, 2, 2, 2])],
+                 [const("w", np.ones((1, 1, 3, 3, 3, 3), np.float32))])
+
+
+def conv3d_groups():
+    return model([h.make_node("Conv", ["x", "w"], ["y"], name="conv3d", group=2)],
+                 [f32("x", [1, 4, 4, 4, 4])], [f32("y", [1, 2, 2, 2, 2])],
+                 [const("w", np.ones((2, 4, 3, 3, 3), np.float32))])
+
+
+def conv3d_depth():
     return model([h.make_node("Conv", ["x", "w"], ["y"], name="conv3d")],
-                 [f32("x", [1, 1, 4, 4, 4])], [f32("y", [1, 1, 2, 2, 2])],
+                 [f32("x", [1, 1, 2, 4, 4])], [f32("y", [1, 1, 1, 2, 2])],
                  [const("w", np.ones((1, 1, 3, 3, 3), np.float32))])
 
 

@@ -340,6 +340,24 @@ for _act in ("Relu", "Clip", "Sigmoid", "silu"):
 case("conv_group4_bias_relu_s2")(
     lambda g: _grouped_conv_act(g, "Relu", (2, 16, 11, 11), 32, 4, strides=[2, 2]))
 case("conv1d_group2_bias_relu")(lambda g: _grouped_conv_act(g, "Relu", (1, 8, 17)))
+case("conv3d_group2_bias_relu")(lambda g: _grouped_conv_act(g, "Relu", (1, 8, 5, 6, 7)))
+
+# 3-D convs (video, medical): built as one 2-D conv with the depth taps as channels.
+op("conv3d_stem", "Conv", lambda r: [In(nrm(r, 1, 3, 6, 13, 13)), K(_w(r, 8, 3, 3, 7, 7)),
+                                     K(nrm(r, 8))],
+   pads=[1, 3, 3, 1, 3, 3], strides=[1, 2, 2])
+op("conv3d_temporal_s2", "Conv", lambda r: [In(nrm(r, 2, 6, 7, 5, 4)), K(_w(r, 5, 6, 3, 1, 1))],
+   pads=[1, 0, 0, 1, 0, 0], strides=[2, 1, 1])
+op("conv3d_group3_dil_asym", "Conv", lambda r: [In(nrm(r, 1, 6, 9, 8, 10)),
+                                                K(_w(r, 9, 2, 2, 3, 3)), K(nrm(r, 9))],
+   group=3, dilations=[2, 1, 2], strides=[2, 1, 3], pads=[0, 1, 2, 1, 0, 1])
+op("conv3d_depthwise", "Conv", lambda r: [In(nrm(r, 1, 4, 5, 6, 6)), K(_w(r, 4, 1, 3, 3, 3)),
+                                          K(nrm(r, 4))], group=4, pads=[1] * 6)
+op("conv3d_same_upper", "Conv", lambda r: [In(nrm(r, 1, 3, 5, 7, 6)), K(_w(r, 4, 3, 2, 3, 4))],
+   auto_pad="SAME_UPPER", strides=[2, 2, 1])
+op("convtranspose3d_s2_group2", "ConvTranspose",
+   lambda r: [In(nrm(r, 1, 4, 3, 4, 5)), K(_w(r, 4, 3, 3, 3, 2)), K(nrm(r, 6))],
+   group=2, strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 0], output_padding=[1, 0, 1])
 
 # ---------------------------------------------------------------------------
 # Pooling
