@@ -27,7 +27,10 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "canonicalize", "cse",
       // Weights as flat globals (after canonicalization, which would undo it).
       "func.func(dlc-flatten-constants)",
-      // Producers of padded tensors write into the padded buffer's interior.
+      // Output chains that CSE made share a link with another writer are kept apart...
+      "func.func(dlc-isolate-output-chains)",
+      // ... so each output is computed in its buffer, and producers of padded tensors
+      // write into the padded buffer's interior.
       "eliminate-empty-tensors",
       // ... and a residual read of such a producer's result reads the padded buffer.
       "func.func(dlc-read-padded-interior)",

@@ -60,7 +60,12 @@ struct ReadUnitExpandSource : OpRewritePattern<linalg::GenericOp> {
       AffineMap map = op.getMatchingIndexingMap(in);
       auto shape = expand.getResultType().getShape();
       SmallVector<AffineExpr> exprs;
-      bool ok = true;
+      // A 0-d source has no groups: every result dim is a dropped unit dim, read at 0.
+      bool ok = !expand.getReassociationIndices().empty() ||
+                llvm::all_of(map.getResults(), [](AffineExpr e) {
+                  auto c = dyn_cast<AffineConstantExpr>(e);
+                  return c && c.getValue() == 0;
+                });
       for (const ReassociationIndices &group : expand.getReassociationIndices()) {
         int64_t keep = group.front();
         for (int64_t d : group)

@@ -68,6 +68,27 @@ def PadToHalo : Pass<"dlc-pad-to-halo"> {
                            "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def IsolateOutputChains : Pass<"dlc-isolate-output-chains", "::mlir::func::FuncOp"> {
+  let summary = "An output's chain of in-place tensors is not shared with other writers";
+  let description = [{
+    `eliminate-empty-tensors` computes each output in the caller's buffer: the
+    `tensor.empty` at the root of its chain (the ops that wrote it in place)
+    becomes a `to_tensor restrict` of the output buffer, a promise that the
+    buffer is reached through that chain alone. Values CSE shared between
+    chains break it: two ReduceMax ops over all axes accumulated from one -inf
+    fill, two Concats with the same first input shared that first insert, and
+    one output came back holding the other's values. This pass runs right
+    before `eliminate-empty-tensors` and
+    1. gives each user of a fresh tensor (empty, or filled with a constant:
+       cheap to remake) its own copy;
+    2. keeps any other chain with a link that another op writes in place out
+       of the output buffer (its root becomes `bufferization.alloc_tensor`;
+       the output is copied at the end).
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PrivatizeParallelBuffers : Pass<"dlc-privatize-parallel-buffers", "::mlir::func::FuncOp"> {
   let summary = "Empty tensors used inside a parallel loop are made inside it";
   let description = [{

@@ -132,3 +132,25 @@ func.func @expand_through_collapse(%x: tensor<4x3xf32>, %w: tensor<3x2x8xf32>) -
   } : tensor<4x16xf32> to tensor<6x16xf32>
   return %p : tensor<6x16xf32>
 }
+
+// A reduction reading a 0-d value viewed as [1, 1] through its loop dims (ReduceSum of a
+// kept-dims full ReduceMax, found by difftest): the view is not folded into the read, which
+// would leave no operand indexed by the loops (a non-invertible generic).
+// CHECK-LABEL: func @unit_view_of_scalar
+// CHECK: %[[V:.*]] = tensor.expand_shape
+// CHECK: linalg.generic {{.*}} ins(%[[V]] : tensor<1x1xf32>)
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#all2 = affine_map<(d0, d1) -> ()>
+func.func @unit_view_of_scalar(%s: tensor<f32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %v = tensor.expand_shape %s [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [#id2, #all2], iterator_types = ["reduction", "reduction"]}
+      ins(%v : tensor<1x1xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %a = arith.addf %x, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
