@@ -193,13 +193,13 @@ def _video(name, t=8, h=112):
 
 for _name in ("r3d_18", "mc3_18", "r2plus1d_18"):
     arch(_name, "torchvision video", ci=_name == "r3d_18")(lambda n=_name: _video(n))
-arch("s3d", "torchvision video")(lambda: _video("s3d", t=16, h=160))
+arch("s3d", "torchvision video")(lambda: _video("s3d", t=16, h=224))
 
 
 @arch("raft_small", "torchvision optical flow")
 def _():
     import torchvision
-    m = torchvision.models.optical_flow.raft_small(weights=None, num_flow_updates=4).eval()
+    m = torchvision.models.optical_flow.raft_small(weights=None).eval()
 
     class Last(__import__("torch").nn.Module):
         def __init__(self):
@@ -207,7 +207,7 @@ def _():
             self.inner = m
 
         def forward(self, a, b):
-            return self.inner(a, b)[-1]
+            return self.inner(a, b, num_flow_updates=4)[-1]
 
     return Last().eval(), (_image(128), _image(128)), ["image1", "image2"]
 

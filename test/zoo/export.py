@@ -69,6 +69,9 @@ def export(name: str, exporter: str, out: Path) -> dict:
     from architectures import by_name
 
     warnings.filterwarnings("ignore")
+    # nn.MultiheadAttention's fused inference path is one aten op the torchscript exporter
+    # cannot write (ViT); the composite path exports as MatMul / Softmax.
+    torch.backends.mha.set_fastpath_enabled(False)
     torch.manual_seed(0)
     arch = by_name()[name]
     model, inputs, names = arch.build()
