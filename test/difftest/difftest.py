@@ -40,6 +40,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 import graphgen  # noqa: E402
+sys.path.insert(0, str(HERE.parent / "e2e"))
+from models import sanitize_name as sanitize  # noqa: E402  (the stem `dlc run` writes)
 
 THREADS = [1, 2, 3, 4, 8]
 
@@ -150,9 +152,6 @@ class Dlc:
         finally:
             shutil.rmtree(d, ignore_errors=True)
 
-
-def sanitize(name: str) -> str:
-    return "".join(c if (c.isascii() and (c.isalnum() or c in "_.-")) else "_" for c in name)
 
 
 def mismatch(got: dict, ref: dict, names, rtol, atol):

@@ -35,11 +35,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from architectures import EXPORTERS, REGISTRY  # noqa: E402
+sys.path.insert(0, str(HERE.parent / "e2e"))
+from models import sanitize_name as sanitize  # noqa: E402  (the stem `dlc run` writes)
 
-
-def sanitize(name: str) -> str:
-    """Output file stem written by `dlc run`."""
-    return "".join(c if (c.isascii() and (c.isalnum() or c in "_.-")) else "_" for c in name)
 
 
 def one_line(text: str, limit: int = 240) -> str:
