@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/JSON.h"
@@ -113,6 +114,20 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
   return success();
 }
 
+namespace {
+/// Remembers the first pass that failed, so a failure without a diagnostic (a
+/// compiler bug: every user-facing problem is diagnosed before phase 2) still
+/// names where it happened.
+struct FailedPassRecorder : PassInstrumentation {
+  explicit FailedPassRecorder(std::string &name) : name(name) {}
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    if (name.empty())
+      name = pass->getArgument().str();
+  }
+  std::string &name;
+};
+} // namespace
+
 LogicalResult Compilation::runTo(Phase phase) {
   if (!mod)
     return fail("no module to compile");
@@ -120,6 +135,8 @@ LogicalResult Compilation::runTo(Phase phase) {
   int want = phase == Phase::Graph ? 1 : phase == Phase::Linalg ? 2 : 3;
   for (int p = phasesDone + 1; p <= want; ++p) {
     PassManager pm(ctx.get());
+    std::string failedPass;
+    pm.addInstrumentation(std::make_unique<FailedPassRecorder>(failedPass));
     if (options.timing)
       pm.enableTiming();
     if (p == 1)
@@ -135,7 +152,10 @@ LogicalResult Compilation::runTo(Phase phase) {
     }
     if (failed(pm.run(*mod))) {
       if (errorLines.empty())
-        return fail("compilation failed in phase " + std::to_string(p));
+        return fail("compilation failed in phase " + std::to_string(p) +
+                    (failedPass.empty() ? std::string()
+                                        : " (internal error in pass " + failedPass +
+                                              "; please report it with the model)"));
       return failure();
     }
     phasesDone = p;

@@ -17,6 +17,9 @@ stays; the minimal graph's spec is saved as DIR/<id>.json (a few hundred bytes: 
 are shape + seed) and printed. `--replay DIR` reruns saved cases (the regression test).
 A graph `dlc check` rejects (an unsupported node) is counted and reported, not saved.
 
+Rounds run in --jobs worker processes (default: one per core). SIGINT or SIGTERM ends a run
+after the rounds in flight, and the summary line is still written.
+
 Exit code 1 when a mismatch or crash was found (or a replayed case fails).
 """
 from __future__ import annotations
@@ -26,6 +29,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -307,10 +311,7 @@ def save_case(out: Path, spec: dict, threads: int, failure: str, origin: str) ->
 # rounds
 # ---------------------------------------------------------------------------
 
-rejections: dict = {}  # dlc's error line -> count
-
-
-def round_(dlc: Dlc, seed: int, args, stats: dict, found: list):
+def round_(dlc: Dlc, seed: int, args, stats: dict, found: list, rejections: dict):
     rng = np.random.default_rng(seed)
     threads = int(rng.choice(THREADS))
     specs = []
@@ -371,6 +372,21 @@ def round_(dlc: Dlc, seed: int, args, stats: dict, found: list):
         found.append(path)
 
 
+def one_round(dlc: Dlc, seed: int, args):
+    """round_ with its own tallies (what a worker process returns)."""
+    stats = {"pass": 0, "invalid": 0, "unstable": 0, "rejected": 0, "fail": 0}
+    found: list = []
+    rejections: dict = {}
+    round_(dlc, seed, args, stats, found, rejections)
+    return stats, [str(p) for p in found], rejections
+
+
+def worker_init():
+    # The driver decides when to stop; workers finish their round.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def replay(dlc: Dlc, folder: Path, args) -> int:
     cases = sorted(folder.glob("*.json"))
     bad = 0
@@ -414,6 +430,8 @@ def main() -> int:
     ap.add_argument("--log", default=str(HERE / "runs.jsonl"),
                     help="append a summary line (JSON) here (default test/difftest/runs.jsonl; "
                          "'' for none)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="rounds run in parallel (default: one per core)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if not os.access(args.dlc, os.X_OK):
@@ -429,16 +447,47 @@ def main() -> int:
         end = time.time() + args.minutes * 60 if args.minutes else None
         stats = {"pass": 0, "invalid": 0, "unstable": 0, "rejected": 0, "fail": 0}
         found: list = []
+        rejections: dict = {}  # dlc's error line -> count
         t0, rounds = time.time(), 0
-        while True:
+        stop = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.append(1))
+
+        def done() -> bool:
             total = sum(stats.values())
-            if (graphs is not None and total >= graphs) or (end and time.time() >= end):
-                break
-            round_(dlc, seed + rounds, args, stats, found)
+            return bool(stop) or (graphs is not None and total >= graphs) or \
+                bool(end and time.time() >= end)
+
+        def merge(result):
+            nonlocal rounds
+            st, fd, rj = result
+            for k, v in st.items():
+                stats[k] += v
+            found.extend(fd)
+            for k, v in rj.items():
+                rejections[k] = rejections.get(k, 0) + v
             rounds += 1
             if args.verbose or rounds % 25 == 0:
                 print(f"[{time.time() - t0:6.0f} s] {sum(stats.values())} graphs: {stats}",
                       flush=True)
+
+        jobs = max(1, args.jobs)
+        if jobs == 1:
+            while not done():
+                merge(one_round(dlc, seed + rounds, args))
+        else:
+            import concurrent.futures as cf
+            with cf.ProcessPoolExecutor(jobs, initializer=worker_init) as pool:
+                pending, next_seed = set(), seed
+                while True:
+                    while not done() and len(pending) < jobs:
+                        pending.add(pool.submit(one_round, dlc, next_seed, args))
+                        next_seed += 1
+                    if not pending:
+                        break
+                    finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                    for f in finished:
+                        merge(f.result())
         summary = {"date": time.strftime("%Y-%m-%d"), "commit": git_commit(), "seed": seed,
                    "rounds": rounds, "seconds": round(time.time() - t0),
                    "graphs": sum(stats.values()), **stats,

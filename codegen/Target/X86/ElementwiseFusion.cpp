@@ -106,6 +106,18 @@ bool isKernelOrEpilogue(linalg::LinalgOp op) {
   });
 }
 
+/// A consumer the collapsing pattern below already collapsed reads
+/// collapse_shape(expand_shape(kernel)); expanding it again would undo that, and the two
+/// patterns would alternate until the driver gives up (a LayerNorm over a matmul's
+/// [1, S, 1, N] view, whose statistics are epilogues of reductions).
+bool readsCollapsedKernelView(linalg::GenericOp consumer) {
+  return llvm::any_of(consumer.getDpsInputOperands(), [](OpOperand *in) {
+    auto collapse = in->get().getDefiningOp<tensor::CollapseShapeOp>();
+    auto expand = collapse ? collapse.getSrc().getDefiningOp<tensor::ExpandShapeOp>() : nullptr;
+    return expand && expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+  });
+}
+
 struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -147,7 +159,7 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
       if (isa<tensor::PadOp>(operand->getOwner()))
         return true;
       return consumer && consumer.getNumLoops() == consumer.getNumParallelLoops() &&
-             isKernelOrEpilogue(producer);
+             !readsCollapsedKernelView(consumer) && isKernelOrEpilogue(producer);
     });
     // Likewise an elementwise consumer of an expanded contraction result (a matmul
     // over [B*S, K] viewed as [B, S, N]) is collapsed to the matmul's shape.

@@ -154,3 +154,97 @@ func.func @unit_view_of_scalar(%s: tensor<f32>) -> tensor<f32> {
   } -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// A LayerNorm over a matmul's [1, S, 1, N] view: its normalizing consumer is collapsed to
+// the matmul's shape and must not be expanded back (the two patterns alternated until the
+// greedy driver gave up, failing the pass without a diagnostic).
+// CHECK-LABEL: func @layernorm_of_matmul_view
+// CHECK: linalg.matmul
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]{{.*}} outs({{.*}} : tensor<9x1x2xf32>)
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x9x1x2xf32>
+#ln = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ln1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#ln2 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ln3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
+#ln4 = affine_map<(d0, d1, d2, d3) -> ()>
+#ln5 = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @layernorm_of_matmul_view(%arg0: tensor<1x9x1x31xf32>, %w: tensor<31x2xf32>) -> tensor<1x9x1x2xf32> {
+  %cst = arith.constant 1.000000e+00 : f32
+  %cst_0 = arith.constant 2.000000e+00 : f32
+  %cst_1 = arith.constant dense<9.99999974E-6> : tensor<f32>
+  %cst_3 = arith.constant dense<[8.024410e-02, 0.132158041]> : tensor<2xf32>
+  %cst_4 = arith.constant dense<[0.134868979, 0.877391934]> : tensor<2xf32>
+  %cst_5 = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<9x2xf32>
+  %1 = linalg.fill ins(%cst_5 : f32) outs(%0 : tensor<9x2xf32>) -> tensor<9x2xf32>
+  %collapsed = tensor.collapse_shape %arg0 [[0, 1], [2, 3]] : tensor<1x9x1x31xf32> into tensor<9x31xf32>
+  %2 = linalg.matmul ins(%collapsed, %w : tensor<9x31xf32>, tensor<31x2xf32>) outs(%1 : tensor<9x2xf32>) -> tensor<9x2xf32>
+  %expanded = tensor.expand_shape %2 [[0, 1], [2, 3]] output_shape [1, 9, 1, 2] : tensor<9x2xf32> into tensor<1x9x1x2xf32>
+  %3 = tensor.empty() : tensor<1x9x1xf32>
+  %4 = linalg.fill ins(%cst_5 : f32) outs(%3 : tensor<1x9x1xf32>) -> tensor<1x9x1xf32>
+  %5 = linalg.generic {indexing_maps = [#ln, #ln1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%expanded : tensor<1x9x1x2xf32>) outs(%4 : tensor<1x9x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %19 = arith.addf %in, %out : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1xf32>
+  %6 = linalg.generic {indexing_maps = [#ln2, #ln2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%5 : tensor<1x9x1xf32>) outs(%3 : tensor<1x9x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %19 = arith.divf %in, %cst_0 : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1xf32>
+  %expanded_6 = tensor.expand_shape %6 [[0], [1], [2, 3]] output_shape [1, 9, 1, 1] : tensor<1x9x1xf32> into tensor<1x9x1x1xf32>
+  %7 = tensor.empty() : tensor<1x9x1x2xf32>
+  %8 = linalg.generic {indexing_maps = [#ln, #ln3, #ln], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded, %expanded_6 : tensor<1x9x1x2xf32>, tensor<1x9x1x1xf32>) outs(%7 : tensor<1x9x1x2xf32>) {
+  ^bb0(%in: f32, %in_8: f32, %out: f32):
+    %19 = arith.subf %in, %in_8 : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1x2xf32>
+  %9 = linalg.generic {indexing_maps = [#ln, #ln, #ln], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8, %8 : tensor<1x9x1x2xf32>, tensor<1x9x1x2xf32>) outs(%7 : tensor<1x9x1x2xf32>) {
+  ^bb0(%in: f32, %in_8: f32, %out: f32):
+    %19 = arith.mulf %in, %in_8 : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1x2xf32>
+  %10 = linalg.generic {indexing_maps = [#ln, #ln1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%9 : tensor<1x9x1x2xf32>) outs(%4 : tensor<1x9x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %19 = arith.addf %in, %out : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1xf32>
+  %11 = linalg.generic {indexing_maps = [#ln2, #ln2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%10 : tensor<1x9x1xf32>) outs(%3 : tensor<1x9x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %19 = arith.divf %in, %cst_0 : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1xf32>
+  %expanded_7 = tensor.expand_shape %11 [[0], [1], [2, 3]] output_shape [1, 9, 1, 1] : tensor<1x9x1xf32> into tensor<1x9x1x1xf32>
+  %12 = tensor.empty() : tensor<1x9x1x1xf32>
+  %13 = linalg.generic {indexing_maps = [#ln, #ln4, #ln], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_7, %cst_1 : tensor<1x9x1x1xf32>, tensor<f32>) outs(%12 : tensor<1x9x1x1xf32>) {
+  ^bb0(%in: f32, %in_8: f32, %out: f32):
+    %19 = arith.addf %in, %in_8 : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1x1xf32>
+  %14 = linalg.generic {indexing_maps = [#ln, #ln], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%13 : tensor<1x9x1x1xf32>) outs(%12 : tensor<1x9x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %19 = math.sqrt %in : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1x1xf32>
+  %15 = linalg.generic {indexing_maps = [#ln, #ln], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%14 : tensor<1x9x1x1xf32>) outs(%12 : tensor<1x9x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %19 = arith.divf %cst, %in : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1x1xf32>
+  %16 = linalg.generic {indexing_maps = [#ln, #ln3, #ln], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8, %15 : tensor<1x9x1x2xf32>, tensor<1x9x1x1xf32>) outs(%7 : tensor<1x9x1x2xf32>) {
+  ^bb0(%in: f32, %in_8: f32, %out: f32):
+    %19 = arith.mulf %in, %in_8 : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1x2xf32>
+  %17 = linalg.generic {indexing_maps = [#ln, #ln5, #ln], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%16, %cst_3 : tensor<1x9x1x2xf32>, tensor<2xf32>) outs(%7 : tensor<1x9x1x2xf32>) {
+  ^bb0(%in: f32, %in_8: f32, %out: f32):
+    %19 = arith.mulf %in, %in_8 : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1x2xf32>
+  %18 = linalg.generic {indexing_maps = [#ln, #ln5, #ln], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%17, %cst_4 : tensor<1x9x1x2xf32>, tensor<2xf32>) outs(%7 : tensor<1x9x1x2xf32>) {
+  ^bb0(%in: f32, %in_8: f32, %out: f32):
+    %19 = arith.addf %in, %in_8 : f32
+    linalg.yield %19 : f32
+  } -> tensor<1x9x1x2xf32>
+  return %18 : tensor<1x9x1x2xf32>
+}
