@@ -4,6 +4,7 @@
 #include "compiler/Pipelines.h"
 #include "frontends/Onnx/Importer.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Pass/PassInstrumentation.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 using namespace mlir;
@@ -83,6 +85,7 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
   io.inputValues = options.inputValues;
   io.sequenceLengths = options.sequenceLengths;
   io.absentInputs = options.absentInputs;
+  io.extraOutputs = options.extraOutputs;
   // Training / initializer gradients: parameters must not be folded by the builders.
   if (!options.trainLoss.empty() || (!options.gradOf.empty() && options.gradInitializers)) {
     io.initializersAsArguments = true;
@@ -131,7 +134,7 @@ struct FailedPassRecorder : PassInstrumentation {
 LogicalResult Compilation::runTo(Phase phase) {
   if (!mod)
     return fail("no module to compile");
-  x86::TargetOptions target{options.target, options.optLevel, options.dumpConfig};
+  x86::TargetOptions target = targetOptions();
   int want = phase == Phase::Graph ? 1 : phase == Phase::Linalg ? 2 : 3;
   for (int p = phasesDone + 1; p <= want; ++p) {
     PassManager pm(ctx.get());
@@ -161,6 +164,43 @@ LogicalResult Compilation::runTo(Phase phase) {
     phasesDone = p;
   }
   return success();
+}
+
+x86::TargetOptions Compilation::targetOptions() const {
+  x86::TargetOptions target{options.target, options.optLevel, options.dumpConfig};
+  // Testing only (dlc verify's test): a deliberately wrong compiler.
+  if (const char *fault = std::getenv("DLC_INJECT_FAULT"))
+    target.injectFault = fault;
+  return target;
+}
+
+FailureOr<std::vector<KernelChoice>> Compilation::chooseKernels() {
+  if (failed(runTo(Phase::Linalg)))
+    return failure();
+  x86::TargetOptions target = targetOptions();
+  target.untilKernels = true;
+  PassManager pm(ctx.get());
+  buildLLVMPipeline(pm, target);
+  if (failed(pm.run(*mod))) {
+    if (errorLines.empty())
+      fail("compilation failed in kernel selection");
+    return failure();
+  }
+  phasesDone = 3; // not a finished phase 3: nothing can follow
+  std::vector<KernelChoice> kernels;
+  mod->walk([&](func::FuncOp f) {
+    auto records = f->getAttrOfType<ArrayAttr>("dlc.kernels");
+    if (!records)
+      return;
+    for (auto r : records.getAsRange<DictionaryAttr>()) {
+      auto str = [&](StringRef key) {
+        auto a = r.getAs<StringAttr>(key);
+        return a ? a.str() : std::string();
+      };
+      kernels.push_back({str("node"), str("epilogue"), str("config")});
+    }
+  });
+  return kernels;
 }
 
 std::string Compilation::printIR() {

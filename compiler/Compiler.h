@@ -44,6 +44,14 @@ struct CompileOptions {
   /// given on the command line; empty trainLoss: an inference module.
   std::string trainLoss, trainOptimizer = "sgd:lr=0.01", trainFreeze;
   std::string trainRemat = "store-all"; // --remat
+  /// Values of the model that become outputs after its own (dlc verify).
+  std::vector<std::string> extraOutputs;
+};
+
+/// A kernel as phase 3 chose it (dlc verify): the node it computes, the node of
+/// the elementwise epilogue fused into it ("" when none), and its --dump-config line.
+struct KernelChoice {
+  std::string node, epilogue, config;
 };
 
 /// One model's way through the compiler. Errors are collected as one-line
@@ -66,12 +74,19 @@ public:
   /// have not run yet.
   mlir::LogicalResult runTo(Phase phase);
 
+  /// Runs the phases up to phase 3's kernel selection and returns its kernels in
+  /// program order; the compilation cannot go on after it.
+  mlir::FailureOr<std::vector<KernelChoice>> chooseKernels();
+
   /// Textual IR of the current module; LLVM IR text for Phase::LLVM emission.
   std::string printIR();
   mlir::LogicalResult emitLLVMIR(std::string &text);
   mlir::LogicalResult emitObject(std::string &object);
   /// Links the object into a shared library at `path` (written atomically).
   mlir::LogicalResult writeSharedLibrary(const std::string &path);
+
+  /// The code generator's options (with DLC_INJECT_FAULT's fault, testing only).
+  x86::TargetOptions targetOptions() const;
 
   /// Records an error not tied to an IR location.
   mlir::LogicalResult fail(const std::string &msg);

@@ -74,6 +74,11 @@ static TensorSummary summarize(const onnx::ValueInfoProto &vi) {
   return t;
 }
 
+/// How diagnostics name a node: its name, or "<OpType>_<index>" when it has none.
+static std::string nodeDisplayName(const onnx::NodeProto &node, size_t index) {
+  return node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+}
+
 FailureOr<ModelSummary> summarizeOnnxFile(MLIRContext &ctx, const std::string &path) {
   onnx::ModelProto model;
   if (failed(loadModelProto(path, model, FileLineColLoc::get(&ctx, path, 0, 0))))
@@ -82,6 +87,12 @@ FailureOr<ModelSummary> summarizeOnnxFile(MLIRContext &ctx, const std::string &p
   s.opset = defaultOpset(model);
   s.numNodes = model.graph().node_size();
   s.producer = model.producer_name();
+  for (const auto &[i, node] : llvm::enumerate(model.graph().node()))
+    s.nodes.push_back({nodeDisplayName(node, i), node.op_type(),
+                       {node.input().begin(), node.input().end()},
+                       {node.output().begin(), node.output().end()}});
+  for (const auto &t : model.graph().initializer())
+    s.initializers.push_back(t.name());
   std::set<std::string> inits;
   for (const auto &t : model.graph().initializer())
     inits.insert(t.name());
@@ -264,8 +275,7 @@ int GraphImporter::domainVersion(const std::string &domain) const {
 
 Location GraphImporter::locationOf(const onnx::NodeProto &node, size_t index) {
   // Subgraph nodes are named under their parent: "if_node/relu".
-  std::string name = scope + (node.name().empty() ? node.op_type() + "_" + std::to_string(index)
-                                                  : node.name());
+  std::string name = scope + nodeDisplayName(node, index);
   // Nodes of other domains show that domain's version.
   return nodeLoc(&ctx, name, node.op_type(), domainVersion(node.domain()));
 }
@@ -720,6 +730,14 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   for (const auto &vi : g.output()) {
     if (!outputNames.insert(vi.name()).second)
       return emitError(fileLoc) << "graph output '" << vi.name() << "' is listed twice";
+    if (failed(collectOutput(vi, outs, named)))
+      return failure();
+  }
+  for (const std::string &name : options.extraOutputs) {
+    if (!outputNames.insert(name).second)
+      continue;
+    onnx::ValueInfoProto vi;
+    vi.set_name(name);
     if (failed(collectOutput(vi, outs, named)))
       return failure();
   }

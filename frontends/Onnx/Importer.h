@@ -44,6 +44,9 @@ struct ImportOptions {
   /// value in `dlc.param_init`, instead of constants that builders could fold.
   bool initializersAsArguments = false;
   std::set<std::string> frozenInitializers;
+  /// Values computed by top-level nodes that become graph outputs after the model's
+  /// own (dlc verify compares them); names already outputs are skipped.
+  std::vector<std::string> extraOutputs;
 };
 
 /// Imports an ONNX model into a module holding one `func.func @main_graph` of
@@ -93,11 +96,19 @@ struct TensorSummary {
   bool sequence = false; // sequence of such tensors
   bool optional = false; // optional of the tensor or sequence
 };
+/// A top-level node as diagnostics and --dump-config name it: its name, or
+/// "<OpType>_<index>" when it has none.
+struct NodeSummary {
+  std::string name, opType;
+  std::vector<std::string> inputs, outputs;
+};
 struct ModelSummary {
   int opset = 0;
   int numNodes = 0;
   std::string producer;
   std::vector<TensorSummary> inputs, outputs;
+  std::vector<NodeSummary> nodes; // in the graph's (topological) order
+  std::vector<std::string> initializers;
 };
 mlir::FailureOr<ModelSummary> summarizeOnnxFile(mlir::MLIRContext &ctx, const std::string &path);
 

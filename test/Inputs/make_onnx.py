@@ -509,6 +509,32 @@ def train_data():
     return buf.getvalue()
 
 
+def verify_convnet():
+    # dlc verify's model: Conv(bias) -> Relu twice (the second grouped), a residual Add,
+    # global pooling; the convs' bias and Relu become fused epilogues.
+    rng = np.random.default_rng(0)
+    return model([
+        h.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        h.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        h.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2", pads=[1, 1, 1, 1], group=2),
+        h.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        h.make_node("Add", ["r2", "r1"], ["s"], name="residual"),
+        h.make_node("GlobalAveragePool", ["s"], ["g"], name="pool"),
+        h.make_node("Flatten", ["g"], ["y"], name="flatten"),
+    ], [f32("x", [1, 3, 16, 16])], [f32("y", [1, 8])],
+        [const("w1", rng.standard_normal((8, 3, 3, 3)).astype(np.float32)),
+         const("b1", rng.standard_normal(8).astype(np.float32)),
+         const("w2", (0.2 * rng.standard_normal((8, 4, 3, 3))).astype(np.float32)),
+         const("b2", rng.standard_normal(8).astype(np.float32))])
+
+
+def verify_convnet_x():
+    import io
+    buf = io.BytesIO()
+    np.save(buf, np.random.default_rng(1).standard_normal((1, 3, 16, 16)).astype(np.float32))
+    return buf.getvalue()
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()

@@ -18,6 +18,7 @@ int benchCommand(int argc, char **argv);
 int infoCommand(int argc, char **argv);
 int checkCommand(int argc, char **argv);
 int trainCommand(int argc, char **argv);
+int verifyCommand(int argc, char **argv);
 
 bool isOnnxPath(const std::string &path);
 
@@ -28,6 +29,9 @@ struct ModelInputs {
   std::map<std::string, const dlc_tensor_t *> tensors;
   std::map<std::string, int64_t> sequenceLengths;
   std::set<std::string> absent;
+  /// dlc verify: values to make outputs too, and the LLVM optimization level.
+  std::vector<std::string> extraOutputs;
+  int optLevel = 3;
 };
 
 /// Loads a compiled .so, or JIT-compiles a .onnx specialized to `inputs`: their

@@ -1,9 +1,8 @@
-// `dlc run` and `dlc bench`: load or JIT a model, feed .npy inputs, write/summarize/time outputs.
-#include "compiler/Compiler.h"
-#include "compiler/Jit/Jit.h"
+// `dlc run` and `dlc bench`: run a model on .npy inputs, write/summarize/time outputs.
 #include "frontends/Onnx/TensorFile.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
+#include "tools/dlc/Runner.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -12,352 +11,19 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <optional>
-#include <random>
 #include <set>
 
 namespace dlc::cli {
 
-bool isOnnxPath(const std::string &path) {
-  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
-}
-
-bool parseShape(const std::string &text, std::vector<int64_t> &dims) {
-  dims.clear();
-  if (text.empty() || text == "scalar")
-    return true;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t x = text.find('x', pos);
-    std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos ||
-        part.size() > 12)
-      return false;
-    dims.push_back(std::stoll(part));
-    if (x == std::string::npos)
-      break;
-    pos = x + 1;
-  }
-  return true;
-}
-
-bool splitAssignment(const std::string &text, std::string &name, std::string &value) {
-  size_t eq = text.rfind('=');
-  if (eq == std::string::npos || eq == 0)
-    return false;
-  name = text.substr(0, eq);
-  value = text.substr(eq + 1);
-  return true;
-}
-
-bool parseInputShapes(const Args &args, std::map<std::string, std::vector<int64_t>> &shapes,
-                      std::string &error) {
-  for (const std::string &s : args.all("--input-shape")) {
-    std::string name, dims;
-    std::vector<int64_t> shape;
-    if (!splitAssignment(s, name, dims) || !parseShape(dims, shape)) {
-      error = "invalid --input-shape '" + s + "' (expected NAME=1x3x224x224)";
-      return false;
-    }
-    shapes[name] = shape;
-  }
-  return true;
-}
-
-std::string shapeString(int32_t rank, const int64_t *shape) {
-  std::string s = "[";
-  for (int32_t i = 0; i < rank; ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-dlc_module_t *loadModel(const std::string &path, const ModelInputs &inputs, std::string &error) {
-  if (!llvm::sys::fs::exists(path)) {
-    error = path + ": no such file";
-    return nullptr;
-  }
-  if (isOnnxPath(path)) {
-    CompileOptions options;
-    options.sequenceLengths = inputs.sequenceLengths;
-    options.absentInputs = inputs.absent;
-    for (const auto &[name, t] : inputs.tensors) {
-      const int64_t *shape = dlc_tensor_shape(t);
-      options.inputShapes[name] = std::vector<int64_t>(shape, shape + dlc_tensor_rank(t));
-      if (dlc_tensor_num_elements(t) <= kMaxSpecializedElements)
-        options.inputValues[name] = tensorValue(t);
-    }
-    std::vector<std::string> errors;
-    dlc_module_t *m = jit::compileOnnxFile(path, options, errors);
-    if (!m)
-      error = errors.empty() ? path + ": compilation failed" : errors.front();
-    return m;
-  }
-  dlc_module_t *m = nullptr;
-  if (dlc_module_load(path.c_str(), &m) != DLC_OK) {
-    error = dlc_status_message();
-    return nullptr;
-  }
-  return m;
-}
-
-onnx_frontend::TensorValue tensorValue(const dlc_tensor_t *t) {
-  onnx_frontend::TensorValue v;
-  v.dtype = dlc_tensor_dtype(t);
-  v.shape.assign(dlc_tensor_shape(t), dlc_tensor_shape(t) + dlc_tensor_rank(t));
-  v.bytes.assign(static_cast<const char *>(dlc_tensor_data(t)), dlc_tensor_byte_size(t));
-  return v;
-}
-
-static bool endsWith(const std::string &s, const char *suffix) {
-  size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
-/// A .pb file is an ONNX TensorProto; anything else is read as .npy.
-dlc_tensor_t *loadTensorFile(const std::string &file, std::string &error) {
-  if (endsWith(file, ".pb"))
-    return onnxio::loadTensorProto(file, error);
-  dlc_tensor_t *t = nullptr;
-  if (dlc_tensor_load_npy(file.c_str(), &t) != DLC_OK) {
-    error = dlc_status_message();
-    return nullptr;
-  }
-  return t;
-}
-
 namespace {
-
-struct TensorDeleter {
-  void operator()(dlc_tensor_t *t) const { dlc_tensor_free(t); }
-};
-using TensorPtr = std::unique_ptr<dlc_tensor_t, TensorDeleter>;
-
-/// Everything a run needs: module, session, inputs and outputs in ABI order.
-struct Runner {
-  dlc_module_t *module = nullptr;
-  dlc_session_t *session = nullptr;
-  std::vector<TensorPtr> inputs, outputs;
-  ~Runner() {
-    outputs.clear();
-    inputs.clear();
-    dlc_session_free(session);
-    dlc_module_free(module);
-  }
-  std::vector<const dlc_tensor_t *> inPtrs() const {
-    std::vector<const dlc_tensor_t *> v;
-    for (auto &t : inputs)
-      v.push_back(t.get());
-    return v;
-  }
-  std::vector<dlc_tensor_t *> outPtrs() const {
-    std::vector<dlc_tensor_t *> v;
-    for (auto &t : outputs)
-      v.push_back(t.get());
-    return v;
-  }
-  bool run(std::string &error) {
-    auto in = inPtrs();
-    auto out = outPtrs();
-    if (dlc_session_run(session, in.data(), in.size(), out.data(), out.size()) != DLC_OK) {
-      error = dlc_status_message();
-      return false;
-    }
-    return true;
-  }
-};
-
-/// Fills a tensor with reproducible random values (bench inputs).
-void fillRandom(dlc_tensor_t *t, std::mt19937 &rng) {
-  int64_t n = dlc_tensor_num_elements(t);
-  void *d = dlc_tensor_data(t);
-  std::uniform_real_distribution<float> uf(0.f, 1.f);
-  switch (dlc_tensor_dtype(t)) {
-  case DLC_DTYPE_FLOAT:
-    for (int64_t i = 0; i < n; ++i)
-      static_cast<float *>(d)[i] = uf(rng);
-    break;
-  case DLC_DTYPE_DOUBLE:
-    for (int64_t i = 0; i < n; ++i)
-      static_cast<double *>(d)[i] = uf(rng);
-    break;
-  case DLC_DTYPE_INT64:
-    for (int64_t i = 0; i < n; ++i)
-      static_cast<int64_t *>(d)[i] = rng() % 2;
-    break;
-  case DLC_DTYPE_INT32:
-    for (int64_t i = 0; i < n; ++i)
-      static_cast<int32_t *>(d)[i] = rng() % 2;
-    break;
-  default: // zeros for everything else
-    break;
-  }
-}
-
-/// Whether the compiled module has an input named `name`.
-bool hasInput(const dlc_module_t *m, const std::string &name) {
-  size_t idx;
-  return dlc_module_find_input(m, name.c_str(), &idx) == DLC_OK;
-}
-
-std::string elementName(const std::string &name, size_t i) {
-  return name + "[" + std::to_string(i) + "]";
-}
-
-/// The declared graph inputs and outputs of an ONNX model (empty for a .so).
-struct Interface {
-  std::vector<onnx_frontend::TensorSummary> inputs, outputs;
-  const onnx_frontend::TensorSummary *input(const std::string &name) const {
-    for (const auto &t : inputs)
-      if (t.name == name)
-        return &t;
-    return nullptr;
-  }
-};
-
-/// Loads the model and binds inputs: from --input files, or random when `randomFill`.
-/// A sequence input `x` (SequenceProto .pb) binds its elements to `x[0]`, `x[1]`, ...;
-/// an optional input (OptionalProto .pb) its value, or nothing when it has none.
-int prepare(const Args &args, Runner &r, Interface &iface, bool randomFill) {
-  const std::string &model = args.positional[0];
-  std::map<std::string, TensorPtr> given;
-  ModelInputs known;
-  std::string error;
-  if (isOnnxPath(model) && llvm::sys::fs::exists(model)) {
-    Compilation c({});
-    auto summary = onnx_frontend::summarizeOnnxFile(c.context(), model);
-    if (succeeded(summary)) {
-      iface.inputs = summary->inputs;
-      iface.outputs = summary->outputs;
-    }
-  } else {
-    r.module = loadModel(model, known, error);
-    if (!r.module)
-      return fail(error);
-  }
-  for (const std::string &spec : args.all("--input")) {
-    std::string name, file;
-    if (!splitAssignment(spec, name, file))
-      return fail("invalid --input '" + spec + "' (expected NAME=FILE.npy or NAME=FILE.pb)");
-    const onnx_frontend::TensorSummary *decl = iface.input(name);
-    bool sequence = decl ? decl->sequence
-                         : r.module && !hasInput(r.module, name) &&
-                               hasInput(r.module, elementName(name, 0));
-    bool optional = decl && decl->optional;
-    onnxio::ValueContents contents;
-    if (sequence || optional) {
-      if (!endsWith(file, ".pb"))
-        return fail("input '" + name + "' is " + (optional ? "an optional" : "a sequence") +
-                    ": give it as an ONNX " + (optional ? "OptionalProto" : "SequenceProto") +
-                    " .pb file");
-      if (!onnxio::loadValueFile(file, sequence, optional, contents, error))
-        return fail(error);
-    } else {
-      dlc_tensor_t *t = loadTensorFile(file, error);
-      if (!t)
-        return fail(error);
-      contents.tensors.push_back(t);
-    }
-    std::vector<std::string> names;
-    if (contents.kind == onnxio::ValueKind::Sequence) {
-      known.sequenceLengths[name] = contents.tensors.size();
-      for (size_t i = 0; i < contents.tensors.size(); ++i)
-        names.push_back(elementName(name, i));
-    } else if (contents.kind == onnxio::ValueKind::Absent) {
-      known.absent.insert(name);
-    } else {
-      names.push_back(name);
-    }
-    bool twice = false;
-    for (size_t i = 0; i < names.size(); ++i) {
-      known.tensors[names[i]] = contents.tensors[i];
-      twice |= !given.emplace(names[i], TensorPtr(contents.tensors[i])).second;
-    }
-    if (twice)
-      return fail("input '" + name + "' given twice");
-  }
-  if (!r.module)
-    r.module = loadModel(model, known, error);
-  if (!r.module)
-    return fail(error);
-  for (auto &kv : given)
-    if (!hasInput(r.module, kv.first))
-      return fail(model + ": model has no input named '" + kv.first + "'");
-  long long threads = 0; // the runtime's default: one per physical core
-  if (args.has("--threads") && !parseCount("--threads", args.get("--threads"), threads, error))
-    return fail(error);
-  if (dlc_session_create(r.module, (int32_t)threads, &r.session) != DLC_OK)
-    return fail(dlc_status_message());
-  std::mt19937 rng(42);
-  for (size_t i = 0; i < dlc_module_num_inputs(r.module); ++i) {
-    dlc_tensor_info_t info;
-    dlc_module_input_info(r.module, i, &info);
-    auto it = given.find(info.name);
-    if (it != given.end()) {
-      r.inputs.push_back(std::move(it->second));
-      continue;
-    }
-    if (!randomFill)
-      return fail(model + ": missing --input for model input '" + std::string(info.name) + "' (" +
-                  dlc_dtype_name(info.dtype) + shapeString(info.rank, info.shape) + ")");
-    dlc_tensor_t *t = nullptr;
-    if (dlc_tensor_create(info.dtype, info.rank, info.shape, &t) != DLC_OK)
-      return fail(dlc_status_message());
-    fillRandom(t, rng);
-    r.inputs.emplace_back(t);
-  }
-  std::vector<dlc_tensor_t *> outs(dlc_module_num_outputs(r.module));
-  if (dlc_session_create_outputs(r.session, outs.data()) != DLC_OK)
-    return fail(dlc_status_message());
-  for (dlc_tensor_t *t : outs)
-    r.outputs.emplace_back(t);
-  return 0;
-}
-
-std::string sanitize(const std::string &name) {
-  std::string s = name;
-  for (char &c : s)
-    if (!(std::isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-'))
-      c = '_';
-  return s;
-}
-
-/// IEEE half bits -> double (for the summary only).
-double halfToDouble(uint16_t h) {
-  int exp = (h >> 10) & 31, mant = h & 1023;
-  double sign = (h & 0x8000) ? -1.0 : 1.0;
-  if (exp == 31)
-    return mant ? NAN : sign * INFINITY;
-  if (exp == 0)
-    return sign * std::ldexp((double)mant, -24);
-  return sign * std::ldexp(1024.0 + mant, exp - 25);
-}
 
 /// min / max / mean of a tensor as doubles (for the stdout summary).
 void stats(const dlc_tensor_t *t, double &mn, double &mx, double &mean) {
   int64_t n = dlc_tensor_num_elements(t);
   mn = INFINITY, mx = -INFINITY, mean = 0;
-  const void *d = dlc_tensor_data(t);
   for (int64_t i = 0; i < n; ++i) {
-    double v;
-    switch (dlc_tensor_dtype(t)) {
-    case DLC_DTYPE_FLOAT: v = static_cast<const float *>(d)[i]; break;
-    case DLC_DTYPE_DOUBLE: v = static_cast<const double *>(d)[i]; break;
-    case DLC_DTYPE_INT64: v = (double)static_cast<const int64_t *>(d)[i]; break;
-    case DLC_DTYPE_INT32: v = static_cast<const int32_t *>(d)[i]; break;
-    case DLC_DTYPE_BOOL: case DLC_DTYPE_UINT8: case DLC_DTYPE_UINT4: case DLC_DTYPE_UINT2:
-      v = static_cast<const uint8_t *>(d)[i];
-      break;
-    case DLC_DTYPE_INT8: case DLC_DTYPE_INT4: case DLC_DTYPE_INT2:
-      v = static_cast<const int8_t *>(d)[i];
-      break;
-    case DLC_DTYPE_INT16: v = static_cast<const int16_t *>(d)[i]; break;
-    case DLC_DTYPE_UINT16: v = static_cast<const uint16_t *>(d)[i]; break;
-    case DLC_DTYPE_UINT32: v = static_cast<const uint32_t *>(d)[i]; break;
-    case DLC_DTYPE_UINT64: v = (double)static_cast<const uint64_t *>(d)[i]; break;
-    case DLC_DTYPE_FLOAT16: v = halfToDouble(static_cast<const uint16_t *>(d)[i]); break;
-    default: v = NAN;
-    }
+    double v = elementAsDouble(t, i);
     mn = std::min(mn, v);
     mx = std::max(mx, v);
     mean += v;
@@ -480,7 +146,7 @@ int runCommand(int argc, char **argv) {
     return fail("--output-format expects npy or pb, got '" + format + "'");
   Runner r;
   Interface iface;
-  if (int rc = prepare(args, r, iface, /*randomFill=*/false))
+  if (int rc = prepare(args, r, iface))
     return rc;
   if (!r.run(error))
     return fail(args.positional[0] + ": " + error);
@@ -558,7 +224,7 @@ int benchCommand(int argc, char **argv) {
     return fail(error);
   Runner r;
   Interface iface;
-  if (int rc = prepare(args, r, iface, /*randomFill=*/true))
+  if (int rc = prepare(args, r, iface, {/*randomFill=*/true}))
     return rc;
   for (long long i = 0; i < warmup; ++i)
     if (!r.run(error))

@@ -17,6 +17,7 @@ static const char *kUsage =
     "  info MODEL.onnx|OUT.so         list inputs and outputs with dtypes and shapes\n"
     "  check MODEL.onnx               list what in a model dlc does not support\n"
     "  train STEP.so --data DATA.npz  run a training step (compile --train) over a dataset\n"
+    "  verify MODEL.onnx --input ...  compare every unfused node output with ONNX Runtime\n"
     "\n"
     "Run 'dlc <command> --help' for a command's options.\n"
     "Errors are one line starting 'error:'; the exit code is 1 for bad input.\n";
@@ -40,6 +41,8 @@ int main(int argc, char **argv) {
     return dlc::cli::checkCommand(argc, argv);
   if (cmd == "train")
     return dlc::cli::trainCommand(argc, argv);
+  if (cmd == "verify")
+    return dlc::cli::verifyCommand(argc, argv);
   return dlc::cli::fail("unknown command '" + cmd +
-                        "' (expected compile, run, bench, info, check or train)");
+                        "' (expected compile, run, bench, info, check, train or verify)");
 }

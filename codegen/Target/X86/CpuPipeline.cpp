@@ -9,6 +9,13 @@ using namespace mlir;
 namespace dlc::x86 {
 
 void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
+  std::string tileVectorize = "func.func(dlc-cpu-tile-vectorize{dump-config=" +
+                              std::string(options.dumpConfig ? "true" : "false") +
+                              " record-config=" + (options.untilKernels ? "true" : "false") +
+                              (options.injectFault.empty()
+                                   ? std::string()
+                                   : " inject-fault=" + options.injectFault) +
+                              "})";
   // Each step with the reason it is there. Textual pass names keep this list
   // readable and stable across MLIR's C++ API renames.
   const char *steps[] = {
@@ -20,8 +27,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       // Padded inputs (convolutions, pools): zero only the halo.
       "func.func(dlc-pad-to-halo)",
       // Register tiles and vectors for every linalg op (KernelConfig.cpp decides).
-      options.dumpConfig ? "func.func(dlc-cpu-tile-vectorize{dump-config=true})"
-                         : "func.func(dlc-cpu-tile-vectorize)",
+      tileVectorize.c_str(),
       // Polynomial exp/tanh/erf/...: no libm calls inside vector loops.
       "func.func(dlc-math-approximation)",
       "canonicalize", "cse",
@@ -77,9 +83,12 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "dlc-lower-parallel-calls",
       "dlc-add-entry-point",
   };
-  for (const char *step : steps)
+  for (const char *step : steps) {
     if (failed(parsePassPipeline(step, pm)))
       llvm::report_fatal_error(llvm::Twine("dlc: bad pipeline step ") + step);
+    if (options.untilKernels && step == tileVectorize.c_str())
+      return;
+  }
 }
 
 } // namespace dlc::x86

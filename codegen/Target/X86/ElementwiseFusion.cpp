@@ -93,23 +93,61 @@ struct ReadUnitExpandSource : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// A contraction or convolution (an op with reduction loops), or an elementwise op
-/// reading one (its epilogue so far, e.g. a conv's bias add).
-bool isKernelOrEpilogue(linalg::LinalgOp op) {
-  if (op.getNumReductionLoops() > 0)
+/// A contraction or convolution, named or a generic of that form.
+bool isContractionOrConv(linalg::LinalgOp op) {
+  return op.getNumReductionLoops() > 0 &&
+         (linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op));
+}
+
+/// An op with reduction loops (a contraction, convolution or plain reduction), or an
+/// elementwise op or transpose reading one (its epilogue so far, e.g. a conv's bias add).
+/// With `strong`, only contractions and convolutions count.
+bool isKernelOrEpilogue(linalg::LinalgOp op, bool strong = false) {
+  auto isKernel = [&](linalg::LinalgOp k) {
+    return k.getNumReductionLoops() > 0 && (!strong || isContractionOrConv(k));
+  };
+  if (isKernel(op))
     return true;
   if (op.getNumLoops() != op.getNumParallelLoops())
     return false;
-  return llvm::any_of(op.getDpsInputOperands(), [](OpOperand *in) {
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
     auto producer = in->get().getDefiningOp<linalg::LinalgOp>();
-    return producer && producer.getNumReductionLoops() > 0;
+    return producer && isKernel(producer);
   });
 }
 
+/// Whether `consumer` reads a contraction's or convolution's result (or its epilogue's),
+/// directly or through reshapes.
+bool readsContractionOrConv(linalg::GenericOp consumer) {
+  return llvm::any_of(consumer.getDpsInputOperands(), [](OpOperand *in) {
+    Value v = in->get();
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+        v = e.getSrc();
+      else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+        v = c.getSrc();
+      else
+        break;
+    }
+    auto producer = v.getDefiningOp<linalg::LinalgOp>();
+    return producer && isKernelOrEpilogue(producer, /*strong=*/true);
+  });
+}
+
+/// Reshapes are pulled through `consumer` toward the shape of `producer`, a kernel or
+/// epilogue read through a reshape. The two patterns below pull in opposite directions, so
+/// a consumer reading a reduction's statistic (LayerNorm's mean, LogSoftmax's
+/// log-sum-exp) in one shape and a contraction's or convolution's result in another was
+/// expanded and collapsed in turn until the driver gave up: the contraction decides.
+bool mayPullReshape(linalg::GenericOp consumer, linalg::LinalgOp producer) {
+  if (consumer.getNumLoops() != consumer.getNumParallelLoops() || !producer->hasOneUse() ||
+      !isKernelOrEpilogue(producer))
+    return false;
+  return isKernelOrEpilogue(producer, /*strong=*/true) || !readsContractionOrConv(consumer);
+}
+
 /// A consumer the collapsing pattern below already collapsed reads
-/// collapse_shape(expand_shape(kernel)); expanding it again would undo that, and the two
-/// patterns would alternate until the driver gives up (a LayerNorm over a matmul's
-/// [1, S, 1, N] view, whose statistics are epilogues of reductions).
+/// collapse_shape(expand_shape(kernel)); expanding it again would undo that.
 bool readsCollapsedKernelView(linalg::GenericOp consumer) {
   return llvm::any_of(consumer.getDpsInputOperands(), [](OpOperand *in) {
     auto collapse = in->get().getDefiningOp<tensor::CollapseShapeOp>();
@@ -158,22 +196,27 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
         return false;
       if (isa<tensor::PadOp>(operand->getOwner()))
         return true;
-      return consumer && consumer.getNumLoops() == consumer.getNumParallelLoops() &&
-             !readsCollapsedKernelView(consumer) && isKernelOrEpilogue(producer);
+      return consumer && !readsCollapsedKernelView(consumer) &&
+             mayPullReshape(consumer, producer);
     });
     // Likewise an elementwise consumer of an expanded contraction result (a matmul
     // over [B*S, K] viewed as [B, S, N]) is collapsed to the matmul's shape.
     linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, [](OpOperand *operand) {
       auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
       auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
-      if (!consumer || !expand || consumer.getNumLoops() != consumer.getNumParallelLoops())
+      if (!consumer || !expand)
         return false;
       auto producer = expand.getSrc().getDefiningOp<linalg::LinalgOp>();
-      return producer && producer->hasOneUse() && isKernelOrEpilogue(producer);
+      return producer && mayPullReshape(consumer, producer);
     });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    // Every rewrite leaves valid IR, so a pattern cycle the rules above missed costs only
+    // some fusion: stop it after a bounded number of rewrites rather than fail the model.
+    GreedyRewriteConfig config;
+    int64_t ops = 0;
+    getOperation()->walk([&](Operation *) { ++ops; });
+    config.setMaxNumRewrites(64 * ops + 1024);
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
   }
 };
 } // namespace

@@ -43,6 +43,11 @@ struct TargetOptions {
   int optLevel = 3;
   /// Print each op's kernel configuration (tiles, thread split) to stderr.
   bool dumpConfig = false;
+  /// Stop after kernel selection, the kernels recorded as the function's
+  /// `dlc.kernels` attribute (dlc verify).
+  bool untilKernels = false;
+  /// Testing only: a fault for dlc-cpu-tile-vectorize to inject ("wrong-epilogue").
+  std::string injectFault;
 };
 
 /// linalg on tensors -> LLVM dialect with the runtime entry point.

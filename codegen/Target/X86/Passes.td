@@ -198,7 +198,13 @@ def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
     fails stays as it is and later becomes scalar loops, never an error.
   }];
   let options = [Option<"dumpConfig", "dump-config", "bool", /*default=*/"false",
-                        "Print each op's kernel configuration to stderr (dlc compile --dump-config)">];
+                        "Print each op's kernel configuration to stderr (dlc compile --dump-config)">,
+                 Option<"recordConfig", "record-config", "bool", /*default=*/"false",
+                        "Record each kernel as the function's `dlc.kernels` attribute: "
+                        "[{node, epilogue, config}] in program order (dlc verify)">,
+                 Option<"injectFault", "inject-fault", "std::string", /*default=*/"\"\"",
+                        "Testing only: 'wrong-epilogue' adds 1 to every fused epilogue's "
+                        "result (dlc verify's test of a broken build)">];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
                            "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
 }

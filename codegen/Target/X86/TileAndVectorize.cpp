@@ -549,6 +549,19 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
     finishTile(rewriter, t.root, t.epilogue, t.fused, cfg, reductionTiles, hasReductionTiles);
 }
 
+/// inject-fault=wrong-epilogue: every float the epilogue yields gets 1 added (a fused
+/// epilogue computing the wrong thing, which dlc verify must pinpoint).
+void corruptResults(linalg::LinalgOp epilogue) {
+  Block *body = epilogue.getBlock();
+  Operation *yield = body->getTerminator();
+  OpBuilder b(yield);
+  for (OpOperand &v : yield->getOpOperands())
+    if (auto ft = dyn_cast<FloatType>(v.get().getType())) {
+      Value one = arith::ConstantOp::create(b, yield->getLoc(), FloatAttr::get(ft, 1.0));
+      v.set(arith::AddFOp::create(b, yield->getLoc(), v.get(), one));
+    }
+}
+
 /// One --dump-config line: "config: <node> <op>: <kind>, loops [..], tiles [..]".
 std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
   std::string s;
@@ -590,6 +603,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
         roots.push_back({op, *cfg});
     });
     SmallVector<std::string> lines; // --dump-config
+    SmallVector<Attribute> records; // record-config
     // Consumers first, so their init producers are still there to fuse.
     llvm::SmallPtrSet<Operation *, 8> fusedAway; // erased as another root's producer
     for (auto &[op, cfg] : llvm::reverse(roots)) {
@@ -606,15 +620,32 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
         epilogue = op;
         fusedAway.insert(kernel);
       }
-      if (dumpConfig)
+      bool describeIt = dumpConfig || recordConfig;
+      if (describeIt)
         line = describe(kernel, kernelCfg) + (epilogue ? ", epilogue fused" : "");
-      transformRoot(rewriter, kernel, kernelCfg, dumpConfig ? &note : nullptr, epilogue);
-      if (dumpConfig)
+      if (epilogue && injectFault == "wrong-epilogue")
+        corruptResults(epilogue);
+      // (Named before the transformation, which replaces both ops.)
+      StringAttr kernelNode = rewriter.getStringAttr(nodeName(kernel.getLoc()));
+      StringAttr epilogueNode =
+          rewriter.getStringAttr(epilogue ? nodeName(epilogue.getLoc()) : StringRef());
+      transformRoot(rewriter, kernel, kernelCfg, describeIt ? &note : nullptr, epilogue);
+      if (describeIt) {
         lines.push_back(line + ", " + note);
+        records.push_back(DictionaryAttr::get(
+            ctx, {rewriter.getNamedAttr("node", kernelNode),
+                  rewriter.getNamedAttr("epilogue", epilogueNode),
+                  rewriter.getNamedAttr("config", rewriter.getStringAttr(lines.back()))}));
+      }
     }
     // Program order (roots were transformed consumers first).
-    for (const std::string &l : llvm::reverse(lines))
-      llvm::errs() << l << "\n";
+    if (dumpConfig)
+      for (const std::string &l : llvm::reverse(lines))
+        llvm::errs() << l << "\n";
+    if (recordConfig) {
+      std::reverse(records.begin(), records.end());
+      func->setAttr("dlc.kernels", ArrayAttr::get(ctx, records));
+    }
 
     // Clean up: contractions from reductions, fold slices into transfers.
     {

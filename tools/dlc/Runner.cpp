@@ -1,0 +1,364 @@
+// Model loading (a .so, or a JIT-compiled .onnx) and input binding for run, bench and verify.
+#include "compiler/Compiler.h"
+#include "compiler/Jit/Jit.h"
+#include "frontends/Onnx/TensorFile.h"
+#include "tools/dlc/Args.h"
+#include "tools/dlc/Commands.h"
+#include "tools/dlc/Runner.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+
+namespace dlc::cli {
+
+bool isOnnxPath(const std::string &path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
+bool parseShape(const std::string &text, std::vector<int64_t> &dims) {
+  dims.clear();
+  if (text.empty() || text == "scalar")
+    return true;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t x = text.find('x', pos);
+    std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos ||
+        part.size() > 12)
+      return false;
+    dims.push_back(std::stoll(part));
+    if (x == std::string::npos)
+      break;
+    pos = x + 1;
+  }
+  return true;
+}
+
+bool splitAssignment(const std::string &text, std::string &name, std::string &value) {
+  size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0)
+    return false;
+  name = text.substr(0, eq);
+  value = text.substr(eq + 1);
+  return true;
+}
+
+bool parseInputShapes(const Args &args, std::map<std::string, std::vector<int64_t>> &shapes,
+                      std::string &error) {
+  for (const std::string &s : args.all("--input-shape")) {
+    std::string name, dims;
+    std::vector<int64_t> shape;
+    if (!splitAssignment(s, name, dims) || !parseShape(dims, shape)) {
+      error = "invalid --input-shape '" + s + "' (expected NAME=1x3x224x224)";
+      return false;
+    }
+    shapes[name] = shape;
+  }
+  return true;
+}
+
+std::string shapeString(int32_t rank, const int64_t *shape) {
+  std::string s = "[";
+  for (int32_t i = 0; i < rank; ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+CompileOptions jitCompileOptions(const ModelInputs &inputs) {
+  CompileOptions options;
+  options.optLevel = inputs.optLevel;
+  options.extraOutputs = inputs.extraOutputs;
+  options.sequenceLengths = inputs.sequenceLengths;
+  options.absentInputs = inputs.absent;
+  for (const auto &[name, t] : inputs.tensors) {
+    const int64_t *shape = dlc_tensor_shape(t);
+    options.inputShapes[name] = std::vector<int64_t>(shape, shape + dlc_tensor_rank(t));
+    if (dlc_tensor_num_elements(t) <= kMaxSpecializedElements)
+      options.inputValues[name] = tensorValue(t);
+  }
+  return options;
+}
+
+dlc_module_t *loadModel(const std::string &path, const ModelInputs &inputs, std::string &error) {
+  if (!llvm::sys::fs::exists(path)) {
+    error = path + ": no such file";
+    return nullptr;
+  }
+  if (isOnnxPath(path)) {
+    std::vector<std::string> errors;
+    dlc_module_t *m = jit::compileOnnxFile(path, jitCompileOptions(inputs), errors);
+    if (!m)
+      error = errors.empty() ? path + ": compilation failed" : errors.front();
+    return m;
+  }
+  dlc_module_t *m = nullptr;
+  if (dlc_module_load(path.c_str(), &m) != DLC_OK) {
+    error = dlc_status_message();
+    return nullptr;
+  }
+  return m;
+}
+
+onnx_frontend::TensorValue tensorValue(const dlc_tensor_t *t) {
+  onnx_frontend::TensorValue v;
+  v.dtype = dlc_tensor_dtype(t);
+  v.shape.assign(dlc_tensor_shape(t), dlc_tensor_shape(t) + dlc_tensor_rank(t));
+  v.bytes.assign(static_cast<const char *>(dlc_tensor_data(t)), dlc_tensor_byte_size(t));
+  return v;
+}
+
+static bool endsWith(const std::string &s, const char *suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+/// A .pb file is an ONNX TensorProto; anything else is read as .npy.
+dlc_tensor_t *loadTensorFile(const std::string &file, std::string &error) {
+  if (endsWith(file, ".pb"))
+    return onnxio::loadTensorProto(file, error);
+  dlc_tensor_t *t = nullptr;
+  if (dlc_tensor_load_npy(file.c_str(), &t) != DLC_OK) {
+    error = dlc_status_message();
+    return nullptr;
+  }
+  return t;
+}
+
+
+Runner::~Runner() {
+  outputs.clear();
+  inputs.clear();
+  dlc_session_free(session);
+  dlc_module_free(module);
+}
+
+bool Runner::run(std::string &error) {
+  std::vector<const dlc_tensor_t *> in;
+  for (auto &t : inputs)
+    in.push_back(t.get());
+  std::vector<dlc_tensor_t *> out;
+  for (auto &t : outputs)
+    out.push_back(t.get());
+  if (dlc_session_run(session, in.data(), in.size(), out.data(), out.size()) != DLC_OK) {
+    error = dlc_status_message();
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+/// Fills a tensor with reproducible random values (bench inputs).
+void fillRandom(dlc_tensor_t *t, std::mt19937 &rng) {
+  int64_t n = dlc_tensor_num_elements(t);
+  void *d = dlc_tensor_data(t);
+  std::uniform_real_distribution<float> uf(0.f, 1.f);
+  switch (dlc_tensor_dtype(t)) {
+  case DLC_DTYPE_FLOAT:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<float *>(d)[i] = uf(rng);
+    break;
+  case DLC_DTYPE_DOUBLE:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<double *>(d)[i] = uf(rng);
+    break;
+  case DLC_DTYPE_INT64:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<int64_t *>(d)[i] = rng() % 2;
+    break;
+  case DLC_DTYPE_INT32:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<int32_t *>(d)[i] = rng() % 2;
+    break;
+  default: // zeros for everything else
+    break;
+  }
+}
+
+/// Whether the compiled module has an input named `name`.
+bool hasInput(const dlc_module_t *m, const std::string &name) {
+  size_t idx;
+  return dlc_module_find_input(m, name.c_str(), &idx) == DLC_OK;
+}
+
+} // namespace
+
+std::string elementName(const std::string &name, size_t i) {
+  return name + "[" + std::to_string(i) + "]";
+}
+
+const onnx_frontend::TensorSummary *Interface::input(const std::string &name) const {
+  for (const auto &t : inputs)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+int readInputs(const Args &args, const Interface &iface, dlc_module_t *so, ModelInputs &known,
+               std::map<std::string, TensorPtr> &given) {
+  std::string error;
+  for (const std::string &spec : args.all("--input")) {
+    std::string name, file;
+    if (!splitAssignment(spec, name, file))
+      return fail("invalid --input '" + spec + "' (expected NAME=FILE.npy or NAME=FILE.pb)");
+    const onnx_frontend::TensorSummary *decl = iface.input(name);
+    bool sequence = decl ? decl->sequence
+                         : so && !hasInput(so, name) && hasInput(so, elementName(name, 0));
+    bool optional = decl && decl->optional;
+    onnxio::ValueContents contents;
+    if (sequence || optional) {
+      if (!endsWith(file, ".pb"))
+        return fail("input '" + name + "' is " + (optional ? "an optional" : "a sequence") +
+                    ": give it as an ONNX " + (optional ? "OptionalProto" : "SequenceProto") +
+                    " .pb file");
+      if (!onnxio::loadValueFile(file, sequence, optional, contents, error))
+        return fail(error);
+    } else {
+      dlc_tensor_t *t = loadTensorFile(file, error);
+      if (!t)
+        return fail(error);
+      contents.tensors.push_back(t);
+    }
+    std::vector<std::string> names;
+    if (contents.kind == onnxio::ValueKind::Sequence) {
+      known.sequenceLengths[name] = contents.tensors.size();
+      for (size_t i = 0; i < contents.tensors.size(); ++i)
+        names.push_back(elementName(name, i));
+    } else if (contents.kind == onnxio::ValueKind::Absent) {
+      known.absent.insert(name);
+    } else {
+      names.push_back(name);
+    }
+    bool twice = false;
+    for (size_t i = 0; i < names.size(); ++i) {
+      known.tensors[names[i]] = contents.tensors[i];
+      twice |= !given.emplace(names[i], TensorPtr(contents.tensors[i])).second;
+    }
+    if (twice)
+      return fail("input '" + name + "' given twice");
+  }
+  return 0;
+}
+
+int prepare(const Args &args, Runner &r, Interface &iface, const PrepareOptions &options) {
+  const std::string &model = args.positional[0];
+  std::map<std::string, TensorPtr> given;
+  ModelInputs known;
+  known.extraOutputs = options.extraOutputs;
+  known.optLevel = options.optLevel;
+  std::string error;
+  if (isOnnxPath(model) && llvm::sys::fs::exists(model)) {
+    Compilation c({});
+    auto summary = onnx_frontend::summarizeOnnxFile(c.context(), model);
+    if (succeeded(summary)) {
+      iface.inputs = summary->inputs;
+      iface.outputs = summary->outputs;
+    }
+  } else {
+    r.module = loadModel(model, known, error);
+    if (!r.module)
+      return fail(error);
+  }
+  if (int rc = readInputs(args, iface, r.module, known, given))
+    return rc;
+  if (!r.module)
+    r.module = loadModel(model, known, error);
+  if (!r.module)
+    return fail(error);
+  for (auto &kv : given)
+    if (!hasInput(r.module, kv.first))
+      return fail(model + ": model has no input named '" + kv.first + "'");
+  long long threads = 0; // the runtime's default: one per physical core
+  if (options.threads)
+    threads = *options.threads;
+  else if (args.has("--threads") &&
+           !parseCount("--threads", args.get("--threads"), threads, error))
+    return fail(error);
+  if (dlc_session_create(r.module, (int32_t)threads, &r.session) != DLC_OK)
+    return fail(dlc_status_message());
+  std::mt19937 rng(42);
+  for (size_t i = 0; i < dlc_module_num_inputs(r.module); ++i) {
+    dlc_tensor_info_t info;
+    dlc_module_input_info(r.module, i, &info);
+    auto it = given.find(info.name);
+    if (it != given.end()) {
+      r.inputs.push_back(std::move(it->second));
+      continue;
+    }
+    if (!options.randomFill)
+      return fail(model + ": missing --input for model input '" + std::string(info.name) + "' (" +
+                  dlc_dtype_name(info.dtype) + shapeString(info.rank, info.shape) + ")");
+    dlc_tensor_t *t = nullptr;
+    if (dlc_tensor_create(info.dtype, info.rank, info.shape, &t) != DLC_OK)
+      return fail(dlc_status_message());
+    fillRandom(t, rng);
+    r.inputs.emplace_back(t);
+  }
+  std::vector<dlc_tensor_t *> outs(dlc_module_num_outputs(r.module));
+  if (dlc_session_create_outputs(r.session, outs.data()) != DLC_OK)
+    return fail(dlc_status_message());
+  for (dlc_tensor_t *t : outs)
+    r.outputs.emplace_back(t);
+  return 0;
+}
+
+/// IEEE half bits -> double (for the summary only).
+static double halfToDouble(uint16_t h) {
+  int exp = (h >> 10) & 31, mant = h & 1023;
+  double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (exp == 31)
+    return mant ? NAN : sign * INFINITY;
+  if (exp == 0)
+    return sign * std::ldexp((double)mant, -24);
+  return sign * std::ldexp(1024.0 + mant, exp - 25);
+}
+
+double elementAsDouble(const dlc_tensor_t *t, int64_t i) {
+  const void *d = dlc_tensor_data(t);
+  double v;
+  switch (dlc_tensor_dtype(t)) {
+  case DLC_DTYPE_FLOAT: v = static_cast<const float *>(d)[i]; break;
+  case DLC_DTYPE_DOUBLE: v = static_cast<const double *>(d)[i]; break;
+  case DLC_DTYPE_INT64: v = (double)static_cast<const int64_t *>(d)[i]; break;
+  case DLC_DTYPE_INT32: v = static_cast<const int32_t *>(d)[i]; break;
+  case DLC_DTYPE_BOOL: case DLC_DTYPE_UINT8: case DLC_DTYPE_UINT4: case DLC_DTYPE_UINT2:
+    v = static_cast<const uint8_t *>(d)[i];
+    break;
+  case DLC_DTYPE_INT8: case DLC_DTYPE_INT4: case DLC_DTYPE_INT2:
+    v = static_cast<const int8_t *>(d)[i];
+    break;
+  case DLC_DTYPE_INT16: v = static_cast<const int16_t *>(d)[i]; break;
+  case DLC_DTYPE_UINT16: v = static_cast<const uint16_t *>(d)[i]; break;
+  case DLC_DTYPE_UINT32: v = static_cast<const uint32_t *>(d)[i]; break;
+  case DLC_DTYPE_UINT64: v = (double)static_cast<const uint64_t *>(d)[i]; break;
+  case DLC_DTYPE_FLOAT16: v = halfToDouble(static_cast<const uint16_t *>(d)[i]); break;
+  case DLC_DTYPE_BFLOAT16: {
+    uint32_t bits = uint32_t(static_cast<const uint16_t *>(d)[i]) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    v = f;
+    break;
+  }
+  default: v = NAN;
+  }
+  return v;
+}
+
+std::string sanitize(const std::string &name) {
+  std::string s = name;
+  for (char &c : s)
+    if (!(std::isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-'))
+      c = '_';
+  return s;
+}
+
+} // namespace dlc::cli
