@@ -14,6 +14,12 @@ namespace dlc::onnx_frontend {
 mlir::LogicalResult loadModelProto(const std::string &path, onnx::ModelProto &model,
                                    mlir::Location fileLoc);
 
+/// The model's default-domain opset version.
+int defaultOpset(const onnx::ModelProto &model);
+
+/// How diagnostics name a node: its name, or "<OpType>_<index>" when it has none.
+std::string nodeDisplayName(const onnx::NodeProto &node, size_t index);
+
 /// FLOAT, DOUBLE, FLOAT16 or BFLOAT16: the initializers training updates.
 inline bool isFloatDtype(int t) {
   return t == onnx::TensorProto::FLOAT || t == onnx::TensorProto::DOUBLE ||
