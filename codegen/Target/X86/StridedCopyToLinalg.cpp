@@ -51,6 +51,10 @@ struct StridedCopy : OpRewritePattern<memref::CopyOp> {
     };
     if (!innerContiguous(src) || !innerContiguous(dst) || src.getNumElements() == 0)
       return failure();
+    // A memref of i1 holds a byte per element, but vector<Nxi1> loads and stores are
+    // bit packed (N bits): such copies stay scalar (linalg.copy).
+    if (src.getElementTypeBitWidth() % 8 != 0)
+      return failure();
     constexpr int64_t kWidth = 16;
     int64_t inner = src.getShape().back(), whole = inner / kWidth * kWidth;
     Location loc = op.getLoc();

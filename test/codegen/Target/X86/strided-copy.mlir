@@ -46,3 +46,17 @@ func.func @odd_row(%x: memref<2x113xf32>, %p: memref<4x115xf32>) {
   memref.copy %x, %s : memref<2x113xf32> to memref<2x113xf32, strided<[115, 1], offset: 116>>
   return
 }
+
+// -----
+
+// Booleans are a byte each in memory but bit packed in vector<Nxi1>: an i1 copy
+// stays scalar (a vector<16xi1> load read 2 bytes: Selu -> ReduceL2 over 33 values
+// was wrong, difftest case_33adfc58f6).
+// CHECK-LABEL: func @bool_row
+// CHECK-NOT: vector.load
+// CHECK: linalg.copy
+func.func @bool_row(%x: memref<1x32xi1>, %p: memref<1x33xi1>) {
+  %s = memref.subview %p[0, 0] [1, 32] [1, 1] : memref<1x33xi1> to memref<1x32xi1, strided<[33, 1]>>
+  memref.copy %x, %s : memref<1x32xi1> to memref<1x32xi1, strided<[33, 1]>>
+  return
+}
