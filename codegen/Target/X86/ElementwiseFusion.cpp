@@ -116,34 +116,41 @@ bool isKernelOrEpilogue(linalg::LinalgOp op, bool strong = false) {
   });
 }
 
-/// Whether `consumer` reads a contraction's or convolution's result (or its epilogue's),
-/// directly or through reshapes.
-bool readsContractionOrConv(linalg::GenericOp consumer) {
-  return llvm::any_of(consumer.getDpsInputOperands(), [](OpOperand *in) {
-    Value v = in->get();
-    while (Operation *def = v.getDefiningOp()) {
-      if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
-        v = e.getSrc();
-      else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
-        v = c.getSrc();
-      else
-        break;
-    }
-    auto producer = v.getDefiningOp<linalg::LinalgOp>();
-    return producer && isKernelOrEpilogue(producer, /*strong=*/true);
+/// The kernel or epilogue that defines `v`, looking through reshapes.
+linalg::LinalgOp kernelThroughReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+      v = c.getSrc();
+    else
+      break;
+  }
+  auto producer = v.getDefiningOp<linalg::LinalgOp>();
+  return producer && isKernelOrEpilogue(producer) ? producer : linalg::LinalgOp();
+}
+
+/// Whether `consumer` reads a kernel other than `producer` (a contraction or convolution
+/// when `strong`) or its epilogue, directly or through reshapes.
+bool readsOtherKernel(linalg::GenericOp consumer, linalg::LinalgOp producer, bool strong) {
+  return llvm::any_of(consumer.getDpsInputOperands(), [&](OpOperand *in) {
+    linalg::LinalgOp other = kernelThroughReshapes(in->get());
+    return other && other != producer && isKernelOrEpilogue(other, strong);
   });
 }
 
 /// Reshapes are pulled through `consumer` toward the shape of `producer`, a kernel or
 /// epilogue read through a reshape. The two patterns below pull in opposite directions, so
-/// a consumer reading a reduction's statistic (LayerNorm's mean, LogSoftmax's
-/// log-sum-exp) in one shape and a contraction's or convolution's result in another was
-/// expanded and collapsed in turn until the driver gave up: the contraction decides.
+/// a consumer reading kernels of two shapes (a LayerNorm's mean and the matmul it
+/// normalizes; a ReduceSum added to a generic matmul) was expanded and collapsed in turn
+/// until the driver gave up. A contraction or convolution pulls; a plain reduction only
+/// where the consumer reads no other kernel.
 bool mayPullReshape(linalg::GenericOp consumer, linalg::LinalgOp producer) {
   if (consumer.getNumLoops() != consumer.getNumParallelLoops() || !producer->hasOneUse() ||
       !isKernelOrEpilogue(producer))
     return false;
-  return isKernelOrEpilogue(producer, /*strong=*/true) || !readsContractionOrConv(consumer);
+  return isKernelOrEpilogue(producer, /*strong=*/true) ||
+         !readsOtherKernel(consumer, producer, /*strong=*/false);
 }
 
 /// A consumer the collapsing pattern below already collapsed reads
@@ -157,6 +164,7 @@ bool readsCollapsedKernelView(linalg::GenericOp consumer) {
 }
 
 struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwisePass> {
+  using FuseElementwiseBase::FuseElementwiseBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::ControlFusionFn control = [](OpOperand *operand) {
@@ -216,7 +224,10 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
     int64_t ops = 0;
     getOperation()->walk([&](Operation *) { ++ops; });
     config.setMaxNumRewrites(64 * ops + 1024);
-    (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)) && strict) {
+      getOperation().emitError("dlc-fuse-elementwise: rewrites did not converge");
+      signalPassFailure();
+    }
   }
 };
 } // namespace

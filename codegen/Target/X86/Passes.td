@@ -233,7 +233,14 @@ def FuseElementwise : Pass<"dlc-fuse-elementwise", "::mlir::func::FuncOp"> {
     A producer with several users fuses only when it is a few arith ops over a
     full and a broadcast tensor (a normalization's x - mean[row]): recomputing
     it in each user is cheaper than writing and re-reading it.
+    Reshapes are propagated through consumers toward the contraction's,
+    convolution's or reduction's shape. The rewrites are bounded: a pattern
+    cycle costs fusion, not the model; `strict` fails the pass instead (tests).
   }];
+  let options = [
+    Option<"strict", "strict", "bool", /*default=*/"false",
+           "Fail when the rewrites do not converge within their budget">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 

@@ -1,4 +1,4 @@
-// RUN: dlc-opt %s -dlc-fuse-elementwise | FileCheck %s
+// RUN: dlc-opt %s -dlc-fuse-elementwise=strict=true | FileCheck %s
 // Elementwise producers fuse into elementwise consumers and plain reductions, never into a
 // contraction.
 
@@ -249,4 +249,44 @@ func.func @layernorm_of_matmul_view(%arg0: tensor<1x9x1x31xf32>, %w: tensor<31x2
     linalg.yield %19 : f32
   } -> tensor<1x9x1x2xf32>
   return %18 : tensor<1x9x1x2xf32>
+}
+
+// A ReduceSum added to a generic matmul (its broadcast batch map is no contraction to
+// linalg, so both producers are plain reductions) in another shape: only a consumer
+// reading no other kernel follows a reduction's shape, so the add is left alone (the
+// expand and collapse patterns alternated until the rewrite budget ran out; difftest
+// case_720e7c6bf5).
+// CHECK-LABEL: func @reduce_sum_plus_generic_matmul
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<7x1xf32>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0], [1, 2]] output_shape [7, 1, 1]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[E]] : tensor<7x1x1xf32>, tensor<7x1x1xf32>)
+#rs = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#rs1 = affine_map<(d0, d1, d2, d3) -> (0, d3, d2)>
+#rs2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#rs3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rs4 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @reduce_sum_plus_generic_matmul(%x: tensor<7x1x31xf32>, %w: tensor<1x31x1xf32>) -> tensor<7x1x1xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<7x1x1xf32>
+  %1 = linalg.fill ins(%zero : f32) outs(%0 : tensor<7x1x1xf32>) -> tensor<7x1x1xf32>
+  %2 = linalg.generic {indexing_maps = [#rs, #rs1, #rs2], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<7x1x31xf32>, tensor<1x31x1xf32>) outs(%1 : tensor<7x1x1xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %7 = arith.mulf %in, %in_1 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<7x1x1xf32>
+  %3 = tensor.empty() : tensor<7x1xf32>
+  %4 = linalg.fill ins(%zero : f32) outs(%3 : tensor<7x1xf32>) -> tensor<7x1xf32>
+  %5 = linalg.generic {indexing_maps = [#rs3, #rs4], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<7x1x31xf32>) outs(%4 : tensor<7x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %7 = arith.addf %in, %out : f32
+    linalg.yield %7 : f32
+  } -> tensor<7x1xf32>
+  %expanded = tensor.expand_shape %5 [[0], [1, 2]] output_shape [7, 1, 1] : tensor<7x1xf32> into tensor<7x1x1xf32>
+  %6 = linalg.generic {indexing_maps = [#rs3, #rs3, #rs3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%2, %expanded : tensor<7x1x1xf32>, tensor<7x1x1xf32>) outs(%0 : tensor<7x1x1xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %7 = arith.addf %in, %in_1 : f32
+    linalg.yield %7 : f32
+  } -> tensor<7x1x1xf32>
+  return %6 : tensor<7x1x1xf32>
 }
