@@ -167,7 +167,10 @@ LogicalResult Compilation::runTo(Phase phase) {
 }
 
 x86::TargetOptions Compilation::targetOptions() const {
-  x86::TargetOptions target{options.target, options.optLevel, options.dumpConfig};
+  x86::TargetOptions target;
+  target.cpu = options.target;
+  target.optLevel = options.optLevel;
+  target.dumpConfig = options.dumpConfig;
   // Testing only (dlc verify's test): a deliberately wrong compiler.
   if (const char *fault = std::getenv("DLC_INJECT_FAULT"))
     target.injectFault = fault;
@@ -183,7 +186,7 @@ FailureOr<std::vector<KernelChoice>> Compilation::chooseKernels() {
   buildLLVMPipeline(pm, target);
   if (failed(pm.run(*mod))) {
     if (errorLines.empty())
-      fail("compilation failed in kernel selection");
+      (void)fail("compilation failed in kernel selection");
     return failure();
   }
   phasesDone = 3; // not a finished phase 3: nothing can follow
@@ -216,7 +219,7 @@ LogicalResult Compilation::emitLLVMIR(std::string &text) {
   if (failed(runTo(Phase::LLVM)))
     return failure();
   std::string error;
-  if (failed(x86::emitLLVMIR(*mod, {options.target, options.optLevel}, text, error)))
+  if (failed(x86::emitLLVMIR(*mod, targetOptions(), text, error)))
     return fail(error);
   return success();
 }
@@ -225,7 +228,7 @@ LogicalResult Compilation::emitObject(std::string &object) {
   if (failed(runTo(Phase::LLVM)))
     return failure();
   std::string error;
-  if (failed(x86::emitObject(*mod, {options.target, options.optLevel}, object, error)))
+  if (failed(x86::emitObject(*mod, targetOptions(), object, error)))
     return fail(error);
   return success();
 }
@@ -266,7 +269,7 @@ LogicalResult Compilation::writeSharedLibrary(const std::string &path) {
   unsigned partitions = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   std::vector<std::string> objects;
   std::string error;
-  if (failed(x86::emitObjects(*mod, {options.target, options.optLevel}, partitions, objects,
+  if (failed(x86::emitObjects(*mod, targetOptions(), partitions, objects,
                               error)))
     return fail(error);
   SmallVector<SmallString<128>> objPaths(objects.size());

@@ -1,6 +1,8 @@
 // Embedded JIT on MLIR's ExecutionEngine, exposed as a runtime module.
 #include "compiler/Jit/Jit.h"
 
+#include "codegen/Target/X86/Passes.h"
+
 #include "runtime/dlc_abi.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -27,8 +29,8 @@ dlc_module_t *compile(Compilation &c, std::vector<std::string> &errors) {
   registerBuiltinDialectTranslation(c.context());
   registerLLVMDialectTranslation(c.context());
   ExecutionEngineOptions opts;
-  auto transformer = makeOptimizingTransformer(3, 0, nullptr);
-  opts.transformer = transformer;
+  auto transformer = [](llvm::Module *m) { return x86::optimizeModule(*m, 3, nullptr); };
+  opts.transformer = transformer; // a function_ref: the lambda must outlive create()
   opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(c.module(), opts);
   if (!engine) {

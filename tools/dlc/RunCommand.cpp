@@ -224,7 +224,9 @@ int benchCommand(int argc, char **argv) {
     return fail(error);
   Runner r;
   Interface iface;
-  if (int rc = prepare(args, r, iface, {/*randomFill=*/true}))
+  PrepareOptions random;
+  random.randomFill = true;
+  if (int rc = prepare(args, r, iface, random))
     return rc;
   for (long long i = 0; i < warmup; ++i)
     if (!r.run(error))

@@ -9,11 +9,14 @@
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Instrumentation/ThreadSanitizer.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <thread>
@@ -56,11 +59,56 @@ static std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOpti
   return tm;
 }
 
+/// Whether generated code is instrumented for ThreadSanitizer: when dlc itself is built
+/// with it (scripts/test --tsan), so that the model's parallel loop bodies, the runtime's
+/// pool and the process's threads are checked together. Such a model loads only into a
+/// process that carries the TSan runtime.
+static constexpr bool kThreadSanitizer =
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    true;
+#else
+    false;
+#endif
+#else
+    false;
+#endif
+
+/// ThreadSanitizer's instrumentation of every function defined in `llmod` (run after the
+/// optimization pipeline, as clang does at -O1 and above).
+static void instrumentForThreadSanitizer(llvm::Module &llmod) {
+  for (llvm::Function &f : llmod)
+    if (!f.isDeclaration())
+      f.addFnAttr(llvm::Attribute::SanitizeThread);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::ModuleThreadSanitizerPass());
+  mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::ThreadSanitizerPass()));
+  mpm.run(llmod, mam);
+}
+
+llvm::Error optimizeModule(llvm::Module &llmod, int optLevel, llvm::TargetMachine *tm) {
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm);
+  if (auto err = transformer(&llmod))
+    return err;
+  if (kThreadSanitizer)
+    instrumentForThreadSanitizer(llmod);
+  return llvm::Error::success();
+}
+
 /// Runs LLVM's optimization pipeline at `optLevel` on `llmod`.
 static bool optimize(llvm::Module &llmod, llvm::TargetMachine &tm, int optLevel,
                      std::string &error) {
-  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, &tm);
-  if (auto err = transformer(&llmod)) {
+  if (auto err = optimizeModule(llmod, optLevel, &tm)) {
     error = llvm::toString(std::move(err));
     return false;
   }

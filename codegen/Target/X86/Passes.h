@@ -8,9 +8,15 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 #include <vector>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
 
 namespace dlc::x86 {
 #define GEN_PASS_DECL
@@ -46,7 +52,8 @@ struct TargetOptions {
   /// Stop after kernel selection, the kernels recorded as the function's
   /// `dlc.kernels` attribute (dlc verify).
   bool untilKernels = false;
-  /// Testing only: a fault for dlc-cpu-tile-vectorize to inject ("wrong-epilogue").
+  /// Testing only: a fault to inject: "wrong-epilogue" (dlc-cpu-tile-vectorize adds 1 to
+  /// fused epilogues' results) or "shared-scratch" (no dlc-privatize-parallel-buffers).
   std::string injectFault;
 };
 
@@ -55,6 +62,10 @@ void buildCpuLoweringPipeline(mlir::OpPassManager &pm, const TargetOptions &opti
 
 /// Resolves "host" to the host CPU name and feature string.
 void resolveCpu(const TargetOptions &options, std::string &cpu, std::string &features);
+
+/// LLVM's optimization pipeline at `optLevel` for `tm` (null: the host), then, in a dlc
+/// built with ThreadSanitizer, TSan's instrumentation: what the AOT and JIT paths both run.
+llvm::Error optimizeModule(llvm::Module &llmod, int optLevel, llvm::TargetMachine *tm);
 
 /// LLVM dialect module -> native object file bytes for the target.
 mlir::LogicalResult emitObject(mlir::ModuleOp module, const TargetOptions &options,
