@@ -71,8 +71,9 @@ TransposeOp existingTranspose(Value v, ArrayRef<int64_t> perm) {
 /// trained), a constant (transposed at
 /// compile time), a single element, or the result of an op in `sinking` (which is
 /// being moved above the same transpose).
-bool hasFreeUntransposed(Value v, ArrayRef<int64_t> perm,
+bool hasFreeUntransposed(Value v, TransposeOp self,
                          const llvm::SmallPtrSetImpl<Operation *> &sinking) {
+  ArrayRef<int64_t> perm = self.getPerm();
   if (auto t = v.getDefiningOp<TransposeOp>(); t && t.getPerm() == perm)
     return true;
   if (sinking.contains(v.getDefiningOp()))
@@ -82,9 +83,11 @@ bool hasFreeUntransposed(Value v, ArrayRef<int64_t> perm,
     return false;
   // A training step's parameter (a state load) is the exception: its forward
   // transpose would be kept alive until the optimizer update at the step's end.
+  // The existing transpose must not be `self`: x * transpose(x) by a self-inverse perm
+  // would read `self` again after the move, which then swapped the operands forever.
+  TransposeOp existing = existingTranspose(v, inversePerm(perm));
   return type.getNumElements() == 1 || matchPattern(v, m_Constant()) ||
-         (existingTranspose(v, inversePerm(perm)) &&
-          !v.getDefiningOp<ml_program::GlobalLoadOp>());
+         (existing && existing != self && !v.getDefiningOp<ml_program::GlobalLoadOp>());
 }
 
 /// The value of operand `v` of `user` in the untransposed layout (see above).
@@ -119,7 +122,7 @@ bool canSinkInto(Operation *user, TransposeOp t,
     auto rt = cast<RankedTensorType>(user->getResult(0).getType());
     return rt.getRank() == (int64_t)perm.size() &&
            llvm::all_of(user->getOperands(),
-                        [&](Value v) { return hasFreeUntransposed(v, perm, sinking); });
+                        [&](Value v) { return hasFreeUntransposed(v, t, sinking); });
   }
   if (user->hasTrait<GraphAxisReduction>()) {
     auto keep = user->getAttrOfType<BoolAttr>("keepdims");
@@ -199,9 +202,16 @@ struct GraphChannelsLastPass : dlc::graph::impl::GraphChannelsLastBase<GraphChan
     getOperation()->walk([&](ConvOp c) { convs.push_back(c); });
     for (ConvOp c : convs)
       convertConv(b, c);
-    // Every step erases a transpose or moves one later in the (acyclic) graph.
+    // Every step erases a transpose or moves one later in the (acyclic) graph; a bound
+    // turns a step that does neither (a bug) into an error instead of a hang.
+    int64_t ops = 0, steps = 0;
+    getOperation()->walk([&](Operation *) { ++ops; });
     bool progress = true;
     while (progress) {
+      if (++steps > 16 * ops + 1024) {
+        getOperation()->emitError("dlc-graph-channels-last: transpose sinking did not converge");
+        return signalPassFailure();
+      }
       progress = false;
       getOperation()->walk([&](TransposeOp t) {
         if (!step(b, t))

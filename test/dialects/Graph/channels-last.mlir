@@ -89,3 +89,17 @@ func.func @parameter_update(%x: tensor<2x4xf32>, %g: tensor<4x4xf32>) -> tensor<
   ml_program.global_store @w = %n : tensor<4x4xf32>
   return %y : tensor<2x4xf32>
 }
+
+// -----
+
+// x * transpose(x) by a self-inverse perm: moving the mul above the transpose would read
+// the same transpose again (the operands swapped forever, a hang in difftest), so it stays.
+// CHECK-LABEL: func @times_own_transpose
+// CHECK: %[[T:.*]] = dlc_graph.transpose %arg0 {perm = array<i64: 1, 0, 2>}
+// CHECK: %[[M:.*]] = dlc_graph.mul %[[T]], %arg0
+// CHECK: return %[[M]]
+func.func @times_own_transpose(%x: tensor<2x2x16xf32>) -> tensor<2x2x16xf32> {
+  %0 = dlc_graph.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<2x2x16xf32> -> tensor<2x2x16xf32>
+  %1 = dlc_graph.mul %0, %x : tensor<2x2x16xf32>, tensor<2x2x16xf32> -> tensor<2x2x16xf32>
+  return %1 : tensor<2x2x16xf32>
+}
