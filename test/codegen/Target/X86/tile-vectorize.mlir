@@ -330,3 +330,26 @@ func.func @implicit_gemm_partial_row(%x: tensor<1x13x13x16xf32>, %w: tensor<2x1x
   } -> tensor<1x13x13x2x32xf32>
   return %r : tensor<1x13x13x2x32xf32>
 }
+
+// -----
+
+// A mean over [H, W] (global average pooling, squeeze-excite) is one reduction over
+// H * W: 64 partial sums carried across the row, instead of a horizontal sum per tile
+// of the innermost dim (faster; rounding grows with sqrt(n), not n / 16).
+// CHECK-LABEL: func @mean_over_hw
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x48x56x56xf32> into tensor<1x48x3136xf32>
+// CHECK: scf.for {{.*}} to %c3136 step %c64
+// CHECK: arith.addf {{.*}} : vector<1x1x64xf32>
+#mhw_in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#mhw_out = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @mean_over_hw(%x: tensor<1x48x56x56xf32>) -> tensor<1x48xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x48xf32>
+  %1 = linalg.fill ins(%zero : f32) outs(%0 : tensor<1x48xf32>) -> tensor<1x48xf32>
+  %2 = linalg.generic {indexing_maps = [#mhw_in, #mhw_out], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x48x56x56xf32>) outs(%1 : tensor<1x48xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %3 = arith.addf %in, %acc : f32
+    linalg.yield %3 : f32
+  } -> tensor<1x48xf32>
+  return %2 : tensor<1x48xf32>
+}
