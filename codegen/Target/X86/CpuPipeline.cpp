@@ -22,6 +22,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       // Fuse producer/consumer elementwise generics into single loop nests.
       "func.func(dlc-fuse-elementwise)",
       "canonicalize", "cse",
+      // Sums of 8192+ values per result accumulate in f64 (their rounding grows with n).
+      "func.func(dlc-widen-long-sums)",
       // Caller-owned input/output buffers, outputs computed in place (DPS).
       "dlc-prepare-abi",
       // Padded inputs (convolutions, pools): zero only the halo.
