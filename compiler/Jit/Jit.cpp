@@ -29,7 +29,9 @@ dlc_module_t *compile(Compilation &c, std::vector<std::string> &errors) {
   registerBuiltinDialectTranslation(c.context());
   registerLLVMDialectTranslation(c.context());
   ExecutionEngineOptions opts;
-  auto transformer = [](llvm::Module *m) { return x86::optimizeModule(*m, 3, nullptr); };
+  x86::TargetOptions target = c.targetOptions();
+  target.optLevel = 3;
+  auto transformer = [&](llvm::Module *m) { return x86::optimizeModule(*m, target); };
   opts.transformer = transformer; // a function_ref: the lambda must outlive create()
   opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(c.module(), opts);

@@ -96,8 +96,20 @@ static void instrumentForThreadSanitizer(llvm::Module &llmod) {
   mpm.run(llmod, mam);
 }
 
-llvm::Error optimizeModule(llvm::Module &llmod, int optLevel, llvm::TargetMachine *tm) {
-  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm);
+llvm::Error optimizeModule(llvm::Module &llmod, const TargetOptions &options,
+                           llvm::TargetMachine *tm) {
+  // Without a target machine the pipeline has no cost model for the CPU: the JIT then
+  // got IR that LLVM's x86 instruction selection crashed on (MaxPool -> MatMul, difftest
+  // case_1245c5f8e8), and vectorized differently from the AOT path.
+  std::unique_ptr<llvm::TargetMachine> own;
+  if (!tm) {
+    std::string error;
+    own = createTargetMachine(options, error);
+    if (!own)
+      return llvm::createStringError(error);
+    tm = own.get();
+  }
+  auto transformer = makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0, tm);
   if (auto err = transformer(&llmod))
     return err;
   if (kThreadSanitizer)
@@ -108,7 +120,9 @@ llvm::Error optimizeModule(llvm::Module &llmod, int optLevel, llvm::TargetMachin
 /// Runs LLVM's optimization pipeline at `optLevel` on `llmod`.
 static bool optimize(llvm::Module &llmod, llvm::TargetMachine &tm, int optLevel,
                      std::string &error) {
-  if (auto err = optimizeModule(llmod, optLevel, &tm)) {
+  TargetOptions options;
+  options.optLevel = optLevel;
+  if (auto err = optimizeModule(llmod, options, &tm)) {
     error = llvm::toString(std::move(err));
     return false;
   }

@@ -63,9 +63,11 @@ void buildCpuLoweringPipeline(mlir::OpPassManager &pm, const TargetOptions &opti
 /// Resolves "host" to the host CPU name and feature string.
 void resolveCpu(const TargetOptions &options, std::string &cpu, std::string &features);
 
-/// LLVM's optimization pipeline at `optLevel` for `tm` (null: the host), then, in a dlc
-/// built with ThreadSanitizer, TSan's instrumentation: what the AOT and JIT paths both run.
-llvm::Error optimizeModule(llvm::Module &llmod, int optLevel, llvm::TargetMachine *tm);
+/// LLVM's optimization pipeline at the options' level for `tm` (null: a target machine
+/// for the options' CPU), then, in a dlc built with ThreadSanitizer, TSan's
+/// instrumentation: what the AOT and JIT paths both run.
+llvm::Error optimizeModule(llvm::Module &llmod, const TargetOptions &options,
+                           llvm::TargetMachine *tm = nullptr);
 
 /// LLVM dialect module -> native object file bytes for the target.
 mlir::LogicalResult emitObject(mlir::ModuleOp module, const TargetOptions &options,
