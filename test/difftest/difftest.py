@@ -512,6 +512,7 @@ def main() -> int:
         if args.replay:
             return replay(dlc, Path(args.replay), args)
         seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
+        commit = git_commit()  # at the start: the tree the dlc under test was built from
         graphs = args.graphs or (None if args.minutes else 200)
         end = time.time() + args.minutes * 60 if args.minutes else None
         stats = {"pass": 0, "invalid": 0, "unstable": 0, "rejected": 0, "fail": 0}
@@ -557,7 +558,7 @@ def main() -> int:
                     finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
                     for f in finished:
                         merge(f.result())
-        summary = {"date": time.strftime("%Y-%m-%d"), "commit": git_commit(), "seed": seed,
+        summary = {"date": time.strftime("%Y-%m-%d"), "commit": commit, "seed": seed,
                    "rounds": rounds, "seconds": round(time.time() - t0),
                    "graphs": sum(stats.values()), **stats,
                    "found": [str(Path(p).name) for p in found]}
