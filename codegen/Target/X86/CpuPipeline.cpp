@@ -22,7 +22,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       // Fuse producer/consumer elementwise generics into single loop nests.
       "func.func(dlc-fuse-elementwise)",
       "canonicalize", "cse",
-      // Sums of 8192+ values per result accumulate in f64 (their rounding grows with n).
+      // Long sums that get no vector partial sums accumulate in f64 (rounding grows with n).
       "func.func(dlc-widen-long-sums)",
       // Caller-owned input/output buffers, outputs computed in place (DPS).
       "dlc-prepare-abi",

@@ -1,6 +1,8 @@
 // Per-op tiling choices for the x86 CPU (register tiles, vector widths).
 #include "codegen/Target/X86/KernelConfig.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+
 using namespace mlir;
 
 namespace dlc::x86 {
@@ -197,6 +199,35 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
                      : row <= 2048 ? wholeOrPartialTile(row, 32)
                                    : wholeOrPartialTile(row, 64);
   return cfg;
+}
+
+std::optional<ReassociationIndices> collapsibleReductionLoops(linalg::GenericOp op) {
+  if (op->getNumResults() != 1 || op.getNumReductionLoops() < 2)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned n = iterators.size();
+  ReassociationIndices group;
+  for (unsigned i = n - op.getNumReductionLoops(); i < n; ++i) {
+    if (iterators[i] != utils::IteratorType::reduction)
+      return std::nullopt;
+    group.push_back(i);
+  }
+  // (A constant 0 in a map, as keepdims outputs have, is no dim sequence to collapse.)
+  if (!llvm::all_of(op.getStaticLoopRanges(),
+                    [](int64_t b) { return !ShapedType::isDynamic(b); }) ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isProjectedPermutation(false); }) ||
+      !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
+    return std::nullopt;
+  return group;
+}
+
+bool getsPartialSums(linalg::GenericOp op) {
+  if (op->getNumResults() != 1 || !isa<PartialReductionOpInterface>(op.getOperation()))
+    return false;
+  if (op.getNumReductionLoops() == 1)
+    return op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+  return collapsibleReductionLoops(op).has_value();
 }
 
 } // namespace dlc::x86

@@ -24,6 +24,15 @@ struct KernelConfig {
 /// Chooses how to tile `op`, or nothing when it should stay as it is.
 std::optional<KernelConfig> chooseKernelConfig(mlir::linalg::LinalgOp op);
 
+/// The trailing reduction loops of `op`, when there are two or more and they are
+/// contiguous in every operand (a mean over [H, W]): dlc-cpu-tile-vectorize collapses
+/// them into one, which then gets an innermost reduction's partial sums.
+std::optional<mlir::ReassociationIndices> collapsibleReductionLoops(mlir::linalg::GenericOp op);
+
+/// Whether `op`'s reduction is tiled with vector partial sums carried across one innermost
+/// reduction loop (about sqrt(n) of them), directly or after collapsing its loops.
+bool getsPartialSums(mlir::linalg::GenericOp op);
+
 } // namespace dlc::x86
 
 #endif

@@ -245,12 +245,14 @@ def FuseElementwise : Pass<"dlc-fuse-elementwise", "::mlir::func::FuncOp"> {
 }
 
 def WidenLongSums : Pass<"dlc-widen-long-sums", "::mlir::func::FuncOp"> {
-  let summary = "Accumulate f32 sums of 8192 or more values per result in f64";
+  let summary = "Accumulate long f32 sums in f64";
   let description = [{
     A reduction whose body adds an f32 value into its accumulator (a sum, a
-    mean, a sum of squares, after fusion of its producers) and that adds at
-    least 8192 values into each result element accumulates in f64 and is
-    truncated to f32 after. An f32 sum's rounding grows with the values each
+    mean, a sum of squares, after fusion of its producers), that adds at
+    least 8192 values into each result element, and that tiling will not give
+    vector partial sums across one row (KernelConfig's getsPartialSums: those
+    add only about sqrt(n) values each) accumulates in f64 and is truncated
+    to f32 after. An f32 sum's rounding grows with the values each
     partial sum adds; a mean over 11,088 values, as a LayerNorm of a constant
     padded region divides x - mean by sqrt(eps), was off by 3 % where ONNX
     Runtime is exact. Contractions and convolutions are left alone.

@@ -263,25 +263,13 @@ bool isInnerReduction(Operation *op) {
 /// 11,088-value region, whose exact result is its bias, was off by 3 %).
 linalg::LinalgOp collapseTrailingReductions(RewriterBase &rewriter, linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || generic->getNumResults() != 1 || !generic.hasPureTensorSemantics() ||
-      generic.getNumReductionLoops() < 2)
+  if (!generic || !generic.hasPureTensorSemantics())
     return op;
-  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
-  unsigned n = iterators.size(), first = n - generic.getNumReductionLoops();
-  ReassociationIndices group;
-  for (unsigned i = first; i < n; ++i) {
-    if (iterators[i] != utils::IteratorType::reduction)
-      return op;
-    group.push_back(i);
-  }
-  if (!llvm::all_of(generic.getStaticLoopRanges(),
-                    [](int64_t b) { return !ShapedType::isDynamic(b); }) ||
-      !llvm::all_of(generic.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isProjectedPermutation(/*allowZeroInResults=*/false); }) ||
-      !linalg::areDimSequencesPreserved(generic.getIndexingMapsArray(), {group}))
+  std::optional<ReassociationIndices> group = collapsibleReductionLoops(generic);
+  if (!group)
     return op;
   rewriter.setInsertionPoint(op);
-  auto collapsed = linalg::collapseOpIterationDims(op, {group}, rewriter);
+  auto collapsed = linalg::collapseOpIterationDims(op, {*group}, rewriter);
   if (failed(collapsed))
     return op;
   rewriter.replaceOp(op, collapsed->results);
