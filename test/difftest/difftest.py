@@ -18,7 +18,9 @@ are shape + seed) and printed. `--replay DIR` reruns saved cases (the regression
 A graph `dlc check` rejects (an unsupported node) is counted and reported, not saved.
 
 Rounds run in --jobs worker processes (default: one per core). SIGINT or SIGTERM ends a run
-after the rounds in flight, and the summary line is still written.
+after the rounds in flight. The run's summary line in the ledger (--log) is rewritten at
+every progress report and at the end, so a run that is killed outright still counts the
+graphs it checked up to its last report ("final": false).
 
 Exit code 1 when a mismatch or crash was found (or a replayed case fails).
 """
@@ -471,6 +473,22 @@ def replay(dlc: Dlc, folder: Path, args) -> int:
     return 1 if bad else 0
 
 
+def record(ledger: str, summary: dict) -> None:
+    """Write `summary` as the ledger line of its run (summary["run"]), replacing an earlier
+    line of the same run; runs writing one ledger at once serialize on a lock of the file."""
+    import fcntl
+    fd = os.open(ledger, os.O_RDWR | os.O_CREAT, 0o644)
+    with os.fdopen(fd, "r+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        lines = [ln for ln in f.read().splitlines() if ln.strip()]
+        kept = [ln for ln in lines if json.loads(ln).get("run") != summary["run"]]
+        f.seek(0)
+        f.truncate()
+        f.write("".join(ln + "\n" for ln in kept + [json.dumps(summary)]))
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def git_commit() -> str:
     try:
         return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
@@ -497,8 +515,8 @@ def main() -> int:
     ap.add_argument("--replay", metavar="DIR", help="rerun the saved cases in DIR and exit")
     ap.add_argument("--timeout", type=float, default=60, help="per dlc run (s)")
     ap.add_argument("--log", default=str(HERE / "runs.jsonl"),
-                    help="append a summary line (JSON) here (default test/difftest/runs.jsonl; "
-                         "'' for none)")
+                    help="the ledger: one summary line (JSON) per run (default "
+                         "test/difftest/runs.jsonl; '' for none)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="rounds run in parallel (default: one per core)")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -519,6 +537,7 @@ def main() -> int:
         found: list = []
         rejections: dict = {}  # dlc's error line -> count
         t0, rounds = time.time(), 0
+        run_id = f"{commit}-{seed}-{int(t0)}"
         stop = []
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.append(1))
@@ -540,6 +559,15 @@ def main() -> int:
             if args.verbose or rounds % 25 == 0:
                 print(f"[{time.time() - t0:6.0f} s] {sum(stats.values())} graphs: {stats}",
                       flush=True)
+            if args.log and rounds % 25 == 0:
+                record(args.log, summary(final=False))
+
+        def summary(final: bool) -> dict:
+            return {"date": time.strftime("%Y-%m-%d"), "commit": commit, "seed": seed,
+                    "rounds": rounds, "seconds": round(time.time() - t0),
+                    "graphs": sum(stats.values()), **stats,
+                    "found": [str(Path(p).name) for p in found], "run": run_id,
+                    "final": final}
 
         jobs = max(1, args.jobs)
         if jobs == 1:
@@ -558,16 +586,12 @@ def main() -> int:
                     finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
                     for f in finished:
                         merge(f.result())
-        summary = {"date": time.strftime("%Y-%m-%d"), "commit": commit, "seed": seed,
-                   "rounds": rounds, "seconds": round(time.time() - t0),
-                   "graphs": sum(stats.values()), **stats,
-                   "found": [str(Path(p).name) for p in found]}
         for why, n in sorted(rejections.items(), key=lambda kv: -kv[1])[:10]:
             print(f"  {n} x {why}")
-        print("difftest:", json.dumps(summary))
+        last = summary(final=True)
+        print("difftest:", json.dumps(last))
         if args.log:
-            with open(args.log, "a") as f:
-                f.write(json.dumps(summary) + "\n")
+            record(args.log, last)
         return 1 if stats["fail"] else 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
