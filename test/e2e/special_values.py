@@ -11,6 +11,12 @@ Tolerance: |dlc - ort| <= 1e-5 * max(1, |ort|) elementwise (float32 transcendent
 functions differ by a few ulp between libm, ORT's kernels and dlc's polynomials); for
 |ort| >= 1e30 the relative error 1e-5 alone (huge finite results must not become inf).
 
+Integer Div and Mod (fmod 0 and 1) get the values that trap a hardware divide: x / 0,
+x % 0, INT_MIN / -1 and INT_MIN % -1 (ONNX leaves them undefined, ORT's kernels raise
+SIGFPE). dlc defines them as NumPy does: x / 0 = 0, x % 0 = 0, INT_MIN / -1 = INT_MIN
+(wraps), INT_MIN % -1 = 0; those entries are checked against NumPy, every other pair
+against ONNX Runtime, exactly.
+
 usage: special_values.py --dlc build/bin/dlc [OP ...]
 """
 from __future__ import annotations
@@ -47,9 +53,15 @@ ATTRS = {"Mod": {"fmod": 1}}
 # maximum gives +0, ONNX Runtime the second operand). Every other zero must keep its sign.
 ZERO_SIGN_FREE = {"Max", "Min"}
 OPSET = {"Gelu": 20}
+# Integer division: (name, op, attributes), over these element types.
+INT_DIVISION = [("IntDiv", "Div", {}), ("IntMod", "Mod", {"fmod": 0}),
+                ("IntFMod", "Mod", {"fmod": 1})]
+INT_TYPES = {np.int8: TensorProto.INT8, np.int32: TensorProto.INT32,
+             np.int64: TensorProto.INT64}
 
 
-def model(op: str, operands: list[np.ndarray], constant: bool) -> onnx.ModelProto:
+def model(op: str, operands: list[np.ndarray], constant: bool,
+          attrs: dict | None = None) -> onnx.ModelProto:
     """One node on `operands`: graph inputs, or initializers (then a dummy input passes through)."""
     names = [f"v{i}" for i in range(len(operands))]
     inputs, inits = [], []
@@ -57,8 +69,9 @@ def model(op: str, operands: list[np.ndarray], constant: bool) -> onnx.ModelProt
         if constant:
             inits.append(numpy_helper.from_array(a, n))
         else:
-            inputs.append(helper.make_tensor_value_info(n, TensorProto.FLOAT, list(a.shape)))
-    nodes = [helper.make_node(op, names, ["y"], **ATTRS.get(op, {}))]
+            inputs.append(helper.make_tensor_value_info(
+                n, INT_TYPES.get(a.dtype.type, TensorProto.FLOAT), list(a.shape)))
+    nodes = [helper.make_node(op, names, ["y"], **(ATTRS.get(op, {}) if attrs is None else attrs))]
     outputs = [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)]
     if constant:
         inputs.append(helper.make_tensor_value_info("dummy", TensorProto.FLOAT, [1]))
@@ -78,11 +91,32 @@ def operands_of(op: str) -> list[np.ndarray]:
     return [VALUES.copy()]
 
 
+def int_division_operands(t) -> list[np.ndarray]:
+    info = np.iinfo(t)
+    v = np.array([0, 1, -1, 2, -2, 7, -7, info.min, info.max, info.min + 1], dtype=t)
+    x, y = np.meshgrid(v, v, indexing="ij")
+    return [x.reshape(-1), y.reshape(-1)]
+
+
+def int_division_reference(op: str, attrs: dict, x: np.ndarray, y: np.ndarray,
+                           ort_ref) -> np.ndarray:
+    """ORT where the division is defined; NumPy's answer where it traps in hardware."""
+    trap = (y == 0) | ((x == np.iinfo(x.dtype).min) & (y == -1))
+    safe_y = np.where(trap, 1, y).astype(x.dtype)
+    ref = np.array(ort_ref(x, safe_y))
+    with np.errstate(all="ignore"):
+        if op == "Div":  # floor_divide = trunc division here: y is 0 or -1
+            edge = np.floor_divide(x, y)
+        else:
+            edge = np.fmod(x, y) if attrs["fmod"] else np.remainder(x, y)
+    return np.where(trap, edge, ref).astype(x.dtype)
+
+
 def mismatch(got: np.ndarray, ref: np.ndarray, x: list[np.ndarray], op: str) -> str | None:
     got, ref = np.asarray(got), np.asarray(ref)
     if got.shape != ref.shape or got.dtype != ref.dtype:
         return f"shape/dtype {got.shape} {got.dtype}, ORT {ref.shape} {ref.dtype}"
-    if ref.dtype == np.bool_:
+    if ref.dtype == np.bool_ or np.issubdtype(ref.dtype, np.integer):
         bad = got != ref
     else:
         g, r = got.astype(np.float64), ref.astype(np.float64)
@@ -112,7 +146,7 @@ def run_dlc(dlc: str, path: Path, feeds: dict[str, np.ndarray], work: Path) -> n
     p = subprocess.run([dlc, "run", str(path), *args, "--output-dir", str(out)],
                        capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
-        raise RuntimeError(p.stderr.strip())
+        raise RuntimeError(f"exit {p.returncode}: {p.stderr.strip()}")
     return np.load(out / "y.npy")
 
 
@@ -132,8 +166,9 @@ def main() -> int:
     args = ap.parse_args()
     import onnxruntime as ort
 
-    ops = args.ops or UNARY + BINARY
-    failures = 0
+    named = {name for name, _, _ in INT_DIVISION}
+    ops = [o for o in args.ops if o not in named] if args.ops else UNARY + BINARY
+    failures, total = 0, 2 * len(ops)
     with tempfile.TemporaryDirectory(prefix="dlc-special-") as tmp:
         work = Path(tmp)
         for op in ops:
@@ -158,7 +193,31 @@ def main() -> int:
                 print(f"{'PASS' if err is None else 'FAIL'} {op:16s} {how}"
                       + ("" if err is None else f"  {err}"), flush=True)
                 failures += err is not None
-    total = 2 * len(ops)
+        for name, op, attrs in INT_DIVISION:
+            if args.ops and name not in args.ops:
+                continue
+            for t in INT_TYPES:
+                x = int_division_operands(t)
+                sess = ort.InferenceSession(model(op, x, False, attrs).SerializeToString(),
+                                            providers=["CPUExecutionProvider"])
+                ref = int_division_reference(
+                    op, attrs, *x, lambda a, b: sess.run(["y"], {"v0": a, "v1": b})[0])
+                for constant in (False, True):
+                    how = f"{np.dtype(t).name} {'folded' if constant else 'runtime'}"
+                    path = work / f"{name}_{how.replace(' ', '_')}.onnx"
+                    onnx.save(model(op, x, constant, attrs), path)
+                    feeds = ({"dummy": np.zeros(1, F32)} if constant
+                             else {"v0": x[0], "v1": x[1]})
+                    try:
+                        err = mismatch(run_dlc(args.dlc, path, feeds, work), ref, x, op)
+                        if constant and err is None:
+                            err = unfolded(args.dlc, path)
+                    except (RuntimeError, subprocess.TimeoutExpired) as e:
+                        err = f"dlc failed: {e}"
+                    print(f"{'PASS' if err is None else 'FAIL'} {name:16s} {how}"
+                          + ("" if err is None else f"  {err}"), flush=True)
+                    failures += err is not None
+                    total += 1
     print(f"{total - failures} passed, {failures} failed")
     return 1 if failures else 0
 

@@ -25,7 +25,6 @@ using Args = ValueRange;
 DLC_SCALAR(AddOp, (floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, a)))
 DLC_SCALAR(SubOp, (floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, a)))
 DLC_SCALAR(MulOp, (floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, a)))
-DLC_SCALAR(DivOp, (floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, a)))
 DLC_SCALAR(MaxOp, (floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, a)))
 DLC_SCALAR(MinOp, (floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, a)))
 DLC_SCALAR(PowOp, (floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, a)))
@@ -73,9 +72,37 @@ Value NegOp::buildScalar(B &b, L loc, Args a) {
   return arith::SubIOp::create(b, loc, scalarConstant(b, loc, a[0].getType(), 0), a[0]);
 }
 
+/// Integer division never traps (ONNX leaves these cases undefined; a hardware divide
+/// raises SIGFPE): as NumPy, x / 0 = 0 and x % 0 = 0, INT_MIN / -1 = INT_MIN (wraps) and
+/// INT_MIN % -1 = 0. The divide itself sees 1 where the divisor is 0 or -1.
+static Value nonTrappingDivisor(B &b, L loc, Value d) {
+  Type t = d.getType();
+  auto equals = [&](double v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, scalarConstant(b, loc, t, v));
+  };
+  Value zeroOrMinusOne = arith::OrIOp::create(b, loc, equals(0), equals(-1));
+  return arith::SelectOp::create(b, loc, zeroOrMinusOne, scalarConstant(b, loc, t, 1), d);
+}
+
+Value DivOp::buildScalar(B &b, L loc, Args a) {
+  if (isa<FloatType>(a[0].getType()))
+    return arith::DivFOp::create(b, loc, a[0], a[1]);
+  Type t = a[0].getType();
+  Value zero = scalarConstant(b, loc, t, 0);
+  Value q = arith::DivSIOp::create(b, loc, a[0], nonTrappingDivisor(b, loc, a[1]));
+  Value byMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a[1],
+                                           scalarConstant(b, loc, t, -1));
+  q = arith::SelectOp::create(b, loc, byMinusOne, arith::SubIOp::create(b, loc, zero, a[0]), q);
+  Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a[1], zero);
+  return arith::SelectOp::create(b, loc, byZero, zero, q);
+}
+
 /// Remainder with the divisor's sign (floor) or the dividend's (truncated, C fmod).
 static Value remainder(B &b, L loc, Args a, bool floor) {
-  Value r = floatOrInt<arith::RemFOp, arith::RemSIOp>(b, loc, a);
+  // x % 1 = 0 stands for x % 0 and x % -1 (see nonTrappingDivisor).
+  Value r = isa<FloatType>(a[0].getType())
+                ? arith::RemFOp::create(b, loc, a[0], a[1]).getResult()
+                : arith::RemSIOp::create(b, loc, a[0], nonTrappingDivisor(b, loc, a[1])).getResult();
   if (!floor)
     return r;
   Value zero = scalarConstant(b, loc, a[0].getType(), 0);

@@ -34,9 +34,15 @@ func.func @ieee() -> (tensor<3xf32>, tensor<2xf32>, tensor<3xf32>, tensor<2xf32>
 
 // -----
 
-// Integer division by zero is undefined: not folded, left to run time.
+// Integer division by zero and INT_MIN / -1 (undefined in ONNX) fold as dlc defines them at
+// run time (NumPy's answers): x / 0 = 0, x % 0 = 0, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
 // CHECK-LABEL: func @int_div_by_zero
-// CHECK: dlc_graph.div
+// CHECK: arith.constant dense<[3, 0]> : tensor<2xi64>
+// CHECK-NOT: dlc_graph
+// CHECK-LABEL: func @int_min_by_minus_one
+// CHECK-DAG: arith.constant dense<-128> : tensor<1xi8>
+// CHECK-DAG: arith.constant dense<0> : tensor<1xi8>
+// CHECK-NOT: dlc_graph
 // CHECK-LABEL: func @int_fold
 // CHECK: arith.constant dense<[3, 9]> : tensor<2xi64>
 // CHECK-NOT: dlc_graph
@@ -45,6 +51,13 @@ func.func @int_div_by_zero() -> tensor<2xi64> {
   %j = arith.constant dense<[2, 0]> : tensor<2xi64>
   %d = dlc_graph.div %i, %j : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
   return %d : tensor<2xi64>
+}
+func.func @int_min_by_minus_one() -> (tensor<1xi8>, tensor<1xi8>) {
+  %i = arith.constant dense<-128> : tensor<1xi8>
+  %j = arith.constant dense<-1> : tensor<1xi8>
+  %d = dlc_graph.div %i, %j : tensor<1xi8>, tensor<1xi8> -> tensor<1xi8>
+  %m = dlc_graph.mod %i, %j : tensor<1xi8>, tensor<1xi8> -> tensor<1xi8>
+  return %d, %m : tensor<1xi8>, tensor<1xi8>
 }
 func.func @int_fold() -> tensor<2xi64> {
   %i = arith.constant dense<[7, 9]> : tensor<2xi64>
