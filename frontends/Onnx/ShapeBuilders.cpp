@@ -244,12 +244,52 @@ LogicalResult slice(NodeImporter &n, Results &out) {
               out);
 }
 
+/// Indices known at compile time must lie in [-dim, dim) of the dimension they address
+/// (`dimOf(k)` for the k-th index, row-major); ONNX makes any other an error. (Indices
+/// computed at run time are clamped by the lowering.)
+LogicalResult checkKnownIndices(NodeImporter &n, function_ref<int64_t(int64_t)> dimOf) {
+  DenseElementsAttr idx = n.knownInput(1);
+  if (!idx)
+    return success();
+  int64_t k = 0;
+  for (const APInt &v : idx.getValues<APInt>()) {
+    int64_t i = v.getSExtValue(), dim = dimOf(idx.isSplat() ? 0 : k);
+    if (dim != ShapedType::kDynamic && (i < -dim || i >= dim))
+      return n.error("index " + Twine(i) + " (element " + Twine(k) + " of input 1) is out of "
+                     "range for a dimension of size " + Twine(dim) + "; expected [" +
+                     Twine(-dim) + ", " + Twine(dim) + ")");
+    if (idx.isSplat())
+      break;
+    ++k;
+  }
+  return success();
+}
+
+/// Gather, GatherElements, ScatterElements: every index addresses data's dim `axis`.
+LogicalResult checkKnownIndices(NodeImporter &n, Value data, int64_t axis) {
+  int64_t dim = tensorType(data).getDimSize(axis);
+  return checkKnownIndices(n, [&](int64_t) { return dim; });
+}
+
+/// GatherND, ScatterND: the j-th entry of each index tuple (the indices' last dim)
+/// addresses data's dim batchDims + j.
+LogicalResult checkKnownTuples(NodeImporter &n, Value data, Value indices, int64_t batchDims) {
+  auto it = tensorType(indices);
+  int64_t k = it.getRank() ? it.getDimSize(it.getRank() - 1) : 0;
+  auto dt = tensorType(data);
+  if (k < 1 || k == ShapedType::kDynamic || batchDims + k > dt.getRank())
+    return success(); // the op's own checks report these
+  return checkKnownIndices(n, [&](int64_t e) { return dt.getDimSize(batchDims + e % k); });
+}
+
 LogicalResult gather(NodeImporter &n, Results &out) {
   auto data = n.requiredInput(0), idx = n.requiredInput(1);
   auto axis = n.intAttr("axis", 0);
   TRY(data); TRY(idx); TRY(axis);
   auto a = n.normalizeAxis(*axis, tensorType(*data).getRank());
   TRY(a);
+  if (failed(checkKnownIndices(n, *data, *a)))
+    return failure();
   return push(n.create<GatherOp>({*data, *idx}, {n.named("axis", n.b.getI64IntegerAttr(*a))}), out);
 }
 
@@ -259,6 +299,8 @@ LogicalResult gatherElements(NodeImporter &n, Results &out) {
   TRY(data); TRY(idx); TRY(axis);
   auto a = n.normalizeAxis(*axis, tensorType(*data).getRank());
   TRY(a);
+  if (failed(checkKnownIndices(n, *data, *a)))
+    return failure();
   return push(n.create<GatherElementsOp>({*data, *idx}, {n.named("axis", n.b.getI64IntegerAttr(*a))}),
               out);
 }
@@ -278,6 +320,8 @@ LogicalResult gatherND(NodeImporter &n, Results &out) {
   for (int64_t d = 0; d < b; ++d)
     if (it.getDimSize(d) != dt.getDimSize(d))
       return n.error("batch dims of data and indices differ");
+  if (failed(checkKnownTuples(n, *data, *idx, b)))
+    return failure();
   SmallVector<int64_t> shape(it.getShape().drop_back());
   llvm::append_range(shape, dt.getShape().drop_front(b + k));
   return push(n.create<GatherNDOp>({*data, *idx}, {n.named("batch_dims", n.b.getI64IntegerAttr(b))},
@@ -297,6 +341,8 @@ template <bool nd> LogicalResult scatter(NodeImporter &n, Results &out) {
     TRY(na);
     a = *na;
   }
+  if (failed(nd ? checkKnownTuples(n, *data, *idx, 0) : checkKnownIndices(n, *data, a)))
+    return failure();
   SmallVector<NamedAttribute> attrs = {n.named("axis", n.b.getI64IntegerAttr(a)),
                                        n.named("reduction", n.b.getStringAttr(*red))};
   if (nd)

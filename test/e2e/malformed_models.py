@@ -509,6 +509,51 @@ def m_ext_negative_offset(d):
     return external_model(data_file(d, "w.bin"), offset=-8, length=24)
 
 
+# ---------------------------------------------------------------------------- constant indices
+def indexed(op: str, node: str, idx, with_updates: bool = False, **attrs):
+    """`op` on x float[3,4] with constant indices (and constant ones as updates)."""
+    idx = np.array(idx, np.int64)
+    inits = [numpy_helper.from_array(idx, "idx")]
+    inputs = ["x", "idx"]
+    if with_updates:
+        shape = idx.shape if op != "ScatterND" else idx.shape[:-1] + (4,) * (2 - idx.shape[-1])
+        inits.append(numpy_helper.from_array(np.ones(shape, np.float32), "upd"))
+        inputs.append("upd")
+    return unary(op, node, [3, 4], None, inits, inputs, **attrs)
+
+
+@case("Gather of constant index 3 from a dimension of size 3", "gather_oob", "index 3",
+      "[-3, 3)")
+def m_gather_index_out_of_range(d):
+    return indexed("Gather", "gather_oob", [0, 3], axis=0)
+
+
+@case("Gather of constant index -5 along axis 1 (size 4)", "gather_neg_oob", "index -5")
+def m_gather_negative_index_out_of_range(d):
+    return indexed("Gather", "gather_neg_oob", [[-5]], axis=1)
+
+
+@case("GatherElements with a constant index 4 along axis 1 (size 4)", "gel_oob", "index 4")
+def m_gather_elements_index_out_of_range(d):
+    return indexed("GatherElements", "gel_oob", [[0, 4], [1, 1], [2, 2]], axis=1)
+
+
+@case("GatherND with the constant tuple (0, 9) into float[3,4]", "gnd_oob", "index 9")
+def m_gather_nd_index_out_of_range(d):
+    return indexed("GatherND", "gnd_oob", [[0, 1], [0, 9]])
+
+
+@case("ScatterElements writing at constant index -9 along axis 0 (size 3)", "sel_oob",
+      "index -9")
+def m_scatter_elements_index_out_of_range(d):
+    return indexed("ScatterElements", "sel_oob", [[-9, 0]], with_updates=True, axis=0)
+
+
+@case("ScatterND writing at the constant tuple (3,) into float[3,4]", "snd_oob", "index 3")
+def m_scatter_nd_index_out_of_range(d):
+    return indexed("ScatterND", "snd_oob", [[3]], with_updates=True)
+
+
 # ---------------------------------------------------------------------------- driver
 def generate(out_dir: Path, names=None) -> list[Path]:
     """Writes out_dir/<case>.onnx for each case and out_dir/expected.txt; returns the model paths."""
