@@ -2,6 +2,7 @@
 #include "compiler/Compiler.h"
 #include "passes/Autodiff/Training.h"
 #include "compiler/Pipelines.h"
+#include "frontends/Onnx/FileIO.h"
 #include "frontends/Onnx/Importer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -233,34 +234,6 @@ LogicalResult Compilation::emitObject(std::string &object) {
   return success();
 }
 
-LogicalResult writeFileAtomically(const std::string &path, StringRef data, std::string &error) {
-  SmallString<256> tmp;
-  SmallString<256> dir(path);
-  llvm::sys::path::remove_filename(dir);
-  std::string model = (dir.empty() ? std::string("") : std::string(dir) + "/") + ".dlc-tmp-%%%%%%";
-  int fd;
-  if (auto ec = llvm::sys::fs::createUniqueFile(model, fd, tmp)) {
-    error = "cannot write '" + path + "': " + ec.message();
-    return failure();
-  }
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << data;
-    os.flush();
-    if (os.has_error()) {
-      error = "cannot write '" + path + "': " + os.error().message();
-      os.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return failure();
-    }
-  }
-  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    error = "cannot write '" + path + "': " + ec.message();
-    return failure();
-  }
-  return success();
-}
 
 LogicalResult Compilation::writeSharedLibrary(const std::string &path) {
   if (failed(runTo(Phase::LLVM)))
@@ -283,7 +256,7 @@ LogicalResult Compilation::writeSharedLibrary(const std::string &path) {
   for (size_t i = 0; i < objects.size(); ++i) {
     if (llvm::sys::fs::createTemporaryFile("dlc-model", "o", objPaths[i]))
       return fail("cannot create temporary files");
-    if (failed(writeFileAtomically(std::string(objPaths[i]), objects[i], error)))
+    if (!writeFileAtomically(std::string(objPaths[i]), objects[i], error))
       return fail(error);
   }
   if (llvm::sys::fs::createTemporaryFile("dlc-model", "so", soPath))
@@ -300,7 +273,7 @@ LogicalResult Compilation::writeSharedLibrary(const std::string &path) {
   auto so = llvm::MemoryBuffer::getFile(soPath, /*IsText=*/false);
   if (!so)
     return fail("cannot read the linked library");
-  if (failed(writeFileAtomically(path, (*so)->getBuffer(), error)))
+  if (!writeFileAtomically(path, std::string_view((*so)->getBuffer()), error))
     return fail(error);
   return success();
 }

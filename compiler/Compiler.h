@@ -104,10 +104,6 @@ private:
   std::unique_ptr<DiagnosticCollector> diagnostics;
 };
 
-/// Writes `data` to `path` through a temporary file and a rename.
-mlir::LogicalResult writeFileAtomically(const std::string &path, llvm::StringRef data,
-                                        std::string &error);
-
 } // namespace dlc
 
 #endif

@@ -370,6 +370,10 @@ dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
                     "cannot load module '%s': %s", path,
                     dlc_errno_text(e, err, sizeof(err)));
   }
+  /* dlopen would block on a FIFO and read a device forever. */
+  if (!S_ISREG(info.st_mode))
+    return dlc_fail(DLC_ERROR_IO, "cannot load module '%s': not a regular file",
+                    path);
   /* dlopen searches the library path for names without '/'; we mean a file. */
   size_t len = strlen(path);
   char *dl_path = malloc(len + 3);

@@ -5,10 +5,12 @@
 #include "dlc_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char dlc_npy_magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
@@ -357,9 +359,14 @@ dlc_status_t dlc_tensor_load_npy(const char *path, dlc_tensor_t **out) {
   if (!path)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
                     "dlc_tensor_load_npy: path is null");
-  FILE *f = fopen(path, "rb");
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+     below, as is anything but a regular file). */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
   if (!f) {
     int e = errno;
+    if (fd >= 0)
+      close(fd);
     char err[128];
     return dlc_fail(e == ENOENT || e == ENOTDIR ? DLC_ERROR_NOT_FOUND
                                                 : DLC_ERROR_IO,
@@ -374,6 +381,8 @@ dlc_status_t dlc_tensor_load_npy(const char *path, dlc_tensor_t **out) {
                   dlc_errno_text(errno, err, sizeof(err)));
   else if (!S_ISREG(info.st_mode))
     st = dlc_fail(DLC_ERROR_IO, "'%s' is not a regular file", path);
+  else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+    st = dlc_fail(DLC_ERROR_IO, "cannot read '%s'", path);
   else
     st = dlc_npy_read(f, path, (uint64_t)info.st_size, out);
   fclose(f);
@@ -400,6 +409,76 @@ dlc_status_t dlc_tensor_load_npy_buffer(const void *data, size_t size,
 }
 
 /* ---- save ------------------------------------------------------------ */
+
+/* Writes all of `data`, retrying EINTR and short writes; false with errno set. */
+static bool dlc_write_all(int fd, const void *data, size_t size) {
+  const char *p = (const char *)data;
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    p += n;
+    size -= (size_t)n;
+  }
+  return true;
+}
+
+/* Replaces `path` with the bytes a then b, atomically: a temporary file beside
+ * it (mkstemp: O_CREAT | O_EXCL, so never through a planted link), every write
+ * checked, fsync, rename. Only a regular file is replaced. On failure the
+ * previous file (or none) stays and the temporary file is removed. */
+static dlc_status_t dlc_write_atomically(const char *path, const void *a,
+                                         size_t a_size, const void *b,
+                                         size_t b_size) {
+  char err[128];
+  struct stat info;
+  if (lstat(path, &info) == 0 && !S_ISREG(info.st_mode))
+    return dlc_fail(DLC_ERROR_IO,
+                    S_ISLNK(info.st_mode)
+                        ? "cannot write '%s': it is a symbolic link (only a "
+                          "regular file is replaced)"
+                        : "cannot write '%s': it exists and is not a regular "
+                          "file",
+                    path);
+  const char *slash = strrchr(path, '/');
+  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+  static const char kTemplate[] = ".dlc-tmp-XXXXXX";
+  char *tmp = malloc(dir_len + sizeof(kTemplate));
+  if (!tmp)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "cannot write '%s': out of memory",
+                    path);
+  memcpy(tmp, path, dir_len);
+  memcpy(tmp + dir_len, kTemplate, sizeof(kTemplate));
+  int fd = mkostemp(tmp, O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    free(tmp);
+    return dlc_fail(DLC_ERROR_IO, "cannot write '%s': %s", path,
+                    dlc_errno_text(e, err, sizeof(err)));
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  bool ok = fchmod(fd, 0666 & ~mask) == 0 && dlc_write_all(fd, a, a_size) &&
+            dlc_write_all(fd, b, b_size) && fsync(fd) == 0;
+  int e = errno;
+  ok = close(fd) == 0 && ok;
+  if (ok && rename(tmp, path) != 0) {
+    ok = false;
+    e = errno;
+  }
+  if (!ok)
+    unlink(tmp);
+  free(tmp);
+  if (!ok)
+    return dlc_fail(DLC_ERROR_IO, "cannot write '%s': %s", path,
+                    dlc_errno_text(e ? e : EIO, err, sizeof(err)));
+  return DLC_OK;
+}
 
 dlc_status_t dlc_tensor_save_npy(const dlc_tensor_t *tensor,
                                  const char *path) {
@@ -456,24 +535,8 @@ dlc_status_t dlc_tensor_save_npy(const dlc_tensor_t *tensor,
   for (size_t i = 0; i < preamble - 8; ++i)
     start[8 + i] = (char)((header_len >> (8 * i)) & 0xff);
 
-  char err[128];
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    int e = errno;
-    free(header);
-    return dlc_fail(DLC_ERROR_IO, "cannot open '%s' for writing: %s", path,
-                    dlc_errno_text(e, err, sizeof(err)));
-  }
-  size_t bytes = dlc_tensor_byte_size(tensor);
-  bool ok = fwrite(start, 1, total, f) == total &&
-            fwrite(dlc_tensor_data(tensor), 1, bytes, f) == bytes;
-  int e = errno;
-  ok = (fclose(f) == 0) && ok;
+  dlc_status_t st = dlc_write_atomically(path, start, total, dlc_tensor_data(tensor),
+                                         dlc_tensor_byte_size(tensor));
   free(header);
-  if (!ok) {
-    remove(path);
-    return dlc_fail(DLC_ERROR_IO, "cannot write '%s': %s", path,
-                    dlc_errno_text(e, err, sizeof(err)));
-  }
-  return DLC_OK;
+  return st;
 }

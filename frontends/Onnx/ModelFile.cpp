@@ -1,6 +1,7 @@
 // Reading ONNX model files: parsing, the default opset, node names, summaries (dlc info/verify).
 #include "frontends/Onnx/Importer.h"
 #include "frontends/Onnx/ModelFile.h"
+#include "frontends/Onnx/FileIO.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
@@ -13,6 +14,7 @@
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <set>
 #include <unistd.h>
 
@@ -23,9 +25,10 @@ namespace dlc::onnx_frontend {
 LogicalResult loadModelProto(const std::string &path, onnx::ModelProto &model, Location fileLoc) {
   if (llvm::sys::fs::is_directory(path))
     return emitError(fileLoc) << "is a directory, expected an .onnx file";
-  int fd = ::open(path.c_str(), O_RDONLY);
+  std::string error;
+  int fd = openRegularFile(path, error);
   if (fd < 0)
-    return emitError(fileLoc) << "cannot open file: " << std::strerror(errno);
+    return emitError(fileLoc) << error;
   google::protobuf::io::FileInputStream raw(fd);
   raw.SetCloseOnDelete(true);
   google::protobuf::io::CodedInputStream coded(&raw);

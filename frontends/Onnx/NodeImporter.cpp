@@ -1,5 +1,6 @@
 // NodeImporter: attribute access, constant inputs, tensor protos and checked op creation.
 #include "frontends/Onnx/NodeImporter.h"
+#include "frontends/Onnx/FileIO.h"
 #include "dialects/Graph/IR/CheckedBuild.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -9,6 +10,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -93,16 +97,30 @@ static FailureOr<std::string> readExternal(const onnx::TensorProto &t, const std
       !StringRef(real).starts_with((realBase + llvm::sys::path::get_separator()).str()))
     return emitError(loc) << "initializer '" << t.name() << "': external data location '"
                           << location << "' is missing or outside the model directory";
-  auto buf = llvm::MemoryBuffer::getFile(real, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buf)
+  std::string error;
+  int fd = openRegularFile(std::string(real), error);
+  if (fd < 0)
+    return emitError(loc) << "initializer '" << t.name() << "': external data '" << location
+                          << "' " << error;
+  llvm::scope_exit closeFd([&] { ::close(fd); });
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(fd, status))
     return emitError(loc) << "cannot read external data '" << location << "'";
-  int64_t size = (*buf)->getBufferSize();
+  int64_t size = status.getSize();
   if (length < 0)
     length = size - offset;
   if (offset < 0 || offset > size || length > size - offset)
     return emitError(loc) << "initializer '" << t.name() << "': external data range [" << offset
                           << ", " << offset + length << ") exceeds file size " << size;
-  return std::string((*buf)->getBufferStart() + offset, length);
+  // Only the tensor's own bytes are read.
+  std::string bytes(length, '\0');
+  for (int64_t done = 0; done < length;) {
+    ssize_t got = ::pread(fd, bytes.data() + done, length - done, offset + done);
+    if (got <= 0)
+      return emitError(loc) << "cannot read external data '" << location << "'";
+    done += got;
+  }
+  return bytes;
 }
 
 FailureOr<DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t, const std::string &baseDir,

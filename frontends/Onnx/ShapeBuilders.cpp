@@ -249,8 +249,8 @@ LogicalResult slice(NodeImporter &n, Results &out) {
 /// computed at run time are clamped by the lowering.)
 LogicalResult checkKnownIndices(NodeImporter &n, function_ref<int64_t(int64_t)> dimOf) {
   DenseElementsAttr idx = n.knownInput(1);
-  if (!idx)
-    return success();
+  if (!idx || !isa<IntegerType>(idx.getElementType()))
+    return success(); // not known, or not integers (the op reports those)
   int64_t k = 0;
   for (const APInt &v : idx.getValues<APInt>()) {
     int64_t i = v.getSExtValue(), dim = dimOf(idx.isSplat() ? 0 : k);

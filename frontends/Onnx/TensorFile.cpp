@@ -1,5 +1,8 @@
 // ONNX TensorProto files <-> runtime tensors (see TensorFile.h).
 #include "frontends/Onnx/TensorFile.h"
+#include "frontends/Onnx/FileIO.h"
+
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
@@ -7,9 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <vector>
 
 namespace dlc::onnxio {
@@ -84,14 +85,14 @@ namespace {
 /// "successfully" with them as unknown fields) are an error.
 bool readMessage(const std::string &path, google::protobuf::Message &m, const char *what,
                  std::string &error, bool strict = false) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot open file";
+  int fd = openRegularFile(path, error);
+  if (fd < 0) {
+    error = path + ": " + error;
     return false;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (!m.ParseFromString(buf.str())) {
+  google::protobuf::io::FileInputStream raw(fd);
+  raw.SetCloseOnDelete(true);
+  if (!m.ParseFromZeroCopyStream(&raw)) {
     error = path + ": not a valid ONNX " + what + " (protobuf parse failed)";
     return false;
   }
@@ -106,21 +107,12 @@ bool readMessage(const std::string &path, google::protobuf::Message &m, const ch
 /// Writes `m` to `path` atomically (a temporary file renamed into place).
 bool writeMessage(const google::protobuf::MessageLite &m, const std::string &path,
                   std::string &error) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !m.SerializeToOstream(&out) || !out.flush()) {
-      error = path + ": cannot write file";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = path + ": cannot write file";
-    std::remove(tmp.c_str());
+  std::string bytes;
+  if (!m.SerializeToString(&bytes)) {
+    error = "cannot write '" + path + "': the message does not serialize";
     return false;
   }
-  return true;
+  return writeFileAtomically(path, bytes, error);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // The forward model a training step carries: trained initializers stripped, then filled back.
 #include "frontends/Onnx/Importer.h"
+#include "frontends/Onnx/FileIO.h"
 #include "frontends/Onnx/ModelFile.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -8,7 +9,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <unistd.h>
 
 using namespace mlir;
@@ -58,21 +58,12 @@ bool writeModelWithInitializers(const std::string &bytes,
     error = "the embedded model lacks some of the trained initializers";
     return false;
   }
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !model.SerializeToOstream(&out) || !out.flush()) {
-      std::remove(tmp.c_str());
-      error = "cannot write '" + path + "'";
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    error = "cannot write '" + path + "': " + std::strerror(errno);
+  std::string serialized;
+  if (!model.SerializeToString(&serialized)) {
+    error = "cannot write '" + path + "': the model does not serialize (over 2 GiB?)";
     return false;
   }
-  return true;
+  return writeFileAtomically(path, serialized, error);
 }
 
 } // namespace dlc::onnx_frontend

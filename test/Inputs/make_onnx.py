@@ -48,6 +48,14 @@ def named_io():
                  [f32("in put", [3])], [f32("out/put 1", [3])])
 
 
+def colliding_outputs():
+    """Outputs 'a/b', 'a_b' and 'a:b' all sanitize to the file name a_b."""
+    return model([h.make_node("Neg", ["x"], ["a/b"], name="neg"),
+                  h.make_node("Relu", ["x"], ["a_b"], name="relu"),
+                  h.make_node("Abs", ["x"], ["a:b"], name="abs")],
+                 [f32("x", [3])], [f32("a/b", [3]), f32("a_b", [3]), f32("a:b", [3])])
+
+
 def symbolic_batch():
     return model([h.make_node("Relu", ["x"], ["y"], name="relu")],
                  [f32("x", ["batch", 4])], [f32("y", ["batch", 4])])

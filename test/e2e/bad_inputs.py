@@ -30,6 +30,12 @@ which needs a working ``dlc compile`` of a trivial model):
   g2_external_absolute  initializer external data at an absolute path
   h_unknown_input       dlc run model.onnx --input bogus_input=x.npy
   e_so, f_so, h_so      e, f, h against model.so
+  i_fifo_*              a FIFO (no writer: opening it for reading would block) as the
+                        model, an input (.npy, .pb), external data, a module, --data
+                        (each must fail within 60 s: "not a regular file")
+  j_*                   outputs: a symlink planted at DIR/out.npy or at -o (its target
+                        must stay as it was), -o naming a FIFO (it must stay a FIFO),
+                        stdout on /dev/full (the write error is reported)
 
 Prints one line per case; exits 1 if any case fails.
 """
@@ -39,6 +45,7 @@ import argparse
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -211,6 +218,89 @@ def case_h_so(dlc, d, t):
     return [dlc, *_unknown_input("model.so", d)], ["bogus_input"]
 
 
+FIFO = {"timeout": 60}  # a hang fails the case in a minute, not after --timeout
+
+
+def fifo(d: Path, name: str) -> str:
+    os.mkfifo(d / name)
+    return name
+
+
+def case_i_fifo_model(dlc, d, t):
+    return [dlc, "compile", fifo(d, "fifo.onnx"), "-o", "x.so"], ["fifo.onnx",
+                                                                 "not a regular file"], FIFO
+
+
+def case_i_fifo_npy(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+    return [dlc, "run", "model.onnx", "--input", f"features={fifo(d, 'x.npy')}"], \
+        ["x.npy", "not a regular file"], FIFO
+
+
+def case_i_fifo_pb(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+    return [dlc, "run", "model.onnx", "--input", f"features={fifo(d, 'x.pb')}"], \
+        ["x.pb", "not a regular file"], FIFO
+
+
+def case_i_fifo_external(dlc, d, t):
+    save(external_data_model(fifo(d, "w.bin")), d / "model.onnx")
+    return [dlc, "compile", "model.onnx", "-o", "x.so"], ["w.bin", "not a regular file"], FIFO
+
+
+def case_i_fifo_module(dlc, d, t):
+    return [dlc, "run", fifo(d, "fifo.so")], ["fifo.so", "not a regular file"], FIFO
+
+
+def case_i_fifo_data(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+    subprocess.run([dlc, "compile", "model.onnx", "--train", "--loss=mse:out", "-o", "step.so"],
+                   cwd=d, capture_output=True, timeout=t, check=True)
+    return [dlc, "train", "step.so", "--data", fifo(d, "data.npz"), "--steps", "1"], \
+        ["data.npz", "not a regular file"], FIFO
+
+
+def unchanged(path: Path, content: bytes):
+    def check():
+        if path.read_bytes() != content:
+            return f"{path.name} (the symlink's target) was overwritten"
+    return check
+
+
+def case_j_symlink_output(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+    (d / "target").write_bytes(b"keep me")
+    (d / "out").mkdir()
+    (d / "out" / "out.npy").symlink_to("../target")
+    return [dlc, "run", "model.onnx", "--input", f"features={good_input(d).name}",
+            "--output-dir", "out"], ["out.npy", "symbolic link"], \
+        {"after": unchanged(d / "target", b"keep me")}
+
+
+def case_j_symlink_so(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+    (d / "target").write_bytes(b"keep me")
+    (d / "link.so").symlink_to("target")
+    return [dlc, "compile", "model.onnx", "-o", "link.so"], ["link.so", "symbolic link"], \
+        {"after": unchanged(d / "target", b"keep me")}
+
+
+def case_j_fifo_output(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+
+    def still_fifo():
+        if not stat.S_ISFIFO(os.lstat(d / "out.so").st_mode):
+            return "out.so (a FIFO) was replaced"
+    return [dlc, "compile", "model.onnx", "-o", fifo(d, "out.so")], \
+        ["out.so", "not a regular file"], {"after": still_fifo, **FIFO}
+
+
+def case_j_stdout_full(dlc, d, t):
+    save(simple_model(), d / "model.onnx")
+    return [dlc, "compile", "model.onnx", "--emit=graph", "-o", "-"], ["standard output"], \
+        {"stdout_file": "/dev/full"}
+
+
 CASES = {
     "a_missing_file": case_a,
     "b_truncated": case_b,
@@ -225,6 +315,8 @@ CASES = {
     "e_so": case_e_so,
     "f_so": case_f_so,
     "h_so": case_h_so,
+    **{name[len("case_"):]: fn for name, fn in globals().items()
+       if name.startswith(("case_i_", "case_j_"))},
 }
 
 
@@ -252,8 +344,13 @@ def main(argv=None) -> int:
     for name in names:
         d = Path(tempfile.mkdtemp(prefix=f"dlc_bad_{re.sub(r'[^A-Za-z0-9_]', '_', name)}_"))
         try:
-            cmd, needles = CASES[name](dlc, d, args.timeout)
-            line = check_error(cmd, d, needles, args.timeout)
+            cmd, needles, *rest = CASES[name](dlc, d, args.timeout)
+            opts = dict(rest[0]) if rest else {}
+            after = opts.pop("after", None)
+            timeout = min(args.timeout, opts.pop("timeout", args.timeout))
+            line = check_error(cmd, d, needles, timeout, **opts)
+            if after and (why := after()):
+                raise Fail(why)
             print(f"PASS {name:<22} {line}", flush=True)
         except Fail as e:
             failures += 1

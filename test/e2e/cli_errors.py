@@ -40,16 +40,22 @@ def crash_markers(text: str) -> list[str]:
 
 def check_error(cmd: list[str], cwd: Path, needles: list[str], timeout: float,
                 one_line: bool = False, needles_in_stdout: bool = False,
-                model: Path | None = None) -> str:
+                model: Path | None = None, stdout_file: str | None = None) -> str:
     """Run cmd; raise Fail unless it failed cleanly. Returns the error line.
 
     needles_in_stdout: look for the needles in stdout too (`dlc check` lists the
     problems on stdout and sums them up in its one stderr line).
     model: stderr must name this file; the needles are looked for with its path and
-    name blanked out, so that a needle that happens to be part of the name still counts."""
+    name blanked out, so that a needle that happens to be part of the name still counts.
+    stdout_file: stdout goes to this file (e.g. /dev/full) instead of a pipe."""
     try:
-        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, errors="replace", timeout=timeout)
+        out = open(stdout_file, "w") if stdout_file else subprocess.PIPE
+        try:
+            p = subprocess.run(cmd, cwd=cwd, stdout=out, stderr=subprocess.PIPE,
+                               text=True, errors="replace", timeout=timeout)
+        finally:
+            if stdout_file:
+                out.close()
     except subprocess.TimeoutExpired:
         raise Fail(f"timed out after {timeout:.0f}s")
     err = p.stderr
@@ -69,7 +75,7 @@ def check_error(cmd: list[str], cwd: Path, needles: list[str], timeout: float,
     n_err = sum(1 for line in lines if line.startswith("error:"))
     if n_err != 1:
         raise Fail(f"{n_err} lines start with 'error:', expected exactly 1{shown}")
-    text = err + (p.stdout if needles_in_stdout else "")
+    text = err + ((p.stdout or "") if needles_in_stdout else "")
     if model is not None:
         if model.name not in err:
             raise Fail(f"stderr does not name the model file {model.name}{shown}")
@@ -77,7 +83,7 @@ def check_error(cmd: list[str], cwd: Path, needles: list[str], timeout: float,
     missing = [s for s in needles if s not in text]
     if missing:
         where = "stdout or stderr" if needles_in_stdout else "stderr"
-        out = "".join("\n    > " + line for line in p.stdout.strip().splitlines()[:20]
+        out = "".join("\n    > " + line for line in (p.stdout or "").strip().splitlines()[:20]
                       ) if needles_in_stdout else ""
         raise Fail(f"{where} does not mention {missing}{shown}{out}")
     return lines[0]

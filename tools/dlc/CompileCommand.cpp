@@ -1,5 +1,6 @@
 // `dlc compile`: ONNX -> shared library, or the IR/object of any phase with --emit.
 #include "compiler/Compiler.h"
+#include "frontends/Onnx/FileIO.h"
 #include "passes/Autodiff/Training.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
@@ -205,10 +206,10 @@ int compileCommand(int argc, char **argv) {
     return 0;
   }
   if (out == "-") {
-    std::fwrite(data.data(), 1, data.size(), stdout);
+    std::fwrite(data.data(), 1, data.size(), stdout); // checked at exit (main.cpp)
     return 0;
   }
-  if (failed(writeFileAtomically(out, data, error)))
+  if (!writeFileAtomically(out, data, error))
     return fail(error);
   return 0;
 }

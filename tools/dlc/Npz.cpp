@@ -1,12 +1,11 @@
 // NumPy .npz archives: the zip central directory, stored or deflated entries, .npy bytes.
 #include "tools/dlc/Npz.h"
+#include "frontends/Onnx/FileIO.h"
 
 #include <zlib.h>
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 namespace dlc::cli {
 namespace {
@@ -38,12 +37,11 @@ bool inflateRaw(const unsigned char *src, size_t srcSize, std::string &dst, size
 
 bool loadNpz(const std::string &path, std::vector<std::pair<std::string, TensorPtr>> &out,
              std::string &error) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    error = "cannot open '" + path + "'";
+  std::string bytes;
+  if (!readRegularFile(path, bytes, error)) {
+    error = "'" + path + "': " + error;
     return false;
   }
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   auto *data = reinterpret_cast<const unsigned char *>(bytes.data());
   size_t size = bytes.size();
   auto bad = [&](const std::string &what) {

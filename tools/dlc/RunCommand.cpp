@@ -91,7 +91,9 @@ const char *kRunHelp =
     "Input files are NumPy .npy files or ONNX TensorProto .pb files (as in ONNX's\n"
     "test data). Each output is summarized on stdout and, with --output-dir, written\n"
     "to DIR/<name>.npy, or DIR/<name>.pb with --output-format=pb or when NumPy cannot\n"
-    "hold its dtype (bfloat16); characters outside [A-Za-z0-9_.-] in the name become '_'.\n"
+    "hold its dtype (bfloat16); characters outside [A-Za-z0-9_.-] in the name become '_'\n"
+    "(a later output whose name then collides gets _1, _2, ...). Files are replaced\n"
+    "atomically and only if they are regular files (not symlinks or devices).\n"
     "When JIT-compiling, an input whose value sets shapes or axes (Reshape's shape,\n"
     "ReduceSum's axes, ...) is specialized to the given value.\n"
     "Sequence inputs take an ONNX SequenceProto .pb, optional inputs an OptionalProto\n"
@@ -160,6 +162,15 @@ int runCommand(int argc, char **argv) {
   // Sequence outputs `y` come as the tensors `y[0]`, `y[1]`, ...: with pb they are
   // written together as DIR/y.pb (a SequenceProto; OptionalProto for optionals).
   auto groups = outputGroups(r.module, iface);
+  // One file per output: names that sanitize alike ('a/b', 'a_b') get _1, _2, ...
+  std::set<std::string> taken;
+  auto outputPath = [&](const std::string &name, const char *ext) {
+    std::string stem = sanitize(name), file = stem + ext;
+    for (int k = 1; taken.count(file); ++k)
+      file = stem + "_" + std::to_string(k) + ext;
+    taken.insert(file);
+    return dir + "/" + file;
+  };
   std::set<size_t> grouped;
   if (format == "pb")
     for (const auto &g : groups)
@@ -177,7 +188,7 @@ int runCommand(int argc, char **argv) {
       // NumPy has no bfloat16, float8 or sub-byte types: those are always TensorProto files.
       bool pb = format == "pb" || info.dtype == DLC_DTYPE_BFLOAT16 ||
                 info.dtype >= DLC_DTYPE_FLOAT8E4M3FN;
-      std::string path = dir + "/" + sanitize(info.name) + (pb ? ".pb" : ".npy");
+      std::string path = outputPath(info.name, pb ? ".pb" : ".npy");
       if (pb ? !onnxio::saveTensorProto(t, info.name, path, error)
              : dlc_tensor_save_npy(t, path.c_str()) != DLC_OK)
         return fail(pb ? error : dlc_status_message());
@@ -194,7 +205,7 @@ int runCommand(int argc, char **argv) {
     auto kind = g.sequence ? onnxio::ValueKind::Sequence
                 : tensors.empty() ? onnxio::ValueKind::Absent
                                   : onnxio::ValueKind::Tensor;
-    std::string path = dir + "/" + sanitize(g.name) + ".pb";
+    std::string path = outputPath(g.name, ".pb");
     if (!onnxio::saveValueFile(kind, g.optional, tensors, g.name, path, error))
       return fail(error);
     std::printf("output '%s' %s of %zu tensors -> %s\n", g.name.c_str(),

@@ -2,6 +2,7 @@
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -22,7 +23,7 @@ static const char *kUsage =
     "Run 'dlc <command> --help' for a command's options.\n"
     "Errors are one line starting 'error:'; the exit code is 1 for bad input.\n";
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
       !std::strcmp(argv[1], "help")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
@@ -45,4 +46,15 @@ int main(int argc, char **argv) {
     return dlc::cli::verifyCommand(argc, argv);
   return dlc::cli::fail("unknown command '" + cmd +
                         "' (expected compile, run, bench, info, check, train or verify)");
+}
+
+int main(int argc, char **argv) {
+  int rc = dispatch(argc, argv);
+  // What went to stdout (IR, listings, reports) must have arrived: a full disk or a
+  // closed pipe is an error, not a silent success.
+  errno = 0;
+  if ((std::fflush(stdout) != 0 || std::ferror(stdout)) && rc == 0)
+    return dlc::cli::fail(std::string("cannot write to standard output: ") +
+                          std::strerror(errno ? errno : EIO));
+  return rc;
 }

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
+#include <sys/stat.h>
 #include <vector>
 
 using namespace dlc_test;
@@ -292,6 +294,47 @@ TEST_CASE("npy load never crashes on truncated or corrupted bytes",
   }
 }
 
+TEST_CASE("npy save replaces only regular files, atomically", "[runtime][npy]") {
+  dlc_tensor_t *raw = nullptr;
+  const int64_t shape[] = {3};
+  REQUIRE(dlc_tensor_create(DLC_DTYPE_FLOAT, 1, shape, &raw) == DLC_OK);
+  TensorPtr t(raw);
+  std::string dir = tmpPath("atomic_save");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // An existing regular file is replaced; nothing else is left in the directory.
+  std::string path = dir + "/x.npy";
+  writeFile(path, "old");
+  REQUIRE(dlc_tensor_save_npy(t.get(), path.c_str()) == DLC_OK);
+  dlc_tensor_t *back = nullptr;
+  REQUIRE(dlc_tensor_load_npy(path.c_str(), &back) == DLC_OK);
+  CHECK(dlc_tensor_shape(back)[0] == 3);
+  dlc_tensor_free(back);
+  CHECK(std::distance(std::filesystem::directory_iterator(dir),
+                      std::filesystem::directory_iterator()) == 1);
+  // A symlink planted at the path is refused and its target kept.
+  std::string target = dir + "/target", link = dir + "/link.npy";
+  writeFile(target, "keep");
+  std::filesystem::create_symlink(target, link);
+  CHECK(dlc_tensor_save_npy(t.get(), link.c_str()) == DLC_ERROR_IO);
+  CHECK(message() == "cannot write '" + link +
+                         "': it is a symbolic link (only a regular file is replaced)");
+  CHECK(readFile(target) == "keep");
+  // So is a FIFO (it stays one); and no temporary file is left behind.
+  std::string fifo = dir + "/fifo.npy";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(dlc_tensor_save_npy(t.get(), fifo.c_str()) == DLC_ERROR_IO);
+  CHECK(message() == "cannot write '" + fifo + "': it exists and is not a regular file");
+  CHECK(std::filesystem::is_fifo(fifo));
+  CHECK(std::distance(std::filesystem::directory_iterator(dir),
+                      std::filesystem::directory_iterator()) == 4);
+  // Reading a FIFO does not block (no writer): it is refused.
+  dlc_tensor_t *none = nullptr;
+  CHECK(dlc_tensor_load_npy(fifo.c_str(), &none) == DLC_ERROR_IO);
+  CHECK_THAT(message(), Catch::Contains("is not a regular file"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("npy save reports unwritable paths and bf16", "[runtime][npy]") {
   dlc_tensor_t *raw = nullptr;
   const int64_t shape[] = {2};
@@ -299,8 +342,7 @@ TEST_CASE("npy save reports unwritable paths and bf16", "[runtime][npy]") {
   TensorPtr t(raw);
   std::string path = tmpPath("no_such_dir/x.npy");
   CHECK(dlc_tensor_save_npy(t.get(), path.c_str()) == DLC_ERROR_IO);
-  CHECK(message() == "cannot open '" + path +
-                         "' for writing: no such file or directory");
+  CHECK(message() == "cannot write '" + path + "': no such file or directory");
 
   REQUIRE(dlc_tensor_create(DLC_DTYPE_BFLOAT16, 1, shape, &raw) == DLC_OK);
   TensorPtr bf(raw);
