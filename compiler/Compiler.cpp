@@ -19,6 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <unistd.h>
 #include <cstdlib>
 #include <thread>
 
@@ -78,9 +79,17 @@ LogicalResult Compilation::fail(const std::string &msg) {
   return failure();
 }
 
+uint64_t defaultMaxMemory() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return uint64_t(8) << 30;
+  return uint64_t(pages) * uint64_t(pageSize) / 2;
+}
+
 LogicalResult Compilation::importOnnx(const std::string &path) {
   sourceName = path;
   onnx_frontend::ImportOptions io;
+  io.maxTensorBytes = options.maxMemory;
   io.inputShapes = options.inputShapes;
   io.keepGoing = true; // report every unsupported node, not just the first
   io.inputValues = options.inputValues;

@@ -20,8 +20,14 @@ namespace dlc {
 /// The stages a compilation can stop at (`dlc compile --emit=`).
 enum class Phase { Graph, Linalg, LLVM, Obj, So };
 
+/// Half the machine's physical memory: the default limit on any one tensor.
+uint64_t defaultMaxMemory();
+
 struct CompileOptions {
   int optLevel = 3;
+  /// The largest tensor the model may hold, in bytes (dlc compile --max-memory); a
+  /// node whose result would be larger is an error naming it (0: no limit).
+  uint64_t maxMemory = defaultMaxMemory();
   std::string target = "host"; // host | x86-64-v3 | x86-64-v4
   /// Static shapes for model inputs (overrides symbolic dims).
   std::map<std::string, std::vector<int64_t>> inputShapes;

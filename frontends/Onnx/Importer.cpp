@@ -333,6 +333,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
   Type firstElt = firstType ? firstType.getElementType() : Type();
   NodeImporter ni(node, domainVersion(node.domain()), *builder, loc, std::move(inputs), baseDir, unsignedValues,
                   &specializations, &storedTypes);
+  ni.maxTensorBytes = options.maxTensorBytes;
   ni.subgraph = [this, loc](const onnx::GraphProto &g, ArrayRef<Value> args) {
     return importSubgraph(g, args, loc);
   };

@@ -47,6 +47,9 @@ struct ImportOptions {
   /// Values computed by top-level nodes that become graph outputs after the model's
   /// own (dlc verify compares them); names already outputs are skipped.
   std::vector<std::string> extraOutputs;
+  /// The largest tensor (initializer, constant or node result) the model may hold,
+  /// in bytes; a node over it is an error naming the node (0: no limit).
+  uint64_t maxTensorBytes = 0;
 };
 
 /// Imports an ONNX model into a module holding one `func.func @main_graph` of

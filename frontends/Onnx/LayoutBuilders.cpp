@@ -66,9 +66,9 @@ LogicalResult oneHot(NodeImporter &n, Results &out) {
   double depthD = isa<FloatType>(depthAttr->getElementType())
                       ? (*depthAttr->value_begin<APFloat>()).convertToDouble()
                       : (double)(*depthAttr->value_begin<APInt>()).getSExtValue();
+  if (!(depthD >= 1 && depthD < 0x1p62))
+    return n.error("depth must be positive, got " + n.num(depthD));
   int64_t depth = (int64_t)depthD;
-  if (depth < 1)
-    return n.error("depth must be positive, got " + Twine(depth));
   auto it = tensorType(*idx);
   auto vt = tensorType(*values);
   if (vt.getNumElements() != 2)
@@ -76,6 +76,10 @@ LogicalResult oneHot(NodeImporter &n, Results &out) {
   int64_t outRank = it.getRank() + 1;
   auto a = n.normalizeAxis(*axis, outRank);
   TRY(a);
+  SmallVector<int64_t> outShape(it.getShape());
+  outShape.insert(outShape.begin() + *a, depth);
+  if (failed(n.checkShape(outShape, vt.getElementType())))
+    return failure();
   Type i64 = n.b.getI64Type();
   Expr e{n, i64};
   Value ii = e.cast(*idx, i64); // float indices truncate, as ONNX casts them

@@ -12,6 +12,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/ADT/ScopeExit.h"
 
+#include <cstdio>
 #include <unistd.h>
 
 using namespace mlir;
@@ -372,7 +373,17 @@ FailureOr<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {
 FailureOr<SmallVector<Value>> NodeImporter::createMulti(StringRef opName, ValueRange operands,
                                                         ArrayRef<NamedAttribute> attrs,
                                                         TypeRange resultTypes) {
-  return graph::createChecked(b, loc, opName, operands, attrs, resultTypes);
+  return graph::createChecked(b, loc, opName, operands, attrs, resultTypes, maxTensorBytes);
+}
+
+std::string NodeImporter::num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
+LogicalResult NodeImporter::checkShape(ArrayRef<int64_t> shape, Type elt, StringRef what) const {
+  return graph::checkTensorBytes(loc, shape, elt, maxTensorBytes, what);
 }
 
 Value NodeImporter::constant(DenseElementsAttr value) {

@@ -85,6 +85,15 @@ public:
   unsigned numUsedOutputs() const;
 
   mlir::LogicalResult error(const llvm::Twine &msg) const;
+  /// A number for an error message ("%g": 1e+12, nan, inf).
+  static std::string num(double v);
+
+  /// The largest tensor any node may produce (ImportOptions::maxTensorBytes; 0: no
+  /// limit). Every created op's results are checked; a builder that allocates in
+  /// proportion to a result before creating it calls checkShape first.
+  uint64_t maxTensorBytes = 0;
+  mlir::LogicalResult checkShape(llvm::ArrayRef<int64_t> shape, mlir::Type elt,
+                                 llvm::StringRef what = "the result") const;
 
   /// Attribute accessors: absent -> default; present with the wrong type -> error.
   mlir::FailureOr<int64_t> intAttr(llvm::StringRef name, int64_t dflt);

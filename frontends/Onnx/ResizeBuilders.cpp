@@ -155,6 +155,8 @@ LogicalResult resample(NodeImporter &n, const ResizeAttrs &a, Value x, ArrayRef<
       y = n.constant(DenseElementsAttr::get(RankedTensorType::get(shape, fe), n.b.getZeroAttr(fe)));
       continue;
     }
+    if (failed(n.checkShape({in, o}, fe, "the resampling matrix")))
+      return failure();
     std::vector<double> w;
     std::vector<bool> extrap;
     axisWeights(a, in, o, scales[axis], rs, re, w, extrap);
@@ -249,6 +251,8 @@ LogicalResult resize(NodeImporter &n, Results &out) {
     if ((int64_t)sizesIn->size() != k)
       return n.error("sizes has " + Twine(sizesIn->size()) + " values for " + Twine(k) + " axes");
     for (int64_t i = 0; i < k; ++i) {
+      if (!((*sizesIn)[i] >= 1 && (*sizesIn)[i] < 0x1p62))
+        return n.error("sizes must be positive, got " + n.num((*sizesIn)[i]));
       outShape[axes[i]] = (int64_t)(*sizesIn)[i];
       scales[axes[i]] = t.getDimSize(axes[i]) ? (*sizesIn)[i] / t.getDimSize(axes[i]) : 1.0;
     }
@@ -267,10 +271,14 @@ LogicalResult resize(NodeImporter &n, Results &out) {
     if ((int64_t)scalesIn->size() != k)
       return n.error("scales has " + Twine(scalesIn->size()) + " values for " + Twine(k) + " axes");
     for (int64_t i = 0; i < k; ++i) {
-      if ((*scalesIn)[i] <= 0)
-        return n.error("scales must be positive");
-      scales[axes[i]] = (*scalesIn)[i];
-      outShape[axes[i]] = (int64_t)((*scalesIn)[i] * t.getDimSize(axes[i]));
+      double s = (*scalesIn)[i], dim = s * t.getDimSize(axes[i]);
+      if (!(s > 0) || !std::isfinite(s))
+        return n.error("scales must be positive and finite, got " + n.num(s));
+      if (!(dim < 0x1p62))
+        return n.error("scale " + n.num(s) + " makes axis " + Twine(axes[i]) + " " +
+                       n.num(dim) + " long");
+      scales[axes[i]] = s;
+      outShape[axes[i]] = (int64_t)dim;
     }
   } else {
     return n.error("needs scales or sizes");
@@ -287,6 +295,8 @@ LogicalResult resize(NodeImporter &n, Results &out) {
   }
   if (a.coordMode == "tf_crop_and_resize" && roi.empty())
     return n.error("tf_crop_and_resize needs roi");
+  if (failed(n.checkShape(outShape, t.getElementType())))
+    return failure();
   return resample(n, a, *x, outShape, scales, roi, out);
 }
 

@@ -512,6 +512,8 @@ LogicalResult constantOfShape(NodeImporter &n, Results &out) {
       return n.error("value must have one element");
     fill = *v;
   }
+  if (failed(n.checkShape(*shape, fill.getElementType())))
+    return failure();
   auto type = RankedTensorType::get(*shape, fill.getElementType());
   out.push_back(n.constant(DenseElementsAttr::get(type, fill.getValues<Attribute>()[0])));
   return success();
@@ -528,7 +530,13 @@ LogicalResult range(NodeImporter &n, Results &out) {
   double start = scalarOf(*s), limit = scalarOf(*l), delta = scalarOf(*d);
   if (delta == 0)
     return n.error("Range delta must not be 0");
-  int64_t count = std::max<int64_t>(0, (int64_t)std::ceil((limit - start) / delta));
+  double steps = std::ceil((limit - start) / delta);
+  if (!(steps < 0x1p62)) // also NaN
+    return n.error("Range(" + n.num(start) + ", " + n.num(limit) + ", " + n.num(delta) +
+                   ") does not have a countable length");
+  int64_t count = std::max<int64_t>(0, (int64_t)steps);
+  if (failed(n.checkShape({count}, elt)))
+    return failure();
   auto type = RankedTensorType::get({count}, elt);
   SmallVector<Attribute> vals;
   for (int64_t i = 0; i < count; ++i)

@@ -554,6 +554,66 @@ def m_scatter_nd_index_out_of_range(d):
     return indexed("ScatterND", "snd_oob", [[3]], with_updates=True)
 
 
+# ---------------------------------------------------------------------------- absurd sizes
+# Each would need terabytes (or overflows 2^63): one error line naming the node, in
+# seconds and without allocating it (the driver runs dlc under --timeout).
+def on_x(op: str, node: str, consts: dict, inputs, **attrs):
+    inits = [numpy_helper.from_array(np.array(v), k) for k, v in consts.items()]
+    return unary(op, node, [2], None, inits, inputs, **attrs)
+
+
+@case("Range(0, 1e18, 1) of int64", "range_huge", "bytes", "--max-memory")
+def m_range_huge(d):
+    return on_x("Range", "range_huge", {"s": np.int64(0), "l": np.int64(10**18),
+                                        "dl": np.int64(1)}, ["s", "l", "dl"])
+
+
+@case("Range(0, NaN, 1) of float", "range_nan", "countable")
+def m_range_nan(d):
+    return on_x("Range", "range_nan", {"s": np.float32(0), "l": np.float32(np.nan),
+                                       "dl": np.float32(1)}, ["s", "l", "dl"])
+
+
+@case("OneHot with depth 10^12", "onehot_huge", "--max-memory")
+def m_onehot_huge_depth(d):
+    return on_x("OneHot", "onehot_huge", {"i": np.array([1], np.int64),
+                                          "depth": np.int64(10**12),
+                                          "v": np.array([0, 1], np.float32)}, ["i", "depth", "v"])
+
+
+@case("Resize of float[2] by scale 1e12", "resize_huge", "bytes")
+def m_resize_huge_scale(d):
+    return on_x("Resize", "resize_huge", {"sc": np.array([1e12], np.float32)}, ["x", "", "sc"])
+
+
+@case("Resize of float[2] by scale NaN", "resize_nan", "scales must be positive and finite")
+def m_resize_nan_scale(d):
+    return on_x("Resize", "resize_nan", {"sc": np.array([np.nan], np.float32)}, ["x", "", "sc"])
+
+
+@case("Tile of float[2] repeated 10^12 times", "tile_huge", "--max-memory")
+def m_tile_huge(d):
+    return on_x("Tile", "tile_huge", {"r": np.array([10**12], np.int64)}, ["x", "r"])
+
+
+@case("ConstantOfShape [10^6, 10^6]", "cos_huge", "--max-memory")
+def m_constant_of_shape_huge(d):
+    return on_x("ConstantOfShape", "cos_huge", {"sh": np.array([10**6, 10**6], np.int64)},
+                ["sh"])
+
+
+@case("Pad of float[2] by 10^12 at the end", "pad_huge", "--max-memory")
+def m_pad_huge(d):
+    return on_x("Pad", "pad_huge", {"p": np.array([0, 10**12], np.int64)}, ["x", "p"])
+
+
+@case("Reshape to [2^32, 2^32, 2] (the element count wraps to 0 mod 2^64)", "reshape_wrap",
+      "overflows")
+def m_reshape_overflow(d):
+    return on_x("Reshape", "reshape_wrap", {"sh": np.array([2**32, 2**32, 2], np.int64)},
+                ["x", "sh"])
+
+
 # ---------------------------------------------------------------------------- driver
 def generate(out_dir: Path, names=None) -> list[Path]:
     """Writes out_dir/<case>.onnx for each case and out_dir/expected.txt; returns the model paths."""

@@ -1,6 +1,7 @@
 // Minimal command-line parsing for the dlc subcommands.
 #include "tools/dlc/Args.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 
@@ -79,6 +80,29 @@ bool parseCount(const std::string &opt, const std::string &text, long long &out,
     error = opt + " expects a positive integer, got '" + text + "'";
     return false;
   }
+  return true;
+}
+
+bool parseBytes(const std::string &opt, const std::string &text, uint64_t &out,
+                std::string &error) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit((unsigned char)text[digits]))
+    ++digits;
+  std::string suffix = text.substr(digits);
+  int shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30
+                                   : suffix == "T" ? 40 : -1;
+  uint64_t n = 0;
+  bool ok = digits > 0 && digits <= 15 && shift >= 0;
+  if (ok) {
+    n = std::strtoull(text.substr(0, digits).c_str(), nullptr, 10);
+    ok = n > 0 && n <= (uint64_t(1) << (62 - shift));
+  }
+  if (!ok) {
+    error = opt + " expects a size in bytes with an optional K, M, G or T suffix (e.g. 8G), "
+                  "got '" + text + "'";
+    return false;
+  }
+  out = n << shift;
   return true;
 }
 

@@ -2,6 +2,7 @@
 #ifndef DLC_TOOLS_DLC_ARGS_H
 #define DLC_TOOLS_DLC_ARGS_H
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -33,6 +34,10 @@ bool parseArgs(int argc, char **argv, int first, const std::vector<OptionSpec> &
 
 /// Prints `error: <msg>` on stderr and returns 1 (the exit code for bad input).
 int fail(const std::string &msg);
+
+/// Parses a byte count: digits with an optional K, M, G or T suffix (powers of 1024),
+/// e.g. 512M or 8G; false and an error message otherwise.
+bool parseBytes(const std::string &opt, const std::string &text, uint64_t &out, std::string &error);
 
 /// Parses a positive integer option; false and an error message otherwise.
 bool parseCount(const std::string &opt, const std::string &text, long long &out, std::string &error);

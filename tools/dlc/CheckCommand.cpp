@@ -38,6 +38,7 @@ int checkCommand(int argc, char **argv) {
     return fail("expected exactly one model (dlc check MODEL.onnx)");
   const std::string &path = args.positional[0];
   onnx_frontend::ImportOptions options;
+  options.maxTensorBytes = defaultMaxMemory();
   if (!parseInputShapes(args, options.inputShapes, error))
     return fail(error);
   Compilation c({});

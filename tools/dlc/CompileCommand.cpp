@@ -32,6 +32,10 @@ static const char *kHelp =
     "                             repeatable): needed where an input sets shapes or\n"
     "                             axes (Reshape's shape, ReduceSum's axes, ...); runs\n"
     "                             with another value are rejected\n"
+    "  --max-memory SIZE          the largest tensor the model may hold (a constant,\n"
+    "                             initializer or node result), e.g. 512M or 8G; a node\n"
+    "                             over it is an error naming it (default: half of this\n"
+    "                             machine's physical memory)\n"
     "  --timing                   print the time each compiler pass takes (stderr)\n"
     "  --dump-config              print how each op is compiled (stderr): kernel kind, loop\n"
     "                             bounds, tile sizes, and which loop threads split; then\n"
@@ -99,7 +103,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true}, {"--input-value", true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -116,6 +120,9 @@ int compileCommand(int argc, char **argv) {
     return fail("invalid optimization level '-O" + opt + "' (expected -O0 to -O3)");
   options.optLevel = opt[0] - '0';
   options.target = args.get("--target", "host");
+  if (args.has("--max-memory") &&
+      !parseBytes("--max-memory", args.get("--max-memory"), options.maxMemory, error))
+    return fail(error);
   options.timing = args.has("--timing");
   options.dumpConfig = args.has("--dump-config");
   options.gradOf = args.get("--grad-of", "");

@@ -5,13 +5,51 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include <string>
+
 using namespace mlir;
 
 namespace dlc::graph {
 
+std::optional<uint64_t> tensorBytes(ArrayRef<int64_t> shape, Type elt) {
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d))
+      return 0;
+    if (d < 0 || __builtin_mul_overflow(n, uint64_t(d), &n) || n > (uint64_t(1) << 63))
+      return std::nullopt;
+  }
+  uint64_t eltBytes = elt.isIntOrFloat() ? std::max<uint64_t>(1, (elt.getIntOrFloatBitWidth() + 7) / 8)
+                                         : 8;
+  uint64_t bytes;
+  if (__builtin_mul_overflow(n, eltBytes, &bytes) || bytes > (uint64_t(1) << 63))
+    return std::nullopt;
+  return bytes;
+}
+
+static std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+LogicalResult checkTensorBytes(Location loc, ArrayRef<int64_t> shape, Type elt,
+                               uint64_t maxTensorBytes, StringRef what) {
+  std::optional<uint64_t> bytes = tensorBytes(shape, elt);
+  if (!bytes)
+    return emitError(loc) << what << " " << shapeText(shape)
+                          << " has more than 2^63 bytes (its size overflows)";
+  if (maxTensorBytes && *bytes > maxTensorBytes)
+    return emitError(loc) << what << " " << shapeText(shape) << " would take " << *bytes
+                          << " bytes, over the limit of " << maxTensorBytes
+                          << " bytes (--max-memory)";
+  return success();
+}
+
 FailureOr<SmallVector<Value>> createChecked(OpBuilder &b, Location loc, StringRef opName,
                                             ValueRange operands, ArrayRef<NamedAttribute> attrs,
-                                            TypeRange resultTypes) {
+                                            TypeRange resultTypes, uint64_t maxTensorBytes) {
   MLIRContext *ctx = b.getContext();
   auto info = RegisteredOperationName::lookup(opName, ctx);
   if (!info)
@@ -30,6 +68,12 @@ FailureOr<SmallVector<Value>> createChecked(OpBuilder &b, Location loc, StringRe
       types.push_back(operands[0].getType());
     }
   }
+  // Before the op exists: its verifier and folder would compute with these sizes.
+  for (auto [i, t] : llvm::enumerate(types))
+    if (auto st = dyn_cast<ShapedType>(t); st && st.hasRank())
+      if (failed(checkTensorBytes(loc, st.getShape(), st.getElementType(), maxTensorBytes,
+                                  "result " + std::to_string(i))))
+        return failure();
   state.addTypes(types);
   Operation *op = b.create(state);
   if (failed(mlir::verify(op))) {

@@ -4,6 +4,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+
 namespace dlc::graph {
 
 /// Creates `opName` with `operands` and `attrs`. Result types are inferred
@@ -12,10 +14,23 @@ namespace dlc::graph {
 /// operands are constants (folded values materialize as arith.constant). Any
 /// problem is emitted as an error at `loc` and returns failure; nothing
 /// asserts on bad input.
+/// `maxTensorBytes` (0: no limit): every result must fit (tensorBytes), checked
+/// before folding could materialize it.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 createChecked(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef opName,
               mlir::ValueRange operands, llvm::ArrayRef<mlir::NamedAttribute> attrs,
-              mlir::TypeRange resultTypes = {});
+              mlir::TypeRange resultTypes = {}, uint64_t maxTensorBytes = 0);
+
+/// Bytes a tensor of `shape` and `elt` holds (i1 as one byte), or nullopt when
+/// the element count or the byte count overflows 2^63 (dynamic dims count as 0).
+std::optional<uint64_t> tensorBytes(llvm::ArrayRef<int64_t> shape, mlir::Type elt);
+
+/// Fails with an error at `loc` ("<what> [shape] would take N bytes, over the
+/// limit of M bytes (--max-memory)") when a tensor of `shape` x `elt` exceeds
+/// `maxTensorBytes` (0: only overflow is checked).
+mlir::LogicalResult checkTensorBytes(mlir::Location loc, llvm::ArrayRef<int64_t> shape,
+                                     mlir::Type elt, uint64_t maxTensorBytes,
+                                     llvm::StringRef what = "a tensor");
 
 } // namespace dlc::graph
 
