@@ -33,6 +33,8 @@ which needs a working ``dlc compile`` of a trivial model):
   i_fifo_*              a FIFO (no writer: opening it for reading would block) as the
                         model, an input (.npy, .pb), external data, a module, --data
                         (each must fail within 60 s: "not a regular file")
+  k_npz_crc, k_npz_bomb  dlc train --data: a member whose CRC-32 fails; members that
+                        inflate past --max-memory
   j_*                   outputs: a symlink planted at DIR/out.npy or at -o (its target
                         must stay as it was), -o naming a FIFO (it must stay a FIFO),
                         stdout on /dev/full (the write error is reported)
@@ -252,12 +254,37 @@ def case_i_fifo_module(dlc, d, t):
     return [dlc, "run", fifo(d, "fifo.so")], ["fifo.so", "not a regular file"], FIFO
 
 
-def case_i_fifo_data(dlc, d, t):
+def train_step(dlc, d: Path, t) -> str:
+    """simple_model() compiled as a training step (mse on `out`): d/step.so."""
     save(simple_model(), d / "model.onnx")
     subprocess.run([dlc, "compile", "model.onnx", "--train", "--loss=mse:out", "-o", "step.so"],
                    cwd=d, capture_output=True, timeout=t, check=True)
-    return [dlc, "train", "step.so", "--data", fifo(d, "data.npz"), "--steps", "1"], \
+    return "step.so"
+
+
+def case_i_fifo_data(dlc, d, t):
+    return [dlc, "train", train_step(dlc, d, t), "--data", fifo(d, "data.npz"), "--steps", "1"], \
         ["data.npz", "not a regular file"], FIFO
+
+
+def case_k_npz_crc(dlc, d, t):
+    """A data byte of the first member flipped: the zip's CRC-32 no longer matches."""
+    arrays = {"features": np.ones((4, 3), np.float32), "labels": np.ones((4, 3), np.float32)}
+    np.savez(d / "data.npz", **arrays)
+    b = bytearray((d / "data.npz").read_bytes())
+    b[b.find(b"\x93NUMPY") + 130] ^= 0xFF
+    (d / "data.npz").write_bytes(bytes(b))
+    return [dlc, "train", train_step(dlc, d, t), "--data", "data.npz", "--steps", "1",
+            "--batch", "2"], \
+        ["data.npz", "features.npy", "CRC-32"]
+
+
+def case_k_npz_bomb(dlc, d, t):
+    """100 KB that inflate to 96 MiB, read with --max-memory 16M."""
+    zeros = np.zeros((4 << 20, 3), np.float32)
+    np.savez_compressed(d / "data.npz", features=zeros, labels=zeros)
+    return [dlc, "train", train_step(dlc, d, t), "--data", "data.npz", "--steps", "1",
+            "--max-memory", "16M"], ["data.npz", "memory limit"]
 
 
 def unchanged(path: Path, content: bytes):
@@ -316,7 +343,7 @@ CASES = {
     "f_so": case_f_so,
     "h_so": case_h_so,
     **{name[len("case_"):]: fn for name, fn in globals().items()
-       if name.startswith(("case_i_", "case_j_"))},
+       if name.startswith(("case_i_", "case_j_", "case_k_"))},
 }
 
 

@@ -36,7 +36,7 @@ bool inflateRaw(const unsigned char *src, size_t srcSize, std::string &dst, size
 } // namespace
 
 bool loadNpz(const std::string &path, std::vector<std::pair<std::string, TensorPtr>> &out,
-             std::string &error) {
+             std::string &error, uint64_t maxBytes) {
   std::string bytes;
   if (!readRegularFile(path, bytes, error)) {
     error = "'" + path + "': " + error;
@@ -64,10 +64,11 @@ bool loadNpz(const std::string &path, std::vector<std::pair<std::string, TensorP
   if (entries == 0xFFFF || cdOffset == 0xFFFFFFFF)
     return bad("ZIP64 archives over 4 GiB are not supported");
   size_t p = cdOffset;
+  uint64_t total = 0;
   for (uint64_t e = 0; e < entries; ++e) {
     if (p + 46 > size || le(data + p, 4) != 0x02014b50)
       return bad("corrupt central directory");
-    uint64_t method = le(data + p + 10, 2), csize = le(data + p + 20, 4),
+    uint64_t method = le(data + p + 10, 2), crc = le(data + p + 16, 4), csize = le(data + p + 20, 4),
              usize = le(data + p + 24, 4), offset = le(data + p + 42, 4);
     size_t nameLen = le(data + p + 28, 2), extraLen = le(data + p + 30, 2),
            commentLen = le(data + p + 32, 2);
@@ -98,6 +99,10 @@ bool loadNpz(const std::string &path, std::vector<std::pair<std::string, TensorP
     // allocate).
     if ((method == 0 && usize != csize) || (method == 8 && usize > csize * 1100 + 1024))
       return bad("entry '" + name + "' has an implausible size");
+    total += usize;
+    if (total > maxBytes)
+      return bad("entry '" + name + "' takes the data past " + std::to_string(maxBytes) +
+                 " bytes (the memory limit)");
     std::string npy;
     if (method == 0)
       npy.assign(bytes.data() + start, csize);
@@ -107,6 +112,8 @@ bool loadNpz(const std::string &path, std::vector<std::pair<std::string, TensorP
     } else
       return bad("entry '" + name + "' uses compression method " + std::to_string(method) +
                  " (expected stored or deflate)");
+    if (crc32_z(0, reinterpret_cast<const Bytef *>(npy.data()), npy.size()) != crc)
+      return bad("entry '" + name + "' fails its CRC-32 check (corrupt)");
     std::string array = name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0
                             ? name.substr(0, name.size() - 4)
                             : name;

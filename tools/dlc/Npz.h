@@ -18,9 +18,10 @@ using TensorPtr = std::unique_ptr<dlc_tensor_t, TensorDeleter>;
 
 /// Reads every `NAME.npy` entry of the archive at `path` (np.savez or
 /// np.savez_compressed, ZIP64 fields included). False with a one-line `error`
-/// naming the file (and the entry) otherwise.
+/// naming the file (and the entry) otherwise: also when an entry's CRC-32 does not
+/// match or the entries would inflate to more than `maxBytes` in all.
 bool loadNpz(const std::string &path, std::vector<std::pair<std::string, TensorPtr>> &out,
-             std::string &error);
+             std::string &error, uint64_t maxBytes);
 
 } // namespace dlc::cli
 

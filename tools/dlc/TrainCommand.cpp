@@ -1,4 +1,5 @@
 // `dlc train`: runs a training-step module (dlc compile --train) over a dataset in batches.
+#include "compiler/Compiler.h"
 #include "compiler/Training.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
@@ -14,7 +15,7 @@ namespace dlc::cli {
 
 static const char *kHelp =
     "usage: dlc train STEP.so --data DATA.npz --steps N [--batch B] [--log-every K]\n"
-    "                 [--save-onnx OUT.onnx] [--threads N]\n"
+    "                 [--save-onnx OUT.onnx] [--threads N] [--max-memory SIZE]\n"
     "\n"
     "Runs N optimization steps of a training-step module (dlc compile --train): each\n"
     "step takes the next batch of examples, computes the loss and its gradients and\n"
@@ -29,6 +30,8 @@ static const char *kHelp =
     "  --log-every K       print `step <i> loss <value>` every K steps (default 1)\n"
     "  --save-onnx PATH    write the forward model with the trained weights (atomically)\n"
     "  --threads N         threads to run with (default: one per physical core)\n"
+    "  --max-memory SIZE   the most the dataset may take once read (e.g. 4G; default:\n"
+    "                      half of this machine's physical memory)\n"
     "\n"
     "stdout: `step <i> loss <value>` lines (i from 1); stderr: a progress line when it\n"
     "is a terminal.\n";
@@ -58,7 +61,8 @@ int trainCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"--data", true}, {"--steps", true}, {"--batch", true}, {"--log-every", true},
-                  {"--save-onnx", true}, {"--threads", true}, {"--help", false}, {"-h", false}},
+                  {"--save-onnx", true}, {"--threads", true}, {"--max-memory", true},
+                  {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -96,7 +100,11 @@ int trainCommand(int argc, char **argv) {
 
   std::vector<std::pair<std::string, TensorPtr>> arrays;
   const std::string dataPath = args.get("--data");
-  if (!loadNpz(dataPath, arrays, error))
+  uint64_t maxMemory = defaultMaxMemory();
+  if (args.has("--max-memory") &&
+      !parseBytes("--max-memory", args.get("--max-memory"), maxMemory, error))
+    return fail(error);
+  if (!loadNpz(dataPath, arrays, error, maxMemory))
     return fail(error);
   std::map<std::string, dlc_tensor_t *> byName;
   for (auto &[name, t] : arrays)
