@@ -48,6 +48,16 @@ def named_io():
                  [f32("in put", [3])], [f32("out/put 1", [3])])
 
 
+def add_chain():
+    """x + c + c + ... : 600 Adds in a chain (elementwise fusion's body-size cap)."""
+    nodes, prev = [], "x"
+    for i in range(600):
+        nodes.append(h.make_node("Add", [prev, "c"], [f"t{i}"], name=f"add{i}"))
+        prev = f"t{i}"
+    return model(nodes, [f32("x", [4, 8])], [f32(prev, [4, 8])],
+                 [const("c", np.ones((4, 8), np.float32))])
+
+
 def colliding_outputs():
     """Outputs 'a/b', 'a_b' and 'a:b' all sanitize to the file name a_b."""
     return model([h.make_node("Neg", ["x"], ["a/b"], name="neg"),

@@ -18,6 +18,17 @@ using namespace mlir;
 
 namespace {
 
+/// The most payload ops one fused generic may hold. Fusion clones the producer's body
+/// into the consumer, so fusing a chain of N ops whole costs O(N^2) (a 20,000-node chain
+/// took 100 s); past this size a kernel is compute-bound and writing its result once
+/// costs nothing measurable.
+constexpr int64_t kMaxFusedBodyOps = 256;
+
+int64_t bodyOps(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp ? static_cast<int64_t>(linalgOp.getBlock()->getOperations().size()) : 0;
+}
+
 /// An elementwise generic whose body is at most a few arith ops (no math calls) and
 /// that combines a full tensor with a broadcast one (x - mean[row]: the centering in
 /// normalizations), so recomputing it in each consumer saves a write and a re-read.
@@ -182,6 +193,8 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
       // A producer the consumer reads broadcast (a per-row statistic's 1/sqrt) would be
       // recomputed for every element it is broadcast to; its small result is cheaper.
       if (!consumer.getMatchingIndexingMap(operand).isPermutation())
+        return false;
+      if (bodyOps(producer) + bodyOps(consumer) > kMaxFusedBodyOps)
         return false;
       // A producer with other users is recomputed in each consumer: only when it is a
       // few arithmetic ops (x - mean), cheaper than writing and re-reading its tensor.
