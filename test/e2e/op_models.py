@@ -59,6 +59,10 @@ op("transpose_i64", "Transpose", lambda r: [In(i64(r, 2, 3, 4))], perm=[2, 0, 1]
 op("concat_neg_axis_3in", "Concat", lambda r: [In(nrm(r, 2, 3, 1)), In(nrm(r, 2, 3, 4)),
                                                K(nrm(r, 2, 3, 2))], axis=-1)
 op("concat_axis0_i64", "Concat", lambda r: [In(i64(r, 1, 3)), In(i64(r, 2, 3))], axis=0)
+# More than 8 inputs: lowered as a tree of insert_slice chains (bufferization's analysis
+# of one long chain is superlinear), with odd sizes along the axis.
+op("concat_axis1_21in", "Concat", lambda r: [In(nrm(r, 2, 1 + i % 3, 5)) for i in range(21)],
+   axis=1)
 op("concat_axis1_4d", "Concat", lambda r: [In(nrm(r, 1, 2, 3, 3)), In(nrm(r, 1, 5, 3, 3))], axis=1)
 op("split_op13_sizes", "Split", lambda r: [In(nrm(r, 2, 6, 3)), K(_a(2, 4))], opset=13, n_out=2,
    axis=1)

@@ -33,6 +33,22 @@ func.func @concat_split(%x: tensor<2x3xf32>, %y: tensor<2x5xf32>) -> (tensor<2x4
 
 // -----
 
+// More than 8 inputs: a tree of insert_slice chains (8 + 2 inputs, then the 2 parts).
+// CHECK-LABEL: func @concat_tree
+// CHECK: %[[P0:.*]] = tensor.empty() : tensor<1x16xf32>
+// CHECK: tensor.insert_slice %arg7 into %{{.*}}[0, 14] [1, 2] [1, 1] : tensor<1x2xf32> into tensor<1x16xf32>
+// CHECK: %[[P1:.*]] = tensor.empty() : tensor<1x4xf32>
+// CHECK: tensor.insert_slice %arg9 into %{{.*}}[0, 2] [1, 2] [1, 1] : tensor<1x2xf32> into tensor<1x4xf32>
+// CHECK: tensor.empty() : tensor<1x20xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [1, 16] [1, 1] : tensor<1x16xf32> into tensor<1x20xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 16] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<1x20xf32>
+func.func @concat_tree(%a0: tensor<1x2xf32>, %a1: tensor<1x2xf32>, %a2: tensor<1x2xf32>, %a3: tensor<1x2xf32>, %a4: tensor<1x2xf32>, %a5: tensor<1x2xf32>, %a6: tensor<1x2xf32>, %a7: tensor<1x2xf32>, %a8: tensor<1x2xf32>, %a9: tensor<1x2xf32>) -> tensor<1x20xf32> {
+  %0 = dlc_graph.concat %a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7, %a8, %a9 {axis = 1} : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x20xf32>
+  return %0 : tensor<1x20xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @slice_positive
 // CHECK: tensor.extract_slice %arg0[1, 0] [2, 2] [2, 3]
 func.func @slice_positive(%x: tensor<5x6xf32>) -> tensor<2x2xf32> {
