@@ -274,6 +274,32 @@ static LogicalResult checkSchema(const onnx::NodeProto &node, int opset, Locatio
           return a.name() == name;
         }))
       return emitError(loc) << "missing required attribute '" << name << "'";
+  // Attributes the op does not have, or of another type, are errors (as ONNX's checker
+  // and ONNX Runtime have them), not silently ignored.
+  const auto &attrs = schema->attributes();
+  for (const onnx::AttributeProto &a : node.attribute()) {
+    auto it = attrs.find(a.name());
+    if (it == attrs.end())
+      return emitError(loc) << "has no attribute '" << a.name() << "'";
+    if (a.has_type() && a.type() != it->second.type)
+      return emitError(loc) << "attribute '" << a.name() << "' must be "
+                            << onnx::AttributeProto::AttributeType_Name(it->second.type)
+                            << ", got " << onnx::AttributeProto::AttributeType_Name(a.type());
+  }
+  return success();
+}
+
+/// Each attribute name once; a reference to a function's attribute (ref_attr_name) only
+/// inside a function body, which dlc inlines before import.
+static LogicalResult checkAttributes(const onnx::NodeProto &node, Location loc) {
+  llvm::StringSet<> seen;
+  for (const onnx::AttributeProto &a : node.attribute()) {
+    if (!seen.insert(a.name()).second)
+      return emitError(loc) << "attribute '" << a.name() << "' is given twice";
+    if (!a.ref_attr_name().empty())
+      return emitError(loc) << "attribute '" << a.name() << "' refers to a function attribute ('"
+                            << a.ref_attr_name() << "') outside a function";
+  }
   return success();
 }
 
@@ -283,7 +309,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
   if (!entry)
     return failure();
   bool isDefault = node.domain().empty() || node.domain() == "ai.onnx";
-  if (isDefault && failed(checkSchema(node, opset, loc)))
+  if (failed(checkAttributes(node, loc)) || (isDefault && failed(checkSchema(node, opset, loc))))
     return failure();
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {

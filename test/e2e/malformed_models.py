@@ -324,6 +324,34 @@ def m_attr_gemm_alpha_ints(d):
                      helper.make_attribute("alpha", [1, 2]))
 
 
+@case("Softmax with axis given twice (1, then 0)", "softmax_dup", "'axis' is given twice")
+def m_attr_duplicate(d):
+    n = helper.make_node("Softmax", ["x"], ["y"], name="softmax_dup", axis=1)
+    n.attribute.append(helper.make_attribute("axis", 0))
+    return model([n], [vi("x", [2, 3])], [vi("y", [2, 3])])
+
+
+@case("Relu with an attribute 'alpha' it does not have", "relu_alpha", "no attribute 'alpha'")
+def m_attr_unknown(d):
+    return unary("Relu", "relu_alpha", [2, 3], alpha=0.1)
+
+
+@case("LeakyRelu alpha given as INT (never read as such by a builder)", "leaky_int", "alpha",
+      "must be FLOAT")
+def m_attr_wrong_type_schema(d):
+    return with_attr("LeakyRelu", "leaky_int", [2, 3], ["x"], [],
+                     helper.make_attribute("alpha", 1))
+
+
+@case("Softmax axis referring to a function attribute at top level", "softmax_ref",
+      "refers to a function attribute")
+def m_attr_ref_outside_function(d):
+    n = helper.make_node("Softmax", ["x"], ["y"], name="softmax_ref")
+    a = onnx.AttributeProto(name="axis", ref_attr_name="my_axis", type=onnx.AttributeProto.INT)
+    n.attribute.append(a)
+    return model([n], [vi("x", [2, 3])], [vi("y", [2, 3])])
+
+
 @case("Cast without its required 'to'", "cast_no_to", "'to'")
 def m_cast_missing_to(d):
     return unary("Cast", "cast_no_to", [2, 3])
