@@ -159,6 +159,29 @@ def unfolded(dlc: str, path: Path) -> str | None:
     return f"not folded: {', '.join(ops)} left in the graph" if ops else None
 
 
+def check_both(dlc: str, work: Path, label: str, op: str, x: list[np.ndarray],
+               ref: np.ndarray, attrs: dict | None = None, tag: str = "") -> int:
+    """Runs `op` on `x` as graph inputs and as folded initializers against `ref`; prints a
+    line for each and returns the number that failed."""
+    failures = 0
+    for constant in (False, True):
+        how = tag + ("folded " if constant else "runtime")
+        path = work / f"{label}_{how.strip().replace(' ', '_')}.onnx"
+        onnx.save(model(op, x, constant, attrs), path)
+        feeds = ({"dummy": np.zeros(1, F32)} if constant
+                 else {f"v{i}": a for i, a in enumerate(x)})
+        try:
+            err = mismatch(run_dlc(dlc, path, feeds, work), ref, x, op)
+            if constant and err is None:
+                err = unfolded(dlc, path)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            err = f"dlc failed: {e}"
+        print(f"{'PASS' if err is None else 'FAIL'} {label:16s} {how}"
+              + ("" if err is None else f"  {err}"), flush=True)
+        failures += err is not None
+    return failures
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dlc", required=True)
@@ -177,22 +200,7 @@ def main() -> int:
             sess = ort.InferenceSession(ref_model.SerializeToString(),
                                         providers=["CPUExecutionProvider"])
             ref = sess.run(["y"], {f"v{i}": a for i, a in enumerate(x)})[0]
-            for constant in (False, True):
-                how = "folded " if constant else "runtime"
-                path = work / f"{op}_{how.strip()}.onnx"
-                onnx.save(model(op, x, constant), path)
-                feeds = ({"dummy": np.zeros(1, F32)} if constant
-                         else {f"v{i}": a for i, a in enumerate(x)})
-                try:
-                    got = run_dlc(args.dlc, path, feeds, work)
-                    err = mismatch(got, ref, x, op)
-                    if constant and err is None:
-                        err = unfolded(args.dlc, path)
-                except (RuntimeError, subprocess.TimeoutExpired) as e:
-                    err = f"dlc failed: {e}"
-                print(f"{'PASS' if err is None else 'FAIL'} {op:16s} {how}"
-                      + ("" if err is None else f"  {err}"), flush=True)
-                failures += err is not None
+            failures += check_both(args.dlc, work, op, op, x, ref)
         for name, op, attrs in INT_DIVISION:
             if args.ops and name not in args.ops:
                 continue
@@ -202,22 +210,9 @@ def main() -> int:
                                             providers=["CPUExecutionProvider"])
                 ref = int_division_reference(
                     op, attrs, *x, lambda a, b: sess.run(["y"], {"v0": a, "v1": b})[0])
-                for constant in (False, True):
-                    how = f"{np.dtype(t).name} {'folded' if constant else 'runtime'}"
-                    path = work / f"{name}_{how.replace(' ', '_')}.onnx"
-                    onnx.save(model(op, x, constant, attrs), path)
-                    feeds = ({"dummy": np.zeros(1, F32)} if constant
-                             else {"v0": x[0], "v1": x[1]})
-                    try:
-                        err = mismatch(run_dlc(args.dlc, path, feeds, work), ref, x, op)
-                        if constant and err is None:
-                            err = unfolded(args.dlc, path)
-                    except (RuntimeError, subprocess.TimeoutExpired) as e:
-                        err = f"dlc failed: {e}"
-                    print(f"{'PASS' if err is None else 'FAIL'} {name:16s} {how}"
-                          + ("" if err is None else f"  {err}"), flush=True)
-                    failures += err is not None
-                    total += 1
+                failures += check_both(args.dlc, work, name, op, x, ref, attrs,
+                                       np.dtype(t).name + " ")
+                total += 2
     print(f"{total - failures} passed, {failures} failed")
     return 1 if failures else 0
 
