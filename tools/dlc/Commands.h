@@ -32,6 +32,8 @@ struct ModelInputs {
   /// dlc verify: values to make outputs too, and the LLVM optimization level.
   std::vector<std::string> extraOutputs;
   int optLevel = 3;
+  /// --max-memory of a JIT compile (0: CompileOptions' default).
+  uint64_t maxMemory = 0;
 };
 
 /// Loads a compiled .so, or JIT-compiles a .onnx specialized to `inputs`: their

@@ -107,6 +107,8 @@ const char *kRunHelp =
     "  --output-dir DIR        write outputs here (created if missing)\n"
     "  --output-format FMT     npy (default) or pb (ONNX TensorProto)\n"
     "  --threads N             threads to run with (default: one per physical core)\n"
+    "  --max-memory SIZE       .onnx: the largest tensor the model may hold, e.g. 8G\n"
+    "                          (default: half of this machine's physical memory)\n"
     "  -h, --help              show this help\n";
 
 const char *kBenchHelp =
@@ -134,7 +136,7 @@ int runCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"--input", true}, {"--output-dir", true}, {"--output-format", true},
-                  {"--threads", true}, {"--help", false}, {"-h", false}},
+                  {"--threads", true}, {"--max-memory", true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {

@@ -76,6 +76,8 @@ std::string shapeString(int32_t rank, const int64_t *shape) {
 CompileOptions jitCompileOptions(const ModelInputs &inputs) {
   CompileOptions options;
   options.optLevel = inputs.optLevel;
+  if (inputs.maxMemory)
+    options.maxMemory = inputs.maxMemory;
   options.extraOutputs = inputs.extraOutputs;
   options.sequenceLengths = inputs.sequenceLengths;
   options.absentInputs = inputs.absent;
@@ -256,6 +258,9 @@ int prepare(const Args &args, Runner &r, Interface &iface, const PrepareOptions 
   known.extraOutputs = options.extraOutputs;
   known.optLevel = options.optLevel;
   std::string error;
+  if (args.has("--max-memory") &&
+      !parseBytes("--max-memory", args.get("--max-memory"), known.maxMemory, error))
+    return fail(error);
   if (isOnnxPath(model) && llvm::sys::fs::exists(model)) {
     Compilation c({});
     auto summary = onnx_frontend::summarizeOnnxFile(c.context(), model);
