@@ -47,7 +47,8 @@ bool readRegularFile(const std::string &path, std::string &bytes, std::string &e
   return ok;
 }
 
-bool writeAll(int fd, std::string_view data) {
+/// Writes all of `data` (EINTR and short writes retried); false with errno set.
+static bool writeAll(int fd, std::string_view data) {
   for (size_t done = 0; done < data.size();) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR)

@@ -25,10 +25,6 @@ bool readRegularFile(const std::string &path, std::string &bytes, std::string &e
 /// temporary file is left; `error` is "cannot write 'PATH': why".
 bool writeFileAtomically(const std::string &path, std::string_view data, std::string &error);
 
-/// Writes all of `data` to the descriptor (EINTR and short writes retried); false with
-/// errno set on an error.
-bool writeAll(int fd, std::string_view data);
-
 } // namespace dlc
 
 #endif
