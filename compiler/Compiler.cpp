@@ -4,6 +4,7 @@
 #include "compiler/Pipelines.h"
 #include "frontends/Onnx/FileIO.h"
 #include "frontends/Onnx/Importer.h"
+#include "runtime/dlc_abi.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unistd.h>
 #include <cstdlib>
 #include <thread>
@@ -244,6 +246,21 @@ LogicalResult Compilation::emitObject(std::string &object) {
 }
 
 
+/// The library followed by its seal (runtime/dlc_abi.h), which the runtime
+/// checks before loading it.
+static std::string sealModule(StringRef library) {
+  dlc_abi_seal_t seal{};
+  seal.body_size = library.size();
+  seal.body_hash = dlc_abi_hash64(library.data(), library.size());
+  seal.abi_version = DLC_ABI_VERSION;
+  seal.seal_size = sizeof(seal);
+  std::memcpy(seal.magic, DLC_ABI_SEAL_MAGIC, sizeof(seal.magic));
+  static_assert(sizeof(seal) == 32, "the seal's layout is the file format");
+  std::string sealed(library);
+  sealed.append(reinterpret_cast<const char *>(&seal), sizeof(seal));
+  return sealed;
+}
+
 LogicalResult Compilation::writeSharedLibrary(const std::string &path) {
   if (failed(runTo(Phase::LLVM)))
     return failure();
@@ -282,7 +299,7 @@ LogicalResult Compilation::writeSharedLibrary(const std::string &path) {
   auto so = llvm::MemoryBuffer::getFile(soPath, /*IsText=*/false);
   if (!so)
     return fail("cannot read the linked library");
-  if (!writeFileAtomically(path, std::string_view((*so)->getBuffer()), error))
+  if (!writeFileAtomically(path, sealModule((*so)->getBuffer()), error))
     return fail(error);
   return success();
 }

@@ -65,6 +65,15 @@
  *       Allocation of the model's intermediate buffers (MLIR's generic
  *       allocation functions). The runtime keeps freed blocks for reuse by the
  *       next run, so a model's steady state allocates nothing from the system.
+ *
+ * A module file written by `dlc compile` ends with a seal, dlc_abi_seal_t
+ * (32 bytes, little-endian), appended after the linked library: the size of
+ * the library before it, a hash (dlc_abi_hash64) of those bytes, the ABI
+ * version and a magic string. dlc_module_load reads and checks the seal
+ * before dlopen runs anything in the file, so a truncated, edited or foreign
+ * file is rejected with an error, not run. The hash detects accidents and
+ * tampering by tools that do not know the format; it is not a signature:
+ * loading a module runs its code, so load only modules you trust.
  */
 #ifndef DLC_ABI_H
 #define DLC_ABI_H
@@ -83,6 +92,47 @@ extern "C" {
 #endif
 
 typedef int32_t (*dlc_abi_entry_fn)(void **buffers, void *runtime_ctx);
+
+#define DLC_ABI_SEAL_MAGIC "dlc-seal" /* 8 bytes, no NUL in the file */
+
+/* The last 32 bytes of a module file (see above). */
+typedef struct {
+  uint64_t body_size;   /* bytes of the file before the seal */
+  uint64_t body_hash;   /* dlc_abi_hash64(file, body_size) */
+  uint32_t abi_version; /* DLC_ABI_VERSION */
+  uint32_t seal_size;   /* sizeof(dlc_abi_seal_t) == 32 */
+  char magic[8];        /* DLC_ABI_SEAL_MAGIC */
+} dlc_abi_seal_t;
+
+/* A 64-bit non-cryptographic hash of n bytes (4 lanes of multiply-rotate
+ * rounds, then an avalanche), several GB/s: the seal's checksum. The
+ * compiler and the runtime both use this definition. */
+static inline uint64_t dlc_abi_hash64(const void *data, uint64_t n) {
+  const uint64_t p1 = 0x9E3779B185EBCA87ull, p2 = 0xC2B2AE3D27D4EB4Full,
+                 p3 = 0x165667B19E3779F9ull;
+  const unsigned char *p = (const unsigned char *)data;
+  uint64_t lane[4] = {p1 + p2, p2, 0, (uint64_t)0 - p1};
+  uint64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w = 0;
+      for (int b = 0; b < 8; ++b) /* little-endian load, any alignment */
+        w |= (uint64_t)p[i + 8 * k + b] << (8 * b);
+      lane[k] += w * p2;
+      lane[k] = ((lane[k] << 31) | (lane[k] >> 33)) * p1;
+    }
+  uint64_t h = n * p3;
+  for (int k = 0; k < 4; ++k)
+    h = (h ^ (((lane[k] << (7 + 5 * k)) | (lane[k] >> (57 - 5 * k))) * p1)) * p2;
+  for (; i < n; ++i)
+    h = ((h ^ p[i]) * p1) ^ (h >> 29);
+  h ^= h >> 33;
+  h *= p2;
+  h ^= h >> 29;
+  h *= p3;
+  h ^= h >> 32;
+  return h;
+}
 typedef void (*dlc_abi_parallel_body_fn)(void *closure, int64_t begin, int64_t end);
 
 #ifdef __cplusplus

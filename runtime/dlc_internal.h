@@ -45,6 +45,8 @@ typedef struct {
   /* Inputs only: the value the model was specialized to (byte_size bytes),
    * from a descriptor `value` record; NULL when any value is accepted. */
   unsigned char *value;
+  int kind;    /* 0 input, 1 output, 2 state */
+  int line_no; /* of its descriptor record, for messages */
 } dlc_io_decl_t;
 
 struct dlc_module_t {

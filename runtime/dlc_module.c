@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- descriptor parsing (format: see dlc_abi.h) ------------------------ */
 
@@ -199,6 +202,43 @@ static dlc_status_t dlc_desc_value(dlc_desc_parser_t *ps, dlc_module_t *m) {
   return DLC_OK;
 }
 
+/* Orders records by kind, then name, then position. */
+static int dlc_decl_order(const void *a, const void *b) {
+  const dlc_io_decl_t *x = *(const dlc_io_decl_t *const *)a;
+  const dlc_io_decl_t *y = *(const dlc_io_decl_t *const *)b;
+  if (x->kind != y->kind)
+    return x->kind < y->kind ? -1 : 1;
+  int c = strcmp(x->name, y->name);
+  if (c != 0)
+    return c;
+  return x->line_no < y->line_no ? -1 : x->line_no > y->line_no;
+}
+
+/* Names are how users find tensors: they must be unique per kind. Sorting
+ * keeps this O(n log n) for modules with 100,000s of inputs. */
+static dlc_status_t dlc_desc_check_unique(const char *where, dlc_module_t *m) {
+  size_t n = m->num_inputs + m->num_outputs + m->num_states;
+  const dlc_io_decl_t **order = malloc(sizeof(*order) * (n ? n : 1));
+  if (!order)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
+  for (size_t i = 0; i < n; ++i)
+    order[i] = &m->decls[i];
+  qsort(order, n, sizeof(*order), dlc_decl_order);
+  /* Report the duplicate that comes first in the file. */
+  const dlc_io_decl_t *dup = NULL;
+  for (size_t i = 1; i < n; ++i)
+    if (order[i]->kind == order[i - 1]->kind &&
+        strcmp(order[i]->name, order[i - 1]->name) == 0 &&
+        (!dup || order[i]->line_no < dup->line_no))
+      dup = order[i];
+  free(order);
+  if (!dup)
+    return DLC_OK;
+  static const char *const kinds[] = {"input", "output", "state"};
+  return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor line %d: duplicate %s '%s'",
+                  where, dup->line_no, kinds[dup->kind], dup->name);
+}
+
 static dlc_status_t dlc_desc_parse(const char *where, const char *text,
                                    dlc_module_t *m) {
   size_t max_records = 1;
@@ -263,12 +303,8 @@ static dlc_status_t dlc_desc_parse(const char *where, const char *text,
     dlc_status_t st = dlc_desc_record(&ps, kind, decl);
     if (st != DLC_OK)
       return st;
-    /* Names are how users find tensors: they must be unique per kind. */
-    size_t first = is_input ? 0 : is_output ? m->num_inputs : m->num_inputs + m->num_outputs;
-    for (dlc_io_decl_t *d = &m->decls[first]; d != decl; ++d)
-      if (strcmp(d->name, decl->name) == 0)
-        return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE, "duplicate %s '%s'",
-                             kind, decl->name);
+    decl->kind = is_input ? 0 : is_output ? 1 : 2;
+    decl->line_no = ps.line_no;
     if (is_input)
       m->num_inputs++;
     else if (is_output)
@@ -278,6 +314,9 @@ static dlc_status_t dlc_desc_parse(const char *where, const char *text,
   }
   if (!have_header)
     return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor is empty", where);
+  dlc_status_t st = dlc_desc_check_unique(where, m);
+  if (st != DLC_OK)
+    return st;
   if (m->num_outputs == 0)
     return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor declares no outputs",
                     where);
@@ -355,6 +394,70 @@ dlc_status_t dlc_module_create_from_symbols(const char *descriptor,
   return DLC_OK;
 }
 
+/* Reads the seal at the end of the module file (dlc_abi.h) and checks the
+ * hash of everything before it. On success leaves the file open in *fd. */
+static dlc_status_t dlc_module_check_seal(const char *path, int *fd,
+                                          uint64_t *body_size) {
+  char err[128];
+  int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat info;
+  if (f < 0 || fstat(f, &info) != 0) {
+    int e = errno;
+    if (f >= 0)
+      close(f);
+    return dlc_fail(DLC_ERROR_IO, "cannot load module '%s': %s", path,
+                    dlc_errno_text(e, err, sizeof(err)));
+  }
+  dlc_abi_seal_t seal;
+  uint64_t size = (uint64_t)info.st_size;
+  if (!S_ISREG(info.st_mode) || size < sizeof(seal) ||
+      pread(f, &seal, sizeof(seal), (off_t)(size - sizeof(seal))) !=
+          (ssize_t)sizeof(seal) ||
+      memcmp(seal.magic, DLC_ABI_SEAL_MAGIC, sizeof(seal.magic)) != 0) {
+    close(f);
+    return dlc_fail(DLC_ERROR_BAD_MODULE,
+                    "module '%s': not a dlc module (no dlc seal at its end: another "
+                    "library, a truncated file, or one written by an older dlc)",
+                    path);
+  }
+  if (seal.seal_size != sizeof(seal) || seal.abi_version != DLC_ABI_VERSION) {
+    close(f);
+    return dlc_fail(DLC_ERROR_UNSUPPORTED,
+                    "module '%s': compiled for ABI version %u (seal of %u bytes); "
+                    "this runtime implements version %d: recompile it",
+                    path, (unsigned)seal.abi_version, (unsigned)seal.seal_size,
+                    DLC_ABI_VERSION);
+  }
+  if (seal.body_size != size - sizeof(seal)) {
+    close(f);
+    return dlc_fail(DLC_ERROR_BAD_MODULE,
+                    "module '%s': truncated or extended (its seal says %llu bytes "
+                    "before it, the file has %llu)",
+                    path, (unsigned long long)seal.body_size,
+                    (unsigned long long)(size - sizeof(seal)));
+  }
+  void *body = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, f, 0);
+  if (body == MAP_FAILED) {
+    int e = errno;
+    close(f);
+    return dlc_fail(e == ENOMEM ? DLC_ERROR_OUT_OF_MEMORY : DLC_ERROR_IO,
+                    "cannot load module '%s': %s", path,
+                    dlc_errno_text(e, err, sizeof(err)));
+  }
+  uint64_t hash = dlc_abi_hash64(body, seal.body_size);
+  munmap(body, (size_t)size);
+  if (hash != seal.body_hash) {
+    close(f);
+    return dlc_fail(DLC_ERROR_BAD_MODULE,
+                    "module '%s': checksum mismatch (the file was damaged or edited "
+                    "after dlc compile wrote it)",
+                    path);
+  }
+  *fd = f;
+  *body_size = seal.body_size;
+  return DLC_OK;
+}
+
 dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
   if (!out)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "dlc_module_load: out is null");
@@ -374,16 +477,28 @@ dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
   if (!S_ISREG(info.st_mode))
     return dlc_fail(DLC_ERROR_IO, "cannot load module '%s': not a regular file",
                     path);
-  /* dlopen searches the library path for names without '/'; we mean a file. */
+  /* Check the seal before dlopen runs anything in the file. */
+  uint64_t body_size;
+  int fd = -1;
+  dlc_status_t sealed = dlc_module_check_seal(path, &fd, &body_size);
+  if (sealed != DLC_OK)
+    return sealed;
+  /* Open the file just checked, not whatever the path names by now; and
+   * dlopen searches the library path for names without '/'. */
   size_t len = strlen(path);
-  char *dl_path = malloc(len + 3);
-  if (!dl_path)
+  char *dl_path = malloc(len + 32);
+  if (!dl_path) {
+    close(fd);
     return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "cannot load module '%s': out of "
                     "memory", path);
-  snprintf(dl_path, len + 3, "%s%s", strchr(path, '/') ? "" : "./", path);
+  }
+  snprintf(dl_path, len + 32, "/proc/self/fd/%d", fd);
+  if (access(dl_path, R_OK) != 0)
+    snprintf(dl_path, len + 32, "%s%s", strchr(path, '/') ? "" : "./", path);
   dlerror();
   void *handle = dlopen(dl_path, RTLD_NOW | RTLD_LOCAL);
   free(dl_path);
+  close(fd);
   if (!handle) {
     const char *why = dlerror();
     return dlc_fail(DLC_ERROR_BAD_MODULE, "cannot load module '%s': %s", path,
@@ -424,6 +539,14 @@ dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
   m->onnx_size = m->onnx && onnx_size && *onnx_size > 0 ? (size_t)*onnx_size : 0;
   if (!m->onnx_size)
     m->onnx = NULL;
+  if (m->onnx_size > body_size) {
+    unsigned long long claimed = m->onnx_size;
+    dlc_module_free(m); /* unmaps *onnx_size */
+    return dlc_fail(DLC_ERROR_BAD_MODULE,
+                    "module '%s': its embedded ONNX model claims %llu bytes, more "
+                    "than the whole file",
+                    path, claimed);
+  }
   *out = m;
   return DLC_OK;
 }

@@ -222,8 +222,9 @@ typedef struct {
   const int64_t *shape;
 } dlc_tensor_info_t;
 
-/* Loads a compiled model from a shared library: dlopen(RTLD_NOW |
- * RTLD_LOCAL), look up DLC_ABI_DESCRIPTOR_SYMBOL and DLC_ABI_ENTRY_SYMBOL,
+/* Loads a compiled model from a shared library: check the seal that
+ * `dlc compile` appended (dlc_abi.h: size, hash, ABI version) before
+ * anything in the file runs, then dlopen(RTLD_NOW | RTLD_LOCAL), look up DLC_ABI_DESCRIPTOR_SYMBOL and DLC_ABI_ENTRY_SYMBOL,
  * parse and validate the descriptor (see dlc_abi.h). A `path` without a '/'
  * is taken relative to the current directory (not searched for like
  * dlopen would). The library stays loaded until dlc_module_free. Undefined
@@ -231,7 +232,8 @@ typedef struct {
  * from the process, so libdlc_runtime.so must be loaded globally (linking
  * against it does that). Errors, each message naming `path`: NOT_FOUND,
  * IO (the file cannot be examined, e.g. permission denied),
- * BAD_MODULE (dlopen failure, missing symbol, malformed descriptor),
+ * BAD_MODULE (no seal, a seal that does not match the file, dlopen
+ * failure, missing symbol, malformed descriptor),
  * UNSUPPORTED (ABI version other than DLC_ABI_VERSION), OUT_OF_MEMORY,
  * INVALID_ARGUMENT (NULL arguments). */
 DLC_API dlc_status_t dlc_module_load(const char *path, dlc_module_t **out);

@@ -33,6 +33,10 @@ which needs a working ``dlc compile`` of a trivial model):
   i_fifo_*              a FIFO (no writer: opening it for reading would block) as the
                         model, an input (.npy, .pb), external data, a module, --data
                         (each must fail within 60 s: "not a regular file")
+  m_*                   compiled modules: truncated, bit-flipped, extended, another ABI
+                        version, descriptor edited (with and without a recomputed seal),
+                        a 2^40-byte embedded-ONNX claim, a foreign library whose
+                        constructor must not run
   k_npz_crc, k_npz_bomb  dlc train --data: a member whose CRC-32 fails; members that
                         inflate past --max-memory
   j_*                   outputs: a symlink planted at DIR/out.npy or at -o (its target
@@ -59,6 +63,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_errors import Fail, check_error, save  # noqa: E402
+import module_seal  # noqa: E402
 from models import IR_VERSION, MODELS  # noqa: E402
 
 
@@ -328,6 +333,103 @@ def case_j_stdout_full(dlc, d, t):
         {"stdout_file": "/dev/full"}
 
 
+# ---- compiled modules: the seal (runtime/dlc_abi.h) is checked before dlopen ----
+
+def _module_case(dlc, d, t, edit, needles):
+    """dlc run on model.so after edit(bytes) -> bytes."""
+    so = compile_so(dlc, d, t)
+    so.write_bytes(edit(so.read_bytes()))
+    return [dlc, "run", "model.so", "--input", f"features={good_input(d).name}"], \
+        ["model.so", *needles]
+
+
+def _flip(at):
+    def edit(b):
+        b = bytearray(b)
+        b[at(len(b))] ^= 0x01
+        return bytes(b)
+    return edit
+
+
+def case_m_truncated(dlc, d, t):
+    return _module_case(dlc, d, t, lambda b: b[:len(b) // 2], ["not a dlc module"])
+
+
+def case_m_truncated_seal(dlc, d, t):
+    return _module_case(dlc, d, t, lambda b: b[:-1], ["not a dlc module"])
+
+
+def case_m_bitflip_code(dlc, d, t):
+    return _module_case(dlc, d, t, _flip(lambda n: n // 2), ["checksum mismatch"])
+
+
+def case_m_bitflip_header(dlc, d, t):
+    return _module_case(dlc, d, t, _flip(lambda n: 5), ["checksum mismatch"])
+
+
+def case_m_appended(dlc, d, t):
+    return _module_case(dlc, d, t, lambda b: b + b"\0" * 100, ["not a dlc module"])
+
+
+def case_m_prepended(dlc, d, t):
+    return _module_case(dlc, d, t, lambda b: b"\0" + b, ["truncated or extended"])
+
+
+def case_m_abi_version(dlc, d, t):
+    return _module_case(dlc, d, t, lambda b: module_seal.seal(b[:-32], abi_version=7),
+                        ["ABI version 7", "recompile"])
+
+
+def _edit_descriptor(old: bytes, new: bytes):
+    def edit(b):
+        assert old in b
+        return module_seal.reseal(b.replace(old, new, 1))
+    return edit
+
+
+def case_m_descriptor_edited(dlc, d, t):
+    """The descriptor edited and the seal recomputed: the descriptor's own checks still hold."""
+    return _module_case(dlc, d, t, _edit_descriptor(b"input features 1 2", b"input features 1 X"),
+                        ["descriptor line 2", "invalid rank"])
+
+
+def case_m_descriptor_unedited_seal(dlc, d, t):
+    """The same edit without a new seal: the checksum catches it."""
+    return _module_case(dlc, d, t, lambda b: b.replace(b"input features 1 2", b"input features 1 X"),
+                        ["checksum mismatch"])
+
+
+def case_m_onnx_claim(dlc, d, t):
+    """A training step whose dlc_module_onnx_size claims 2^40 bytes (resealed)."""
+    so = d / train_step(dlc, d, t)
+    at = module_seal.symbol_offset(so, "dlc_module_onnx_size")
+    b = bytearray(so.read_bytes())
+    b[at:at + 8] = (1 << 40).to_bytes(8, "little")
+    so.write_bytes(module_seal.reseal(bytes(b)))
+    return [dlc, "run", so.name, "--input", f"features={good_input(d).name}"], \
+        ["step.so", "1099511627776", "more than the whole file"]
+
+
+def case_m_foreign_library(dlc, d, t):
+    """A shared library that is not a dlc module and whose constructor would leave a file:
+    it is refused before dlopen could run it."""
+    cc = shutil.which("clang-22") or shutil.which("clang") or shutil.which("cc")
+    if cc is None:
+        raise Fail("no C compiler to build the foreign library")
+    (d / "evil.c").write_text('#include <stdio.h>\n'
+                              '__attribute__((constructor)) static void ran(void) {\n'
+                              '  FILE *f = fopen("constructor_ran", "w"); if (f) fclose(f);\n}\n'
+                              'const char dlc_module_descriptor[] = "dlc-module 1\\noutput y 1 0\\n";\n'
+                              'int dlc_module_entry(void **b, void *c) { return 0; }\n')
+    subprocess.run([cc, "-shared", "-fPIC", "-o", "evil.so", "evil.c"], cwd=d, check=True,
+                   capture_output=True, timeout=t)
+
+    def not_run():
+        if (d / "constructor_ran").exists():
+            return "the foreign library's constructor ran"
+    return [dlc, "run", "evil.so"], ["evil.so", "not a dlc module"], {"after": not_run}
+
+
 CASES = {
     "a_missing_file": case_a,
     "b_truncated": case_b,
@@ -343,7 +445,7 @@ CASES = {
     "f_so": case_f_so,
     "h_so": case_h_so,
     **{name[len("case_"):]: fn for name, fn in globals().items()
-       if name.startswith(("case_i_", "case_j_", "case_k_"))},
+       if name.startswith(("case_i_", "case_j_", "case_k_", "case_m_"))},
 }
 
 

@@ -258,16 +258,81 @@ TEST_CASE("module load: errors name the path", "[runtime][module]") {
   writeFile(garbage, "not an ELF file\n");
   CHECK(dlc_module_load(garbage.c_str(), &m) == DLC_ERROR_BAD_MODULE);
   CHECK_THAT(message(),
-             Catch::StartsWith("cannot load module '" + garbage + "': "));
+             Catch::StartsWith("module '" + garbage + "': not a dlc module"));
 
+  // A library without the seal is refused before dlopen runs any of it.
   CHECK(dlc_module_load(DLC_RUNTIME_LIB_PATH, &m) == DLC_ERROR_BAD_MODULE);
   CHECK(message() == std::string("module '") + DLC_RUNTIME_LIB_PATH +
-                         "': missing symbol 'dlc_module_descriptor' (not a "
-                         "dlc model?)");
+                         "': not a dlc module (no dlc seal at its end: another "
+                         "library, a truncated file, or one written by an older dlc)");
 
   CHECK(dlc_module_load(nullptr, &m) == DLC_ERROR_INVALID_ARGUMENT);
   CHECK(dlc_module_load(DLC_FAKE_MODEL_PATH, nullptr) ==
         DLC_ERROR_INVALID_ARGUMENT);
+}
+
+namespace {
+dlc_status_t loadBytes(const std::string &path, const std::string &bytes) {
+  // A new file each time: rewriting a loaded library's file in place would change
+  // its mapped pages under the loader (dlclose may keep a library mapped).
+  std::remove(path.c_str());
+  writeFile(path, bytes);
+  dlc_module_t *m = nullptr;
+  dlc_status_t st = dlc_module_load(path.c_str(), &m);
+  dlc_module_free(m);
+  return st;
+}
+} // namespace
+
+TEST_CASE("module load: the seal is checked before dlopen", "[runtime][module]") {
+  std::string good = readFile(DLC_FAKE_MODEL_PATH);
+  REQUIRE(good.size() > 64);
+  std::string path = tmpPath("sealed_copy.so");
+  CHECK(loadBytes(path, good) == DLC_OK);
+
+  // Any byte changed, in the code, the data or the seal's own hash.
+  for (size_t at : {size_t(0), size_t(1000), good.size() / 2, good.size() - 40,
+                    good.size() - 24}) {
+    std::string bad = good;
+    bad[at] ^= 0x10;
+    CHECK(loadBytes(path, bad) == DLC_ERROR_BAD_MODULE);
+    CHECK(message() == "module '" + path +
+                           "': checksum mismatch (the file was damaged or edited "
+                           "after dlc compile wrote it)");
+  }
+  // Truncated anywhere: the seal is gone.
+  for (size_t keep : {size_t(0), size_t(10), good.size() / 2, good.size() - 1}) {
+    CHECK(loadBytes(path, good.substr(0, keep)) == DLC_ERROR_BAD_MODULE);
+    CHECK_THAT(message(), Catch::Contains("not a dlc module (no dlc seal"));
+  }
+  // Bytes added in front: the seal's size no longer matches.
+  CHECK(loadBytes(path, "x" + good) == DLC_ERROR_BAD_MODULE);
+  CHECK_THAT(message(), Catch::Contains("truncated or extended (its seal says"));
+  // Another ABI version.
+  std::string other = good;
+  dlc_abi_seal_t seal;
+  std::memcpy(&seal, other.data() + other.size() - sizeof(seal), sizeof(seal));
+  seal.abi_version = DLC_ABI_VERSION + 1;
+  std::memcpy(&other[other.size() - sizeof(seal)], &seal, sizeof(seal));
+  CHECK(loadBytes(path, other) == DLC_ERROR_UNSUPPORTED);
+  CHECK_THAT(message(), Catch::Contains("compiled for ABI version 2"));
+}
+
+TEST_CASE("descriptor: 100,000 records parse, duplicates found", "[runtime][module]") {
+  // Duplicate names are found by sorting, not by comparing every pair.
+  std::string text = "dlc-module 1\n";
+  for (int i = 0; i < 100000; ++i)
+    text += "input x" + std::to_string(i) + " 1 1 2\n";
+  text += "output y 1 0\n";
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_create_from_symbols(text.c_str(), nopEntry, nullptr,
+                                         nullptr, &raw) == DLC_OK);
+  CHECK(dlc_module_num_inputs(raw) == 100000);
+  dlc_module_free(raw);
+  text += "output x5 1 0\noutput x7 1 0\noutput y 1 0\noutput x7 1 0\n";
+  CHECK(dlc_module_create_from_symbols(text.c_str(), nopEntry, nullptr, nullptr,
+                                       &raw) == DLC_ERROR_BAD_MODULE);
+  CHECK(message() == "in-process module: descriptor line 100005: duplicate output 'y'");
 }
 
 TEST_CASE("training-step state: records, attach, info", "[runtime][module]") {
