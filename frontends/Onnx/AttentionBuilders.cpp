@@ -335,6 +335,13 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
   Expr e{n, f32};
   Value q = e.cast(splitHeads(e, *q0, Hq), f32), k = e.cast(splitHeads(e, *k0, Hk), f32),
         v = e.cast(splitHeads(e, *v0, Hk), f32); // [B, H, T, d]
+  if (e.failed)
+    return failure();
+  if ((decay && tensorType(decay).getRank() != 3) || (beta && tensorType(beta).getRank() != 3))
+    return n.error("decay and beta must be [B, T, ...] (rank 3)");
+  if (past && tensorType(past).getShape() != ArrayRef<int64_t>{B, Hk, dk, dv})
+    return n.error("past_state must be [B, kv_num_heads, dk, dv] = [" + Twine(B) + ", " +
+                   Twine(Hk) + ", " + Twine(dk) + ", " + Twine(dv) + "]");
   Value dcy, bt;
   if (decay) {
     int64_t last = tensorType(decay).getDimSize(2);
@@ -351,7 +358,11 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
                      : n.constant(DenseElementsAttr::get(RankedTensorType::get({B, Hk, dk, dv}, f32),
                                                          n.b.getZeroAttr(f32)));
   double scale = *scaleAttr != 0 ? *scaleAttr : 1.0 / std::sqrt((double)dk);
-  auto at = [&](Value x, int64_t t) { // x[:, :, t, :] as [B, H, 1, d]
+  if (e.failed)
+    return failure();
+  auto at = [&](Value x, int64_t t) -> Value { // x[:, :, t, :] as [B, H, 1, d]
+    if (!x) // a builder above failed (e.failed is set)
+      return Value();
     auto xt = tensorType(x);
     return e.slice(x, {0, 0, t, 0}, {B, xt.getDimSize(1), 1, xt.getDimSize(3)}, {1, 1, 1, 1});
   };

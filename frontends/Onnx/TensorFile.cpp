@@ -142,10 +142,13 @@ dlc_tensor_t *tensorFromProto(const ::onnx::TensorProto &t, const std::string &p
   std::vector<int64_t> dims;
   int64_t n = 1;
   for (int64_t d : t.dims()) {
-    if (d < 0 || d > (int64_t(1) << 40) || (n *= d) > (int64_t(1) << 40)) {
+    // At most 2^40 elements; the product is checked before it is taken.
+    const int64_t limit = int64_t(1) << 40;
+    if (d < 0 || d > limit || (d > 0 && n > limit / d)) {
       error = path + ": invalid dims (dim " + std::to_string(d) + ")";
       return nullptr;
     }
+    n *= d;
     dims.push_back(d);
   }
   size_t elt = dlc_dtype_size(dtype);

@@ -642,6 +642,29 @@ def m_reshape_overflow(d):
                 ["x", "sh"])
 
 
+def linear_attention(rule: str, past_shape=None, decay_shape=None):
+    """LinearAttention (opset 27) on q, k, v float[1, 2, 4], one head."""
+    ins, vis = ["q", "k", "v"], [vi("q", [1, 2, 4]), vi("k", [1, 2, 4]), vi("v", [1, 2, 4])]
+    for name, shape in (("past", past_shape), ("decay", decay_shape)):
+        ins.append(name if shape else "")
+        if shape:
+            vis.append(vi(name, shape))
+    n = helper.make_node("LinearAttention", ins, ["y", "state"], name="lin_attn",
+                         update_rule=rule, q_num_heads=1, kv_num_heads=1)
+    return model([n], vis, [vi("y", None), vi("state", None)], opset=27)
+
+
+@case("LinearAttention with past_state [1,1,3,3] for dk = dv = 4 (a fuzzer's crash)",
+      "lin_attn", "past_state must be [B, kv_num_heads, dk, dv] = [1, 1, 4, 4]")
+def m_linear_attention_past_shape(d):
+    return linear_attention("linear", past_shape=[1, 1, 3, 3])
+
+
+@case("LinearAttention (gated) with a rank-2 decay", "lin_attn", "decay and beta must be")
+def m_linear_attention_decay_rank(d):
+    return linear_attention("gated", decay_shape=[1, 2])
+
+
 # ---------------------------------------------------------------------------- driver
 def generate(out_dir: Path, names=None) -> list[Path]:
     """Writes out_dir/<case>.onnx for each case and out_dir/expected.txt; returns the model paths."""

@@ -8,7 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   dlc_tensor_t *t = nullptr;
-  if (dlc_tensor_load_npy_buffer(data, size, &t) != DLC_OK) {
+  if (dlc_tensor_load_npy_buffer(data, size, "fuzz.npy", &t) != DLC_OK) {
     if (t)
       std::abort(); // a failed load must leave no tensor
     return 0;
