@@ -90,10 +90,11 @@ bool loadNpz(const std::string &path, std::vector<std::pair<std::string, TensorP
       x += 4 + len;
     }
     p += 46 + nameLen + extraLen + commentLen;
-    if (offset + 30 > size || le(data + offset, 4) != 0x04034b50)
+    // Offsets and sizes come from the file (ZIP64: 64 bits): compare without wrapping.
+    if (offset > size || size - offset < 30 || le(data + offset, 4) != 0x04034b50)
       return bad("corrupt local header of '" + name + "'");
     size_t start = offset + 30 + le(data + offset + 26, 2) + le(data + offset + 28, 2);
-    if (start + csize > size)
+    if (start > size || csize > size - start)
       return bad("entry '" + name + "' is truncated");
     // Deflate expands at most ~1032:1; a larger claimed size is corrupt (and must not
     // allocate).
