@@ -43,8 +43,8 @@ LogicalResult reshape(NodeImporter &n, Results &out) {
       inferIdx = i;
     } else if (target[i] < 0) {
       return n.error("shape " + str(*shape) + " has a negative dim");
-    } else {
-      known *= target[i];
+    } else if (__builtin_mul_overflow(known, target[i], &known)) {
+      return n.error("shape " + str(*shape) + " overflows (its element count exceeds 2^63)");
     }
   }
   int64_t total = tensorType(*x).getNumElements();
