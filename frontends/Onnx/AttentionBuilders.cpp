@@ -185,8 +185,12 @@ LogicalResult attention(NodeImporter &n, Results &out) {
       return n.error("unsupported softmax_precision " + Twine(*precision));
   }
   Value x = e.cast(logits, smElt);
+  if (e.failed) // the Values above are null
+    return failure();
   int64_t last = tensorType(qk).getRank() - 1;
   Value mx = e.reduce<ReduceMaxOp>(x, {last}, true);
+  if (e.failed)
+    return failure();
   auto mxType = tensorType(mx);
   Value rowMasked = e.op<IsInfOp>({mx}, {n.named("detect_positive", n.b.getBoolAttr(false)),
                                          n.named("detect_negative", n.b.getBoolAttr(true))},
