@@ -16,6 +16,8 @@ using Results = SmallVectorImpl<Value>;
 
 /// [B, S, H*D] -> [B, H, S, D].
 Value splitHeads(Expr &e, Value x, int64_t heads) {
+  if (e.failed || !x) // an earlier builder failed
+    return Value();
   auto t = tensorType(x);
   int64_t b = t.getDimSize(0), s = t.getDimSize(1), hd = t.getDimSize(2);
   if (heads <= 0 || hd % heads) {
@@ -43,6 +45,8 @@ Value bandMask(Expr &e, int64_t rows, int64_t cols, int64_t offset, int64_t belo
 /// Grouped-query attention: K/V [B, Hkv, S, D] with each head repeated Hq/Hkv times
 /// ([h0, h0, h1, h1, ...]) -> [B, Hq, S, D].
 Value repeatKvHeads(Expr &e, Value x, int64_t hq) {
+  if (e.failed || !x) // an earlier builder failed
+    return Value();
   if (e.failed || !x)
     return e.fail();
   auto t = tensorType(x);
@@ -230,6 +234,8 @@ LogicalResult attention(NodeImporter &n, Results &out) {
 
 /// x[..., start : start + size : step] along the last dim.
 Value sliceLast(Expr &e, Value x, int64_t start, int64_t size, int64_t step) {
+  if (e.failed || !x) // an earlier builder failed
+    return Value();
   auto t = tensorType(x);
   int64_t r = t.getRank();
   SmallVector<int64_t> starts(r, 0), sizes(t.getShape()), steps(r, 1);

@@ -64,6 +64,8 @@ LogicalResult ifOp(NodeImporter &n, Results &out) {
 
 /// x[.., t, ..] along `axis`, with the axis removed.
 Value takeAt(Expr &e, Value x, int64_t axis, int64_t t) {
+  if (e.failed || !x) // an earlier builder failed
+    return Value();
   auto xt = tensorType(x);
   int64_t r = xt.getRank();
   SmallVector<int64_t> starts(r, 0), sizes(xt.getShape()), steps(r, 1), shape;

@@ -39,6 +39,8 @@ FailureOr<std::string> expandTerm(NodeImporter &n, std::string term, int64_t ran
 
 /// Sums `x` (labelled by `labels`) over the letters not in `keep`; updates labels.
 Value sumOut(Expr &e, Value x, std::string &labels, const std::string &keep) {
+  if (e.failed || !x) // an earlier builder failed
+    return Value();
   SmallVector<int64_t> axes;
   std::string kept;
   for (size_t i = 0; i < labels.size(); ++i) {
@@ -90,6 +92,8 @@ FailureOr<Value> diagonals(NodeImporter &n, Expr &e, Value x, std::string &label
 
 /// Transposes `x` from `from` order to `to` order (same letters).
 Value reorder(Expr &e, Value x, const std::string &from, const std::string &to) {
+  if (e.failed || !x) // an earlier builder failed
+    return Value();
   if (from == to)
     return x;
   SmallVector<int64_t> perm;

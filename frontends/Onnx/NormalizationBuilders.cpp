@@ -117,6 +117,8 @@ LogicalResult rmsNorm(NodeImporter &n, Results &out) {
 
 /// Per-channel [C] parameter as [C, 1, ...] against an [N, C, ...] input of `rank`.
 Value perChannel(Expr &e, Value p, int64_t rank) {
+  if (e.failed || !p) // an earlier builder failed
+    return Value();
   SmallVector<int64_t> shape(rank - 1, 1);
   shape[0] = tensorType(p).getNumElements();
   return e.reshape(p, shape);

@@ -25,6 +25,8 @@ std::pair<double, double> intRange(Type t, bool isUnsigned) {
 /// A scale / zero point broadcast against `xShape`: scalar, per `axis` (1-D), or
 /// blocked along `axis` (same rank, repeated `block` times then cut to size).
 Value broadcastParam(Expr &e, Value p, ArrayRef<int64_t> xShape, int64_t axis, int64_t block) {
+  if (e.failed || !p) // an earlier builder failed
+    return Value();
   auto pt = tensorType(p);
   int64_t r = xShape.size();
   if (pt.getNumElements() == 1 && block == 0)
@@ -52,6 +54,8 @@ Value broadcastParam(Expr &e, Value p, ArrayRef<int64_t> xShape, int64_t axis, i
 
 /// clip(rint(v), range) cast to `to` (v a float tensor).
 Value saturateTo(Expr &e, Value v, Type to, bool isUnsigned) {
+  if (e.failed || !v) // an earlier builder failed
+    return Value();
   auto [lo, hi] = intRange(to, isUnsigned);
   Type ft = tensorType(v).getElementType();
   Value r = e.op<RoundOp>({v});

@@ -14,6 +14,8 @@ using Results = SmallVectorImpl<Value>;
 enum class Kind { RNN, GRU, LSTM };
 
 Value sliceDim(Expr &e, Value x, int64_t dim, int64_t start, int64_t size) {
+  if (e.failed || !x) // an earlier builder failed
+    return Value();
   auto t = tensorType(x);
   int64_t r = t.getRank();
   SmallVector<int64_t> starts(r, 0), sizes(t.getShape()), steps(r, 1);
@@ -24,6 +26,8 @@ Value sliceDim(Expr &e, Value x, int64_t dim, int64_t start, int64_t size) {
 
 /// x[d] of a [dirs, ...] tensor, without the leading dim.
 Value direction(Expr &e, Value x, int64_t d) {
+  if (e.failed || !x) // an earlier builder failed
+    return Value();
   auto t = tensorType(x);
   return e.reshape(sliceDim(e, x, 0, d, 1), t.getShape().drop_front());
 }

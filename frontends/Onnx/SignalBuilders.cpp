@@ -27,6 +27,8 @@ template <typename Fn> Value matrix(NodeImporter &n, Type elt, int64_t rows, int
 
 /// x[:, :len] zero-padded or truncated to `len` columns.
 Value fitColumns(Expr &e, Value x, int64_t len) {
+  if (e.failed || !x) // an earlier builder failed
+    return Value();
   int64_t have = tensorType(x).getDimSize(1);
   if (have == len)
     return x;
@@ -37,6 +39,8 @@ Value fitColumns(Expr &e, Value x, int64_t len) {
 /// matmuls with constant cos/sin matrices in v's (f64) type: [M, outLen, 1 or 2].
 /// inverse+onesided is the inverse real FFT (a real result).
 Value spectrum(Expr &e, Value v, int64_t L, bool inverse, bool onesided, int64_t &outLen) {
+  if (e.failed || !v) // an earlier builder failed
+    return Value();
   NodeImporter &n = e.n;
   if (e.failed || !v)
     return e.fail();
