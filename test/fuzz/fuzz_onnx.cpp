@@ -1,8 +1,7 @@
 // fuzz_onnx.cpp - libFuzzer target: the ONNX importer, from a serialized ModelProto up to a
 // verified dlc_graph module, then the graph phase (shape inference, folding, fusion).
-// One context serves many inputs (creating one per input would dominate the time); it is
-// replaced every 2000 inputs so that attributes uniqued from random models do not pile up.
 #include "FuzzUtil.h"
+#include "FuzzContext.h"
 #include "compiler/Pipelines.h"
 #include "frontends/Onnx/Importer.h"
 
@@ -12,22 +11,10 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <cstdlib>
-#include <memory>
-
-static std::unique_ptr<mlir::MLIRContext> context;
-static int uses = 0;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (!context || ++uses == 2000) {
-    dlc::registerPassesAndPipelines();
-    mlir::DialectRegistry registry;
-    dlc::registerDialects(registry);
-    context = std::make_unique<mlir::MLIRContext>(registry,
-                                                  mlir::MLIRContext::Threading::DISABLED);
-    context->loadAllAvailableDialects();
-    uses = 0;
-  }
-  mlir::ScopedDiagnosticHandler quiet(context.get(), [](mlir::Diagnostic &) {
+  mlir::MLIRContext *context = &dlc::fuzz::sharedContext();
+  mlir::ScopedDiagnosticHandler quiet(context, [](mlir::Diagnostic &) {
     return mlir::success();
   });
   dlc::onnx_frontend::ImportOptions options;
@@ -39,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   if (mlir::failed(mlir::verify(**module)))
     std::abort(); // the importer must build valid IR or report an error
-  mlir::PassManager pm(context.get());
+  mlir::PassManager pm(context);
   dlc::buildGraphPipeline(pm);
   (void)pm.run(**module);
   return 0;
