@@ -87,7 +87,15 @@ LogicalResult recurrence(NodeImporter &n, Results &out, Kind kind) {
   int64_t dirs = *dirAttr == "bidirectional" ? 2 : 1;
   if (*dirAttr != "forward" && *dirAttr != "reverse" && *dirAttr != "bidirectional")
     return n.error("direction must be forward, reverse or bidirectional");
-  int64_t H = *hiddenAttr ? *hiddenAttr : tensorType(*w).getDimSize(1) / G;
+  auto wt = tensorType(*w), rt = tensorType(*r);
+  if (wt.getRank() != 3 || rt.getRank() != 3 || wt.getDimSize(0) != dirs ||
+      rt.getDimSize(0) != dirs)
+    return n.error("W and R must be [num_directions = " + Twine(dirs) + ", " + Twine(G) +
+                   "*hidden_size, ...]");
+  int64_t H = *hiddenAttr ? *hiddenAttr : wt.getDimSize(1) / G;
+  if (H <= 0 || wt.getDimSize(1) != G * H || rt.getDimSize(1) != G * H || rt.getDimSize(2) != H)
+    return n.error("W must be [" + Twine(dirs) + ", " + Twine(G) + "*hidden_size, input_size] "
+                   "and R [" + Twine(dirs) + ", " + Twine(G) + "*hidden_size, hidden_size]");
   if (*inputForget)
     return n.error("input_forget is not supported");
   // Activations: f (gates), g (candidate), h (LSTM output), per direction.
