@@ -78,6 +78,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       // Intermediates through the runtime allocator (dlc_abi.h): no page faults per run.
       "finalize-memref-to-llvm{use-generic-functions=1}",
       "convert-arith-to-llvm", "convert-index-to-llvm",
+      // dlc_main takes the buffer table: no signature of 10,000 memrefs to convert.
+      "dlc-pack-entry-arguments",
       // Bare pointers: the entry wrapper passes plain buffer addresses.
       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}",
       "convert-cf-to-llvm", "convert-ub-to-llvm",

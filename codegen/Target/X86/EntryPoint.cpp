@@ -67,10 +67,14 @@ struct AddEntryPointPass : dlc::x86::impl::AddEntryPointBase<AddEntryPointPass> 
     Block *block = entry.addEntryBlock(b);
     b.setInsertionPointToStart(block);
     SmallVector<Value> args;
-    // Buffers, then (when dlc_main takes it) the runtime context.
+    // Buffers (or the table itself, once packed), then (when dlc_main takes it) the
+    // runtime context.
     bool takesCtx = module->hasAttr(dlc::x86::kRuntimeCtxArgAttr);
+    bool packed = module->hasAttr(dlc::x86::kPackedBuffersAttr);
     unsigned numBuffers = main.getNumArguments() - (takesCtx ? 1 : 0);
-    for (unsigned i = 0; i < numBuffers; ++i) {
+    if (packed)
+      args.push_back(block->getArgument(0));
+    for (unsigned i = 0; !packed && i < numBuffers; ++i) {
       Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, block->getArgument(0),
                                        ArrayRef<LLVM::GEPArg>{(int32_t)i});
       args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));

@@ -40,6 +40,8 @@ constexpr const char *kOnnxModelAttr = "dlc.onnx_model";
 constexpr const char *kParallelLoopAttr = "dlc.parallel";
 /// Module attribute: dlc_main's last argument is the runtime context pointer.
 constexpr const char *kRuntimeCtxArgAttr = "dlc.runtime_ctx_arg";
+/// On the module: dlc_main's first argument is the buffer table (dlc-pack-entry-arguments).
+constexpr const char *kPackedBuffersAttr = "dlc.packed_buffers";
 /// Prefix of the functions that hold an outlined parallel loop body.
 constexpr const char *kParallelBodyPrefix = "dlc_parallel_body_";
 

@@ -19,6 +19,20 @@ def PrepareABI : Pass<"dlc-prepare-abi", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def PackEntryArguments : Pass<"dlc-pack-entry-arguments", "::mlir::ModuleOp"> {
+  let summary = "dlc_main takes the buffer table (void **) instead of one memref per tensor";
+  let description = [{
+    Runs before convert-func-to-llvm. Replaces `dlc_main`'s memref arguments
+    (static, strided) by one leading `!llvm.ptr`, the runtime's buffer table:
+    each buffer's descriptor is built at entry from the pointer loaded from
+    its slot. A model with 10,000 outputs then has a two-argument function, so
+    the signature conversion (whose argument replacement queries op order
+    after every insertion: quadratic) never sees 10,000 memrefs. Marks
+    the module with `dlc.packed_buffers` for dlc-add-entry-point.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def AddEntryPoint : Pass<"dlc-add-entry-point", "::mlir::ModuleOp"> {
   let summary = "Emit the dlc_module_entry wrapper and dlc_module_descriptor (LLVM dialect)";
   let description = [{

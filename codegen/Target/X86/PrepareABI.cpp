@@ -123,6 +123,21 @@ struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
       if (isEmpty(v.getType()))
         continue;
       Value value = map.lookupOrDefault(v), dest = body->getArgument(ft.getNumInputs() + i);
+      // A result that is a slice of an input (Split, Slice) is copied from the input's
+      // buffer directly: as tensors, 10,000 slices of one input form one alias set that
+      // bufferization's analysis compares pairwise (a Split into 10,000 outputs spent a
+      // minute there).
+      if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+          slice && slice.getSourceType().getRank() == slice.getType().getRank() &&
+          slice.getSourceType().hasStaticShape() && slice.getType().hasStaticShape()) {
+        if (auto in = slice.getSource().getDefiningOp<bufferization::ToTensorOp>();
+            in && isa<BlockArgument>(in.getBuffer())) {
+          Value view = memref::SubViewOp::create(b, loc, in.getBuffer(), slice.getMixedOffsets(),
+                                                 slice.getMixedSizes(), slice.getMixedStrides());
+          memref::CopyOp::create(b, loc, view, dest);
+          continue;
+        }
+      }
       // A collapsed result (a packed matmul's [M, N/NB, NB] viewed as [M, N]) is
       // materialized uncollapsed into the output viewed the same way, so the op that
       // computes it writes the caller's buffer directly (eliminate-empty-tensors does

@@ -60,7 +60,13 @@ struct StridedCopy : OpRewritePattern<memref::CopyOp> {
     Location loc = op.getLoc();
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     SmallVector<Value> ivs;
+    // No loop for one iteration: a Split into 10,000 rows would otherwise leave 10,000
+    // loops in one block, which scf-to-cf splits one by one (quadratic).
     for (int64_t d = 0; d + 1 < src.getRank(); ++d) {
+      if (src.getDimSize(d) == 1) {
+        ivs.push_back(index(0));
+        continue;
+      }
       auto loop = scf::ForOp::create(b, loc, index(0), index(src.getDimSize(d)), index(1));
       ivs.push_back(loop.getInductionVar());
       b.setInsertionPointToStart(loop.getBody());
@@ -72,7 +78,9 @@ struct StridedCopy : OpRewritePattern<memref::CopyOp> {
       Value v = vector::LoadOp::create(b, loc, vec, op.getSource(), idx);
       vector::StoreOp::create(b, loc, v, op.getTarget(), idx);
     };
-    if (whole > 0) {
+    if (whole == kWidth) {
+      move(kWidth, index(0));
+    } else if (whole > 0) {
       OpBuilder::InsertionGuard guard(b);
       auto loop = scf::ForOp::create(b, loc, index(0), index(whole), index(kWidth));
       b.setInsertionPointToStart(loop.getBody());
