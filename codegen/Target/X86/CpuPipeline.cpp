@@ -46,6 +46,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
       "dlc-lower-global-state",
       // A parallel loop's scratch tensors are made inside it: one buffer per thread.
       "func.func(dlc-privatize-parallel-buffers)",
+      // Constants -> globals in O(n) (bufferization's own lookup is O(n) per constant).
+      "dlc-constants-to-globals",
       // Tensors -> buffers; intermediates become allocations.
       "one-shot-bufferize",
       "canonicalize", "cse",

@@ -57,6 +57,20 @@ def StridedCopyToLinalg : Pass<"dlc-strided-copy-to-linalg"> {
                            "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect"];
 }
 
+def ConstantsToGlobals : Pass<"dlc-constants-to-globals", "::mlir::ModuleOp"> {
+  let summary = "Tensor constants as private constant memref.globals, before bufferization";
+  let description = [{
+    What one-shot-bufferize does to a tensor `arith.constant`
+    (`memref.get_global` of a 64-byte-aligned private constant global, read
+    only), done first in linear time: bufferization looks each constant's
+    value up by scanning every global of the module, which took minutes for a
+    chain of 100,000 Adds with their own constants. Identical values share one
+    global.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def FlattenConstants : Pass<"dlc-flatten-constants"> {
   let summary = "Store multi-dimensional tensor constants as 1-D data plus a reshape";
   let description = [{
