@@ -204,9 +204,13 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   Value sum = e.reduce<ReduceSumOp>(ex, {last}, true);
   sum = e.where(e.op<EqualOp>({sum, smZero}), smOne, sum);
   Value p = e.op<DivOp>({ex, sum});
+  if (e.failed)
+    return failure();
   if (bias) {
     // Rows whose bias is entirely -inf attend to nothing: their probabilities are 0.
     Value bmax = e.reduce<ReduceMaxOp>(bias, {(int64_t)tensorType(bias).getRank() - 1}, true);
+    if (e.failed)
+      return failure();
     Value dead = e.op<IsInfOp>({bmax}, {n.named("detect_positive", n.b.getBoolAttr(false)),
                                         n.named("detect_negative", n.b.getBoolAttr(true))},
                                {RankedTensorType::get(tensorType(bmax).getShape(), n.b.getI1Type())});
@@ -216,11 +220,11 @@ LogicalResult attention(NodeImporter &n, Results &out) {
     qkOut = p;
   p = e.cast(p, elt);
   Value y = e.op<MatMulOp>({p, v});
-  if (rank == 3) {
-    auto yt = tensorType(y);
+  if (e.failed) // y is null
+    return failure();
+  if (rank == 3)
     y = e.reshape(e.transpose(y, {0, 2, 1, 3}),
-                  {batch, sq, hq * (yt ? yt.getDimSize(3) : 0)});
-  }
+                  {batch, sq, hq * tensorType(y).getDimSize(3)});
   if (e.failed)
     return failure();
   out.push_back(y);
