@@ -69,6 +69,15 @@ class Graph_UnaryOp<string mnemonic, list<Trait> traits = []>
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+// x -> f(x) for floating-point x only (transcendental functions: on integers they
+// have no scalar semantics, and ONNX types them float-only too).
+class Graph_FloatUnaryOp<string mnemonic, list<Trait> traits = []>
+    : Graph_ScalarOp<mnemonic, traits # [SameOperandsAndResultType]> {
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 // (x, y) -> f(x, y) with NumPy broadcasting; the result element type is the
 // operands' (which must match), or i1 when `isPredicate`.
 class Graph_BinaryOp<string mnemonic, bit isPredicate = 0, list<Trait> traits = []>

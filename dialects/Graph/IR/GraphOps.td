@@ -10,30 +10,30 @@ include "dialects/Graph/IR/GraphBase.td"
 
 def Graph_NegOp : Graph_UnaryOp<"neg"> { let summary = "elementwise -x"; }
 def Graph_AbsOp : Graph_UnaryOp<"abs"> { let summary = "elementwise |x|"; }
-def Graph_ExpOp : Graph_UnaryOp<"exp"> { let summary = "elementwise e^x"; }
-def Graph_LogOp : Graph_UnaryOp<"log"> { let summary = "elementwise natural log"; }
-def Graph_SqrtOp : Graph_UnaryOp<"sqrt"> { let summary = "elementwise square root"; }
+def Graph_ExpOp : Graph_FloatUnaryOp<"exp"> { let summary = "elementwise e^x"; }
+def Graph_LogOp : Graph_FloatUnaryOp<"log"> { let summary = "elementwise natural log"; }
+def Graph_SqrtOp : Graph_FloatUnaryOp<"sqrt"> { let summary = "elementwise square root"; }
 def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal"> { let summary = "elementwise 1/x"; }
-def Graph_TanhOp : Graph_UnaryOp<"tanh"> { let summary = "elementwise tanh"; }
-def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid"> { let summary = "elementwise 1/(1+e^-x)"; }
+def Graph_TanhOp : Graph_FloatUnaryOp<"tanh"> { let summary = "elementwise tanh"; }
+def Graph_SigmoidOp : Graph_FloatUnaryOp<"sigmoid"> { let summary = "elementwise 1/(1+e^-x)"; }
 def Graph_ReluOp : Graph_UnaryOp<"relu"> { let summary = "elementwise max(x, 0)"; }
-def Graph_ErfOp : Graph_UnaryOp<"erf"> { let summary = "elementwise error function"; }
+def Graph_ErfOp : Graph_FloatUnaryOp<"erf"> { let summary = "elementwise error function"; }
 def Graph_FloorOp : Graph_UnaryOp<"floor"> { let summary = "elementwise floor"; }
 def Graph_CeilOp : Graph_UnaryOp<"ceil"> { let summary = "elementwise ceil"; }
-def Graph_SinOp : Graph_UnaryOp<"sin"> { let summary = "elementwise sine"; }
-def Graph_CosOp : Graph_UnaryOp<"cos"> { let summary = "elementwise cosine"; }
+def Graph_SinOp : Graph_FloatUnaryOp<"sin"> { let summary = "elementwise sine"; }
+def Graph_CosOp : Graph_FloatUnaryOp<"cos"> { let summary = "elementwise cosine"; }
 def Graph_NotOp : Graph_UnaryOp<"not"> {
   let summary = "elementwise logical not of i1";
 }
-def Graph_TanOp : Graph_UnaryOp<"tan"> { let summary = "elementwise tangent"; }
-def Graph_AsinOp : Graph_UnaryOp<"asin"> { let summary = "elementwise arcsine"; }
-def Graph_AcosOp : Graph_UnaryOp<"acos"> { let summary = "elementwise arccosine"; }
-def Graph_AtanOp : Graph_UnaryOp<"atan"> { let summary = "elementwise arctangent"; }
-def Graph_SinhOp : Graph_UnaryOp<"sinh"> { let summary = "elementwise hyperbolic sine"; }
-def Graph_CoshOp : Graph_UnaryOp<"cosh"> { let summary = "elementwise hyperbolic cosine"; }
-def Graph_AsinhOp : Graph_UnaryOp<"asinh"> { let summary = "elementwise inverse hyperbolic sine"; }
-def Graph_AcoshOp : Graph_UnaryOp<"acosh"> { let summary = "elementwise inverse hyperbolic cosine"; }
-def Graph_AtanhOp : Graph_UnaryOp<"atanh"> { let summary = "elementwise inverse hyperbolic tangent"; }
+def Graph_TanOp : Graph_FloatUnaryOp<"tan"> { let summary = "elementwise tangent"; }
+def Graph_AsinOp : Graph_FloatUnaryOp<"asin"> { let summary = "elementwise arcsine"; }
+def Graph_AcosOp : Graph_FloatUnaryOp<"acos"> { let summary = "elementwise arccosine"; }
+def Graph_AtanOp : Graph_FloatUnaryOp<"atan"> { let summary = "elementwise arctangent"; }
+def Graph_SinhOp : Graph_FloatUnaryOp<"sinh"> { let summary = "elementwise hyperbolic sine"; }
+def Graph_CoshOp : Graph_FloatUnaryOp<"cosh"> { let summary = "elementwise hyperbolic cosine"; }
+def Graph_AsinhOp : Graph_FloatUnaryOp<"asinh"> { let summary = "elementwise inverse hyperbolic sine"; }
+def Graph_AcoshOp : Graph_FloatUnaryOp<"acosh"> { let summary = "elementwise inverse hyperbolic cosine"; }
+def Graph_AtanhOp : Graph_FloatUnaryOp<"atanh"> { let summary = "elementwise inverse hyperbolic tangent"; }
 def Graph_SignOp : Graph_UnaryOp<"sign"> {
   let summary = "elementwise sign: -1, 0 or 1 (NaN stays NaN)";
 }
@@ -47,11 +47,11 @@ class Graph_ClassifyOp<string mnemonic> : Graph_ScalarOp<mnemonic, [SameOperands
 }
 def Graph_IsNaNOp : Graph_ClassifyOp<"is_nan"> {
   let summary = "elementwise x != x";
-  let arguments = (ins Graph_Tensor:$input);
+  let arguments = (ins Graph_FloatTensor:$input);
 }
 def Graph_IsInfOp : Graph_ClassifyOp<"is_inf"> {
   let summary = "elementwise x == +inf (detect_positive) or x == -inf (detect_negative)";
-  let arguments = (ins Graph_Tensor:$input, BoolAttr:$detect_positive, BoolAttr:$detect_negative);
+  let arguments = (ins Graph_FloatTensor:$input, BoolAttr:$detect_positive, BoolAttr:$detect_negative);
 }
 
 def Graph_LeakyReluOp : Graph_UnaryOp<"leaky_relu"> {
