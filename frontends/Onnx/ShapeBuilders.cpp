@@ -523,9 +523,17 @@ LogicalResult range(NodeImporter &n, Results &out) {
   auto s = n.constantInput(0), l = n.constantInput(1), d = n.constantInput(2);
   TRY(s); TRY(l); TRY(d);
   Type elt = s->getElementType();
+  for (auto [name, a] : {std::pair{"start", *s}, {"limit", *l}, {"delta", *d}})
+    if (a.getNumElements() != 1 || a.getElementType() != elt)
+      return n.error("Range " + Twine(name) + " must be a scalar of the start's type (it has " +
+                     Twine(a.getNumElements()) + " elements)");
   auto scalarOf = [](DenseElementsAttr a) {
-    return isa<FloatType>(a.getElementType()) ? (*a.getValues<APFloat>().begin()).convertToDouble()
-                                              : (double)(*a.getValues<APInt>().begin()).getSExtValue();
+    if (!isa<FloatType>(a.getElementType()))
+      return (double)(*a.getValues<APInt>().begin()).getSExtValue();
+    APFloat x = *a.getValues<APFloat>().begin();
+    bool losesInfo;
+    x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+    return x.convertToDouble();
   };
   double start = scalarOf(*s), limit = scalarOf(*l), delta = scalarOf(*d);
   if (delta == 0)

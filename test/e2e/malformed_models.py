@@ -642,6 +642,13 @@ def m_reshape_overflow(d):
                 ["x", "sh"])
 
 
+@case("Range with an empty start tensor (a fuzzer's crash)", "range_empty",
+      "Range start must be a scalar")
+def m_range_empty_start(d):
+    return on_x("Range", "range_empty", {"s": np.zeros([0], np.int64), "l": np.int64(4),
+                                         "dl": np.int64(1)}, ["s", "l", "dl"])
+
+
 def linear_attention(rule: str, past_shape=None, decay_shape=None):
     """LinearAttention (opset 27) on q, k, v float[1, 2, 4], one head."""
     ins, vis = ["q", "k", "v"], [vi("q", [1, 2, 4]), vi("k", [1, 2, 4]), vi("v", [1, 2, 4])]
