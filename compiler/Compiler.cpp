@@ -20,7 +20,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <cstring>
 #include <unistd.h>
 #include <cstdlib>
 #include <thread>
@@ -249,12 +248,7 @@ LogicalResult Compilation::emitObject(std::string &object) {
 /// The library followed by its seal (runtime/dlc_abi.h), which the runtime
 /// checks before loading it.
 static std::string sealModule(StringRef library) {
-  dlc_abi_seal_t seal{};
-  seal.body_size = library.size();
-  seal.body_hash = dlc_abi_hash64(library.data(), library.size());
-  seal.abi_version = DLC_ABI_VERSION;
-  seal.seal_size = sizeof(seal);
-  std::memcpy(seal.magic, DLC_ABI_SEAL_MAGIC, sizeof(seal.magic));
+  dlc_abi_seal_t seal = dlc_abi_seal_for(library.data(), library.size());
   static_assert(sizeof(seal) == 32, "the seal's layout is the file format");
   std::string sealed(library);
   sealed.append(reinterpret_cast<const char *>(&seal), sizeof(seal));

@@ -133,6 +133,19 @@ static inline uint64_t dlc_abi_hash64(const void *data, uint64_t n) {
   h ^= h >> 32;
   return h;
 }
+
+/* The seal of a library of n bytes at data (the compiler and the test tools
+ * append it; the runtime checks it). */
+static inline dlc_abi_seal_t dlc_abi_seal_for(const void *data, uint64_t n) {
+  dlc_abi_seal_t seal;
+  seal.body_size = n;
+  seal.body_hash = dlc_abi_hash64(data, n);
+  seal.abi_version = DLC_ABI_VERSION;
+  seal.seal_size = (uint32_t)sizeof(seal);
+  for (int i = 0; i < 8; ++i)
+    seal.magic[i] = DLC_ABI_SEAL_MAGIC[i];
+  return seal;
+}
 typedef void (*dlc_abi_parallel_body_fn)(void *closure, int64_t begin, int64_t end);
 
 #ifdef __cplusplus

@@ -4,7 +4,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 int main(int argc, char **argv) {
   if (argc != 2) {
@@ -23,13 +22,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "seal_module: cannot read '%s'\n", argv[1]);
     return 1;
   }
-  dlc_abi_seal_t seal;
-  memset(&seal, 0, sizeof(seal));
-  seal.body_size = (uint64_t)size;
-  seal.body_hash = dlc_abi_hash64(body, (uint64_t)size);
-  seal.abi_version = DLC_ABI_VERSION;
-  seal.seal_size = sizeof(seal);
-  memcpy(seal.magic, DLC_ABI_SEAL_MAGIC, sizeof(seal.magic));
+  dlc_abi_seal_t seal = dlc_abi_seal_for(body, (uint64_t)size);
   if (fseek(f, 0, SEEK_END) != 0 || fwrite(&seal, sizeof(seal), 1, f) != 1 ||
       fclose(f) != 0) {
     fprintf(stderr, "seal_module: cannot write '%s'\n", argv[1]);
