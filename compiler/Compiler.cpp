@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -78,6 +79,11 @@ Compilation::~Compilation() = default;
 LogicalResult Compilation::fail(const std::string &msg) {
   errorLines.push_back((sourceName.empty() ? "" : sourceName + ": ") + msg);
   return failure();
+}
+
+bool verifyEachPassFromEnvironment() {
+  const char *v = std::getenv("DLC_VERIFY_EACH_PASS");
+  return v && std::string(v) == "1";
 }
 
 uint64_t defaultMaxMemory() {
@@ -153,6 +159,7 @@ LogicalResult Compilation::runTo(Phase phase) {
     pm.addInstrumentation(std::make_unique<FailedPassRecorder>(failedPass));
     if (options.timing)
       pm.enableTiming();
+    pm.enableVerifier(options.verifyEachPass);
     if (p == 1)
       buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf, options.gradInitializers,
                                                   options.trainLoss, options.trainOptimizer,
@@ -170,6 +177,14 @@ LogicalResult Compilation::runTo(Phase phase) {
                     (failedPass.empty() ? std::string()
                                         : " (internal error in pass " + failedPass +
                                               "; please report it with the model)"));
+      return failure();
+    }
+    // Without per-pass verification, the phase's result is verified once.
+    if (!options.verifyEachPass && failed(verify(*mod))) {
+      if (errorLines.empty())
+        return fail("compilation failed in phase " + std::to_string(p) +
+                    " (internal error: its result does not verify; please report it with "
+                    "the model)");
       return failure();
     }
     phasesDone = p;

@@ -23,6 +23,9 @@ enum class Phase { Graph, Linalg, LLVM, Obj, So };
 /// Half the machine's physical memory: the default limit on any one tensor.
 uint64_t defaultMaxMemory();
 
+/// Whether DLC_VERIFY_EACH_PASS is set to 1 (CompileOptions::verifyEachPass).
+bool verifyEachPassFromEnvironment();
+
 struct CompileOptions {
   int optLevel = 3;
   /// The largest tensor the model may hold, in bytes (dlc compile --max-memory); a
@@ -39,6 +42,11 @@ struct CompileOptions {
   std::set<std::string> absentInputs;
   /// Print per-pass timing to stderr (dlc compile --timing).
   bool timing = false;
+  /// Verify the IR after every pass, not only after each phase. Verifying is about
+  /// half the compile time of a graph of 100,000 small nodes, so it is off by default;
+  /// DLC_VERIFY_EACH_PASS=1 in the environment turns it on (scripts/test does, so that
+  /// a pass that breaks the IR is named by the test that meets it).
+  bool verifyEachPass = verifyEachPassFromEnvironment();
   /// Print each op's kernel configuration to stderr (dlc compile --dump-config).
   bool dumpConfig = false;
   /// Output whose gradients w.r.t. every float input become extra outputs

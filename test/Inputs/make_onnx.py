@@ -48,14 +48,19 @@ def named_io():
                  [f32("in put", [3])], [f32("out/put 1", [3])])
 
 
-def add_chain():
+def add_chain(n=600, shape=(4, 8)):
     """x + c + c + ... : 600 Adds in a chain (elementwise fusion's body-size cap)."""
     nodes, prev = [], "x"
-    for i in range(600):
+    for i in range(n):
         nodes.append(h.make_node("Add", [prev, "c"], [f"t{i}"], name=f"add{i}"))
         prev = f"t{i}"
-    return model(nodes, [f32("x", [4, 8])], [f32(prev, [4, 8])],
-                 [const("c", np.ones((4, 8), np.float32))])
+    return model(nodes, [f32("x", list(shape))], [f32(prev, list(shape))],
+                 [const("c", np.ones(shape, np.float32))])
+
+
+def long_add_chain():
+    """5,000 Adds on an [8] vector: one kernel iteration, 5,000 fadds in a row."""
+    return add_chain(5000, (8,))
 
 
 def colliding_outputs():

@@ -1,6 +1,7 @@
 // dlc-fuse-elementwise: elementwise fusion into elementwise ops and plain reductions, never
 // into contractions.
 #include "codegen/Target/X86/Passes.h"
+#include "codegen/Target/X86/RewriteConfig.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -19,10 +20,11 @@ using namespace mlir;
 namespace {
 
 /// The most payload ops one fused generic may hold. Fusion clones the producer's body
-/// into the consumer, so fusing a chain of N ops whole costs O(N^2) (a 20,000-node chain
-/// took 100 s); past this size a kernel is compute-bound and writing its result once
-/// costs nothing measurable.
-constexpr int64_t kMaxFusedBodyOps = 256;
+/// into the consumer, so fusing a chain of N ops costs O(N * cap) (whole: a 20,000-node
+/// chain took 100 s; at 256, 100,000 nodes spent 10 s here); at 64 payload ops per
+/// element a kernel is compute-bound, and writing its result once costs little (bodies
+/// are still small here: math ops are expanded later).
+constexpr int64_t kMaxFusedBodyOps = 64;
 
 int64_t bodyOps(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -233,7 +235,7 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     // Every rewrite leaves valid IR, so a pattern cycle the rules above missed costs only
     // some fusion: stop it after a bounded number of rewrites rather than fail the model.
-    GreedyRewriteConfig config;
+    GreedyRewriteConfig config = dlc::x86::patternPassConfig();
     int64_t ops = 0;
     getOperation()->walk([&](Operation *) { ++ops; });
     config.setMaxNumRewrites(64 * ops + 1024);

@@ -1,5 +1,6 @@
 // dlc-flatten-constants: rank-N tensor constants as flat data + expand_shape (fast LLVM emission).
 #include "codegen/Target/X86/Passes.h"
+#include "codegen/Target/X86/RewriteConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -37,7 +38,7 @@ struct FlattenConstantsPass : dlc::x86::impl::FlattenConstantsBase<FlattenConsta
     RewritePatternSet patterns(&getContext());
     patterns.add<FlattenConstant>(&getContext());
     // No folding: canonicalization would fold the reshape straight back.
-    GreedyRewriteConfig config;
+    GreedyRewriteConfig config = dlc::x86::patternPassConfig();
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();

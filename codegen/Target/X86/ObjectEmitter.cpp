@@ -112,6 +112,7 @@ llvm::Error optimizeModule(llvm::Module &llmod, const TargetOptions &options,
   auto transformer = makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0, tm);
   if (auto err = transformer(&llmod))
     return err;
+  splitLargeBlocks(llmod);
   if (kThreadSanitizer)
     instrumentForThreadSanitizer(llmod);
   return llvm::Error::success();

@@ -1,5 +1,6 @@
 // dlc-pad-to-halo: tensor.pad as a filled halo plus the source inserted in place.
 #include "codegen/Target/X86/Passes.h"
+#include "codegen/Target/X86/RewriteConfig.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -88,7 +89,8 @@ struct PadToHaloPass : dlc::x86::impl::PadToHaloBase<PadToHaloPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<PadToHalo>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     dlc::x86::patternPassConfig())))
       signalPassFailure();
   }
 };

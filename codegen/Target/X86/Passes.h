@@ -66,10 +66,15 @@ void buildCpuLoweringPipeline(mlir::OpPassManager &pm, const TargetOptions &opti
 void resolveCpu(const TargetOptions &options, std::string &cpu, std::string &features);
 
 /// LLVM's optimization pipeline at the options' level for `tm` (null: a target machine
-/// for the options' CPU), then, in a dlc built with ThreadSanitizer, TSan's
-/// instrumentation: what the AOT and JIT paths both run.
+/// for the options' CPU), then splitLargeBlocks and, in a dlc built with ThreadSanitizer,
+/// TSan's instrumentation: what the AOT and JIT paths both run.
 llvm::Error optimizeModule(llvm::Module &llmod, const TargetOptions &options,
                            llvm::TargetMachine *tm = nullptr);
+
+/// Splits every basic block of `llmod` longer than a few thousand instructions into
+/// blocks joined by unconditional branches, so that instruction selection (quadratic
+/// in a block's size) stays linear in the module's size. optimizeModule runs it last.
+void splitLargeBlocks(llvm::Module &llmod);
 
 /// LLVM dialect module -> native object file bytes for the target.
 mlir::LogicalResult emitObject(mlir::ModuleOp module, const TargetOptions &options,

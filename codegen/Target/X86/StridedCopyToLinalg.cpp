@@ -1,6 +1,7 @@
 // dlc-strided-copy-to-linalg: strided memref.copy as vector loops or linalg.copy, so no
 // runtime library is needed.
 #include "codegen/Target/X86/Passes.h"
+#include "codegen/Target/X86/RewriteConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -102,7 +103,8 @@ struct StridedCopyToLinalgPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<StridedCopy>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     dlc::x86::patternPassConfig())))
       signalPassFailure();
   }
 };

@@ -2,6 +2,7 @@
 #include "codegen/Target/X86/KernelConfig.h"
 #include "codegen/Target/X86/NodeName.h"
 #include "codegen/Target/X86/ParallelMark.h"
+#include "codegen/Target/X86/RewriteConfig.h"
 #include "codegen/Target/X86/RowBlocks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -686,7 +687,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
       vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
       vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
       patterns.add<ReadOfSplatWrite>(ctx);
-      (void)applyPatternsGreedily(func, std::move(patterns));
+      (void)applyPatternsGreedily(func, std::move(patterns), dlc::x86::patternPassConfig());
     }
     // Accumulator read/write pairs become loop-carried vectors (registers).
     func.walk([&](scf::ForOp loop) { (void)hoistLoopInvariantSubsets(rewriter, loop); });
@@ -703,7 +704,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
                                                       vector::VectorTransposeLowering::Shuffle16x16);
       vector::populateVectorShapeCastLoweringPatterns(patterns);
       patterns.add<ReadOfSplatWrite>(ctx); // the hoisted accumulator reads
-      (void)applyPatternsGreedily(func, std::move(patterns));
+      (void)applyPatternsGreedily(func, std::move(patterns), dlc::x86::patternPassConfig());
     }
   }
 };
