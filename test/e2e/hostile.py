@@ -30,8 +30,8 @@ CLI flags. The cases are in this file (integers, indices, sizes), hostile_files.
 attributes at the ends of int64) and hostile_cli.py (outputs, flags); hostile_models.py has
 the runner and the generators.
 
-``--quick`` runs the CI-sized subset (a few of each family: ~15 s, ~40 s under ASan). Prints one line
-per case; exits 1 if any case fails.
+``--quick`` runs the CI-sized subset (a few of each family; ~15 s, ~25 s under ASan). Prints one
+line per case; exits 1 if any case fails.
 """
 from __future__ import annotations
 
