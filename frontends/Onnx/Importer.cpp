@@ -1,5 +1,6 @@
 // ONNX ModelProto -> dlc_graph: model checks, graph inputs/initializers, node walk, outputs.
 #include "frontends/Onnx/Importer.h"
+#include "frontends/Onnx/UnsignedBuilders.h"
 #include "frontends/Onnx/LowPrecision.h"
 #include "frontends/Onnx/ModelFile.h"
 #include "frontends/Onnx/NodeImporter.h"
@@ -364,7 +365,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     return importSubgraph(g, args, loc);
   };
   SmallVector<Value> results;
-  if (failed(entry->build(ni, results)))
+  if (failed(buildNode(ni, *entry, results)))
     return failure();
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())
@@ -384,11 +385,18 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     if (!resultType)
       continue; // a sequence or none: its elements carry their own tracking
     Type elt = resultType.getElementType();
+    // A Constant's or ConstantOfShape's follows its value tensor.
+    bool isConstant = node.op_type() == "Constant" || node.op_type() == "ConstantOfShape";
     bool isUnsigned = node.op_type() == "Cast" || node.op_type() == "BitCast"
                           ? llvm::any_of(node.attribute(), [](const onnx::AttributeProto &a) {
                               return a.name() == "to" && isUnsignedOnnxType(a.i());
                             })
-                          : firstUnsigned && elt == firstElt;
+                      : isConstant ? llvm::any_of(node.attribute(),
+                                                  [](const onnx::AttributeProto &a) {
+                                                    return a.has_t() &&
+                                                           isUnsignedOnnxType(a.t().data_type());
+                                                  })
+                                   : firstUnsigned && elt == firstElt;
     if (isUnsigned)
       unsignedValues.insert(results[i]);
     // Data movement keeps a low-precision type (casts and quantization mark their own).

@@ -81,6 +81,12 @@ public:
       (*storedTypes)[v] = onnxType;
   }
   mlir::FailureOr<mlir::Value> requiredInput(unsigned i);
+  /// The same node with other input values (the unsigned-integer rewrites).
+  NodeImporter withInputs(llvm::SmallVector<mlir::Value> newInputs) const {
+    NodeImporter copy(*this);
+    copy.inputs = std::move(newInputs);
+    return copy;
+  }
   /// Number of outputs the model actually uses (trailing "" outputs dropped).
   unsigned numUsedOutputs() const;
 
