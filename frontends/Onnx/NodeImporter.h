@@ -2,6 +2,7 @@
 #ifndef DLC_FRONTENDS_ONNX_NODEIMPORTER_H
 #define DLC_FRONTENDS_ONNX_NODEIMPORTER_H
 
+#include "dialects/Graph/IR/CheckedMath.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/IR/Builders.h"
