@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -458,6 +459,41 @@ static dlc_status_t dlc_module_check_seal(const char *path, int *fd,
   return DLC_OK;
 }
 
+/* Whether [p, p + n) lies inside one loaded segment (a writable one when `writable`) of the
+ * object `handle`. */
+typedef struct {
+  uintptr_t base, lo, hi;
+  bool writable, inside;
+} dlc_span_query_t;
+
+static int dlc_span_in_segment(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  dlc_span_query_t *q = arg;
+  if (info->dlpi_addr != q->base)
+    return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || (q->writable && !(ph->p_flags & PF_W)))
+      continue;
+    uintptr_t start = q->base + ph->p_vaddr, end = start + ph->p_memsz;
+    if (q->lo >= start && q->lo <= end && q->hi - q->lo <= end - q->lo)
+      q->inside = true;
+  }
+  return 1;
+}
+
+static bool dlc_span_in_module(void *handle, const void *p, size_t n, bool writable) {
+  struct link_map *lm = NULL;
+  if (!p || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+    return false;
+  uintptr_t lo = (uintptr_t)p, hi;
+  if (__builtin_add_overflow(lo, n, &hi))
+    return false;
+  dlc_span_query_t q = {(uintptr_t)lm->l_addr, lo, hi, writable, false};
+  dl_iterate_phdr(dlc_span_in_segment, &q);
+  return q.inside;
+}
+
 dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
   if (!out)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "dlc_module_load: out is null");
@@ -533,6 +569,25 @@ dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
     dlc_module_free(m);
     return dlc_fail(DLC_ERROR_BAD_MODULE, "module '%s': declares state but has no '%s'",
                     path, DLC_ABI_STATE_DATA_SYMBOL);
+  }
+  /* The descriptor's state shapes are what dlc train reads and writes back. */
+  if (m->num_states > 0 &&
+      !dlc_span_in_module(handle, m->state_data, m->num_states * sizeof(void *), false)) {
+    size_t n = m->num_states;
+    dlc_module_free(m);
+    return dlc_fail(DLC_ERROR_BAD_MODULE, "module '%s': declares %zu states, more than its "
+                    "table of state buffers holds", path, n);
+  }
+  for (size_t i = 0; i < m->num_states; ++i) {
+    const dlc_io_decl_t *d = &m->decls[m->num_inputs + m->num_outputs + i];
+    if (!dlc_span_in_module(handle, m->state_data[i], d->byte_size, true)) {
+      char msg[600];
+      snprintf(msg, sizeof(msg),
+               "module '%s': state '%s' claims %zu bytes, more than its buffer in the module "
+               "holds", path, d->name, d->byte_size);
+      dlc_module_free(m);
+      return dlc_fail(DLC_ERROR_BAD_MODULE, "%s", msg);
+    }
   }
   const int64_t *onnx_size = dlsym(handle, DLC_ABI_ONNX_SIZE_SYMBOL);
   m->onnx = dlsym(handle, DLC_ABI_ONNX_SYMBOL);

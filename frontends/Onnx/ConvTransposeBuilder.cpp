@@ -75,17 +75,35 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   }
   for (int64_t i = 0; i < sp; ++i) {
     int64_t in = xt.getDimSize(2 + i), s = (*strides)[i], d = (*dil)[i];
-    full[i] = s * (in - 1) + (*outPad)[i] + (k[i] - 1) * d + 1;
+    if (s < 1 || d < 1)
+      return n.error("invalid strides, dilations, pads or output shape");
+    // Every size the lowering below computes, checked here once.
+    I64c reach = (I64c(k[i]) - 1) * d, upLen = I64c(in) * s;
+    I64c fullC = I64c(s) * (in - 1) + (*outPad)[i] + reach + 1;
+    I64c target = same && outShapeAttr.empty() ? upLen : I64c(0);
+    if (!fullC.ok() || !upLen.ok() || !target.ok())
+      return n.error("output dim " + Twine(i) + " overflows int64 (input " + Twine(in) +
+                     ", stride " + Twine(s) + ", kernel " + Twine(k[i]) + ", dilation " +
+                     Twine(d) + ")");
+    full[i] = fullC.value();
+    I64c begin(0), size(0);
     if (same) {
-      int64_t target = outShapeAttr.empty() ? in * s : outShapeAttr[i];
-      int64_t total = full[i] - target;
-      padBegin[i] = *autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      outSize[i] = target;
+      if (!outShapeAttr.empty())
+        target = outShapeAttr[i];
+      I64c total = I64c(full[i]) - target;
+      begin = *autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      size = target;
     } else {
-      padBegin[i] = pads[i];
-      outSize[i] = outShapeAttr.empty() ? full[i] - pads[i] - pads[sp + i] : outShapeAttr[i];
+      begin = pads[i];
+      size = outShapeAttr.empty() ? I64c(full[i]) - pads[i] - pads[sp + i] : outShapeAttr[i];
     }
-    if (outSize[i] < 1 || s < 1 || d < 1)
+    I64c cpBegin = reach - begin, cpEnd = size + reach - upLen - cpBegin;
+    if (!cpEnd.ok())
+      return n.error("output dim " + Twine(i) + " overflows int64 (pads or output_shape too "
+                     "large)");
+    padBegin[i] = begin.value();
+    outSize[i] = size.value();
+    if (outSize[i] < 1)
       return n.error("invalid strides, dilations, pads or output shape");
   }
   // Work in 2-D or 3-D: lift 1-D to [N, C, 1, L].

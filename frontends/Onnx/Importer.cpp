@@ -429,7 +429,7 @@ FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(const onnx::GraphPro
   for (auto [i, vi] : llvm::enumerate(g.input()))
     values[vi.name()] = args[i];
   for (const auto &t : g.initializer()) {
-    auto attr = tensorToAttr(t, baseDir, loc);
+    auto attr = tensorToAttr(t, baseDir, loc, options.maxTensorBytes);
     if (failed(attr))
       return failure();
     values[t.name()] = arith::ConstantOp::create(*builder, loc, *attr);
@@ -583,7 +583,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     for (const auto &t : g.initializer()) {
       if (!isFloatDtype(t.data_type()) || options.frozenInitializers.count(t.name()) || paramNames.contains(t.name()))
         continue;
-      auto attr = tensorToAttr(t, baseDir, fileLoc);
+      auto attr = tensorToAttr(t, baseDir, fileLoc, options.maxTensorBytes);
       if (failed(attr))
         return failure();
       auto dense = dyn_cast<DenseElementsAttr>(*attr);
@@ -639,7 +639,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
       return emitError(fileLoc) << "initializer '" << t.name() << "' is defined twice";
     if (paramNames.contains(t.name()))
       continue; // an argument
-    auto attr = tensorToAttr(t, baseDir, fileLoc);
+    auto attr = tensorToAttr(t, baseDir, fileLoc, options.maxTensorBytes);
     if (failed(attr))
       return failure();
     values[t.name()] = arith::ConstantOp::create(*builder, NameLoc::get(builder->getStringAttr(t.name())), *attr);

@@ -143,9 +143,13 @@ LogicalResult tile(NodeImporter &n, Results &out) {
   for (int64_t d = 0; d < t.getRank(); ++d) {
     if ((*reps)[d] < 0)
       return n.error("repeats must be non-negative");
+    I64c dim = I64c((*reps)[d]) * t.getDimSize(d);
+    if (!dim.ok())
+      return n.error("output dim " + Twine(d) + " overflows int64 (repeats " +
+                     Twine((*reps)[d]) + " x dim " + Twine(t.getDimSize(d)) + ")");
     interleaved.append({1, t.getDimSize(d)});
     expanded.append({(*reps)[d], t.getDimSize(d)});
-    result.push_back((*reps)[d] * t.getDimSize(d));
+    result.push_back(dim.value());
   }
   Expr e{n, t.getElementType()};
   Value y = e.reshape(*x, interleaved);
@@ -168,11 +172,17 @@ LogicalResult depthToSpace(NodeImporter &n, Results &out) {
   TRY(mode);
   auto t = tensorType(*x);
   int64_t b = *bs;
-  if (t.getRank() != 4 || b < 1 || t.getDimSize(1) % (b * b))
-    return n.error("expects [N, C, H, W] with C divisible by blocksize^2");
+  if (b < 1)
+    return n.error("blocksize must be >= 1, got " + Twine(b));
+  I64c bb = I64c(b) * b;
+  if (t.getRank() != 4 || !bb.ok() || t.getDimSize(1) % bb.value())
+    return n.error("expects [N, C, H, W] with C divisible by blocksize^2 (blocksize " +
+                   Twine(b) + ")");
   if (*mode != "DCR" && *mode != "CRD")
     return n.error("mode must be DCR or CRD, got '" + *mode + "'");
   int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3);
+  if (!(I64c(H) * b).ok() || !(I64c(W) * b).ok())
+    return n.error("output dim overflows int64 (blocksize " + Twine(b) + ")");
   Expr e{n, t.getElementType()};
   Value y = *mode == "DCR"
                 ? e.transpose(e.reshape(*x, {N, b, b, C / (b * b), H, W}), {0, 3, 4, 1, 5, 2})
@@ -195,9 +205,13 @@ LogicalResult spaceToDepth(NodeImporter &n, Results &out) {
     return n.error("mode must be DCR or CRD, got '" + *mode + "'");
   auto t = tensorType(*x);
   int64_t b = *bs;
-  if (t.getRank() != 4 || b < 1 || t.getDimSize(2) % b || t.getDimSize(3) % b)
+  if (b < 1)
+    return n.error("blocksize must be >= 1, got " + Twine(b));
+  if (t.getRank() != 4 || t.getDimSize(2) % b || t.getDimSize(3) % b)
     return n.error("expects [N, C, H, W] with H and W divisible by blocksize");
   int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3);
+  if (!(I64c(C) * b * b).ok())
+    return n.error("output dim overflows int64 (blocksize " + Twine(b) + ")");
   Expr e{n, t.getElementType()};
   Value y = e.transpose(e.reshape(*x, {N, C, H / b, b, W / b, b}),
                         *mode == "DCR" ? ArrayRef<int64_t>{0, 3, 5, 1, 2, 4}
@@ -351,9 +365,16 @@ LogicalResult maxUnpool(NodeImporter &n, Results &out) {
   // Scattered into the inferred shape, then placed at the origin of output_shape
   // (as ONNX's reference does).
   SmallVector<int64_t> inferred(xt.getShape()), outShape;
-  for (int64_t i = 0; i < sp; ++i)
-    inferred[2 + i] = (xt.getDimSize(2 + i) - 1) * (*strides)[i] + (*kernel)[i] - (*pads)[i] -
-                      (*pads)[sp + i];
+  if ((int64_t)strides->size() != sp || (int64_t)pads->size() != 2 * sp)
+    return n.error("expected " + Twine(sp) + " strides and " + Twine(2 * sp) + " pads");
+  for (int64_t i = 0; i < sp; ++i) {
+    I64c d = (I64c(xt.getDimSize(2 + i)) - 1) * (*strides)[i] + (*kernel)[i] - (*pads)[i] -
+             (*pads)[sp + i];
+    if (!d.ok() || d.value() < 0)
+      return n.error("output dim " + Twine(i) + " is out of range (strides, kernel_shape and "
+                     "pads overflow int64 or crop below zero)");
+    inferred[2 + i] = d.value();
+  }
   outShape = inferred;
   if (n.input(2)) {
     auto os = n.constantInts(2);
@@ -362,10 +383,12 @@ LogicalResult maxUnpool(NodeImporter &n, Results &out) {
   }
   if ((int64_t)outShape.size() != xt.getRank())
     return n.error("output_shape must have the input's rank");
+  Type elt = xt.getElementType();
+  if (failed(n.checkShape(inferred, elt)))
+    return failure();
   int64_t total = 1;
   for (int64_t d : inferred)
     total *= d;
-  Type elt = xt.getElementType();
   Expr e{n, elt};
   Value zeros = n.constant(DenseElementsAttr::get(RankedTensorType::get({total}, elt),
                                                   n.b.getZeroAttr(elt)));
@@ -590,14 +613,20 @@ LogicalResult col2im(NodeImporter &n, Results &out) {
   for (int64_t d = 0; d < sp; ++d) {
     if ((*block)[d] < 1 || (*strides)[d] < 1 || (*dil)[d] < 1 || (*image)[d] < 1)
       return n.error("sizes, strides and dilations must be positive");
-    K *= (*block)[d];
-    HW *= (*image)[d];
-    blocks[d] = ((*image)[d] + (*pads)[d] + (*pads)[sp + d] - (*dil)[d] * ((*block)[d] - 1) - 1) /
-                    (*strides)[d] + 1;
-    if (blocks[d] < 1)
+    I64c k = I64c(K) * (*block)[d], hw = I64c(HW) * (*image)[d];
+    I64c room = I64c((*image)[d]) + (*pads)[d] + (*pads)[sp + d] -
+                I64c((*dil)[d]) * ((*block)[d] - 1) - 1;
+    I64c nb = room / (*strides)[d] + 1, l = nb * L;
+    if (!k.ok() || !hw.ok() || !l.ok())
+      return n.error("image_shape, block_shape, pads or dilations overflow int64 in dim " +
+                     Twine(d));
+    if (room.value() < 0)
       return n.error("no complete block fits the padded image");
-    L *= blocks[d];
+    K = k.value(), HW = hw.value(), blocks[d] = nb.value(), L = l.value();
   }
+  int64_t rows = HW == INT64_MAX ? HW : HW + 1, cols = t.getDimSize(0) * (t.getDimSize(1) / K);
+  if (failed(n.checkShape({rows, cols}, t.getElementType())))
+    return failure();
   int64_t N = t.getDimSize(0);
   if (t.getDimSize(1) % K || t.getDimSize(2) != L)
     return n.error("input shape does not match the block and image shapes");

@@ -85,6 +85,21 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
   for (int64_t i = 0; i < sp; ++i)
     if (kernel[i] < 1 || (*strides)[i] < 1 || (*dil)[i] < 1)
       return n.error("kernel sizes, strides and dilations must be positive");
+  // Every later window computation stays within the padded input and the kernel's span.
+  for (int64_t i = 0; i < sp; ++i) {
+    I64c span = (I64c(kernel[i]) - 1) * (*dil)[i] + 1;
+    I64c padded = I64c(inShape[2 + i]) + (*pads)[i] + (*pads)[sp + i];
+    // auto_pad SAME: ((in + s - 1) / s - 1) * s + span
+    bool isSame = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
+    I64c same = isSame ? ((I64c(inShape[2 + i]) + (*strides)[i] - 1) / (*strides)[i] - 1) *
+                                 (*strides)[i] + span
+                       : I64c(0);
+    if (!span.ok() || !padded.ok() || !same.ok())
+      return n.error("output dim " + Twine(i) + " overflows int64 (input " +
+                     Twine(inShape[2 + i]) + ", pads " + Twine((*pads)[i]) + " and " +
+                     Twine((*pads)[sp + i]) + ", kernel " + Twine(kernel[i]) + ", stride " +
+                     Twine((*strides)[i]) + ", dilation " + Twine((*dil)[i]) + ")");
+  }
   Window w;
   w.ceilMode = *ceil;
   SmallVector<int64_t> p = *pads;

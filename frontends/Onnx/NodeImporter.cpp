@@ -75,19 +75,29 @@ int onnxTypeFor(Type elt) {
   return 0;
 }
 
-/// Reads external data, refusing any location that leaves the model's directory.
+/// Reads external data, refusing any location that leaves the model's directory, and any
+/// range other than `expectedBytes` (what the tensor's dims and type need), checked before
+/// anything is allocated or read.
 static FailureOr<std::string> readExternal(const onnx::TensorProto &t, const std::string &baseDir,
-                                           Location loc) {
+                                           Location loc, uint64_t expectedBytes) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto &kv : t.external_data()) {
-    if (kv.key() == "location")
+    if (kv.key() == "location") {
       location = kv.value();
-    else if (kv.key() == "offset")
-      offset = std::atoll(kv.value().c_str());
-    else if (kv.key() == "length")
-      length = std::atoll(kv.value().c_str());
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      // Decimal digits only: no sign, no base prefix, no trailing text, within int64.
+      int64_t v;
+      StringRef text = kv.value();
+      if (text.empty() || !llvm::all_of(text, llvm::isDigit) || text.getAsInteger(10, v))
+        return emitError(loc) << "initializer '" << t.name() << "': external data " << kv.key()
+                              << " '" << text << "' is not a decimal integer in [0, 2^63)";
+      (kv.key() == "offset" ? offset : length) = v;
+    }
   }
+  if (location.find('\0') != std::string::npos)
+    return emitError(loc) << "initializer '" << t.name()
+                          << "': external data location contains a NUL byte";
   if (location.empty())
     return emitError(loc) << "initializer '" << t.name() << "' has external data without a location";
   SmallString<256> base(baseDir), real, realBase;
@@ -108,11 +118,17 @@ static FailureOr<std::string> readExternal(const onnx::TensorProto &t, const std
   if (llvm::sys::fs::status(fd, status))
     return emitError(loc) << "cannot read external data '" << location << "'";
   int64_t size = status.getSize();
+  if (offset > size)
+    return emitError(loc) << "initializer '" << t.name() << "': external data offset " << offset
+                          << " exceeds file size " << size;
   if (length < 0)
     length = size - offset;
-  if (offset < 0 || offset > size || length > size - offset)
+  if (uint64_t(length) != expectedBytes)
+    return emitError(loc) << "initializer '" << t.name() << "': external data holds " << length
+                          << " bytes, expected " << expectedBytes << " for its dims and type";
+  if (length > size - offset)
     return emitError(loc) << "initializer '" << t.name() << "': external data range [" << offset
-                          << ", " << offset + length << ") exceeds file size " << size;
+                          << ", +" << length << ") exceeds file size " << size;
   // Only the tensor's own bytes are read.
   std::string bytes(length, '\0');
   for (int64_t done = 0; done < length;) {
@@ -125,7 +141,7 @@ static FailureOr<std::string> readExternal(const onnx::TensorProto &t, const std
 }
 
 FailureOr<DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t, const std::string &baseDir,
-                                          Location loc) {
+                                          Location loc, uint64_t maxTensorBytes) {
   MLIRContext *ctx = loc.getContext();
   Type elt = elementTypeFor(ctx, t.data_type());
   if (!elt)
@@ -146,8 +162,20 @@ FailureOr<DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t, const std:
   size_t eltBytes = elt.isInteger(1) ? 1 : elt.getIntOrFloatBitWidth() / 8;
   std::string raw;
   bool hasRaw = false;
+  int subBits = (t.data_type() == kInt4 || t.data_type() == kUInt4 ||
+                 t.data_type() == kFloat4E2M1)
+                    ? 4
+                : (t.data_type() == kInt2 || t.data_type() == kUInt2)
+                    ? 2
+                    : 0;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    auto ext = readExternal(t, baseDir, loc);
+    // Before reading: the tensor must fit the budget (n <= 2^40 elements: no overflow below).
+    if (failed(graph::checkTensorBytes(loc, shape, elt, maxTensorBytes,
+                                       ("initializer '" + t.name() + "'").c_str())))
+      return failure();
+    uint64_t expected = subBits ? (uint64_t(n) + 8 / subBits - 1) / (8 / subBits)
+                                : uint64_t(n) * eltBytes;
+    auto ext = readExternal(t, baseDir, loc, expected);
     if (failed(ext))
       return failure();
     raw = std::move(*ext);
@@ -156,12 +184,6 @@ FailureOr<DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t, const std:
     raw = t.raw_data();
     hasRaw = true;
   }
-  int subBits = (t.data_type() == kInt4 || t.data_type() == kUInt4 ||
-                 t.data_type() == kFloat4E2M1)
-                    ? 4
-                : (t.data_type() == kInt2 || t.data_type() == kUInt2)
-                    ? 2
-                    : 0;
   if (hasRaw && subBits) {
     // Packed, lowest bits first; held one (sign-extended) element per byte.
     int per = 8 / subBits, mask = (1 << subBits) - 1;

@@ -2,6 +2,7 @@
 #ifndef DLC_FRONTENDS_ONNX_NODEIMPORTER_H
 #define DLC_FRONTENDS_ONNX_NODEIMPORTER_H
 
+#include "dialects/Graph/IR/CheckedMath.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -25,9 +26,11 @@ mlir::Type elementTypeFor(mlir::MLIRContext *ctx, int onnxType);
 /// MLIR element type -> ONNX data type (signed for integers; 0 when none).
 int onnxTypeFor(mlir::Type elt);
 /// Tensor proto -> dense constant. `baseDir` resolves external data; errors at `loc`.
+/// `maxTensorBytes` (0: no limit) bounds external data, checked before it is read.
 mlir::FailureOr<mlir::DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t,
                                                       const std::string &baseDir,
-                                                      mlir::Location loc);
+                                                      mlir::Location loc,
+                                                      uint64_t maxTensorBytes = 0);
 
 /// Graph inputs whose value is known when compiling (the JIT's input files,
 /// `dlc compile --input-value`). A builder that needs a constant operand (axes,
@@ -122,7 +125,7 @@ public:
   mlir::DenseElementsAttr knownInput(unsigned i);
   /// Attribute values of a TensorProto attribute (Constant's `value`).
   mlir::FailureOr<mlir::DenseElementsAttr> tensorAttr(const onnx::TensorProto &t) {
-    return tensorToAttr(t, baseDir, loc);
+    return tensorToAttr(t, baseDir, loc, maxTensorBytes);
   }
 
   /// Normalizes a possibly negative axis against `rank`.

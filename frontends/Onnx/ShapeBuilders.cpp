@@ -170,9 +170,10 @@ LogicalResult split(NodeImporter &n, Results &out) {
     auto numOutputs = n.intAttr("num_outputs", n.node.output_size());
     TRY(numOutputs);
     int64_t k = *numOutputs;
-    if (k < 1)
-      return n.error("num_outputs must be >= 1");
-    int64_t chunk = (dim + k - 1) / k;
+    if (k < 1 || k != (int64_t)n.node.output_size())
+      return n.error("num_outputs must be >= 1 and equal the node's " +
+                     Twine(n.node.output_size()) + " outputs, got " + Twine(k));
+    int64_t chunk = dim / k + (dim % k != 0);
     for (int64_t i = 0; i < k; ++i)
       sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
   }
@@ -232,8 +233,10 @@ LogicalResult slice(NodeImporter &n, Results &out) {
       return std::clamp<int64_t>(v, -1, dim - 1);
     };
     int64_t s = clampIdx(starts[i], false), e = clampIdx(ends[i], true);
-    int64_t size = step > 0 ? (e - s + step - 1) / step : (s - e + (-step) - 1) / (-step);
-    size = std::max<int64_t>(0, size);
+    // ceil(span / |step|) without overflow: |INT64_MIN| and span + |step| do not fit int64.
+    int64_t span = step > 0 ? e - s : s - e;
+    uint64_t mag = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
+    int64_t size = span <= 0 ? 0 : int64_t((uint64_t(span) - 1) / mag + 1);
     oStart[*a] = size ? s : 0;
     oSize[*a] = size;
     oStep[*a] = step;
@@ -374,12 +377,15 @@ LogicalResult wrapPad(NodeImporter &n, Value x, ArrayRef<int64_t> pads, Results 
     int64_t dim = tensorType(x).getDimSize(d), before = pads[d], after = pads[d + rank];
     if (before == 0 && after == 0)
       continue;
-    int64_t size = dim + before + after;
-    if (size < 0 || (dim == 0 && size > 0))
+    I64c padded = I64c(dim) + before + after;
+    if (!padded.ok() || padded.value() < 0 || (dim == 0 && padded.value() > 0))
       return n.error("pads of axis " + Twine(d) + " do not fit its size " + Twine(dim));
+    int64_t size = padded.value();
+    if (failed(n.checkShape({size}, n.b.getI64Type(), "the wrap indices")))
+      return failure();
     SmallVector<int64_t> idx;
-    for (int64_t i = 0; i < size; ++i)
-      idx.push_back((((i - before) % dim) + dim) % dim);
+    for (int64_t i = 0; i < size; ++i) // i - before may not fit int64
+      idx.push_back(int64_t(((__int128(i) - before) % dim + dim) % dim));
     Value indices = n.constant(DenseElementsAttr::get(
         RankedTensorType::get({size}, n.b.getI64Type()), ArrayRef<int64_t>(idx)));
     auto g = n.create<GatherOp>({x, indices}, {n.named("axis", n.b.getI64IntegerAttr(d))});
@@ -519,6 +525,34 @@ LogicalResult constantOfShape(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// Integer Range in exact arithmetic: start + i * delta for i < ceil((limit - start) / delta),
+/// with the span and the values in 128 bits (limit - start may not fit int64).
+LogicalResult integerRange(NodeImporter &n, DenseElementsAttr s, DenseElementsAttr l,
+                           DenseElementsAttr d, Results &out) {
+  auto scalarOf = [](DenseElementsAttr a) -> __int128 {
+    return (*a.getValues<APInt>().begin()).getSExtValue();
+  };
+  __int128 start = scalarOf(s), limit = scalarOf(l), delta = scalarOf(d);
+  if (delta == 0)
+    return n.error("Range delta must not be 0");
+  __int128 span = delta > 0 ? limit - start : start - limit, mag = delta > 0 ? delta : -delta;
+  __int128 count = span <= 0 ? 0 : (span - 1) / mag + 1;
+  if (count >= (__int128(1) << 62))
+    return n.error("Range(" + Twine(int64_t(start)) + ", " + Twine(int64_t(limit)) + ", " +
+                   Twine(int64_t(delta)) + ") does not have a countable length");
+  Type elt = s.getElementType();
+  if (failed(n.checkShape({int64_t(count)}, elt)))
+    return failure();
+  SmallVector<APInt> vals;
+  unsigned width = elt.getIntOrFloatBitWidth();
+  for (int64_t i = 0; i < int64_t(count); ++i) // every value lies in [start, limit): it fits
+    vals.push_back(APInt(width, uint64_t(int64_t(start + i * delta)), /*isSigned=*/true,
+                         /*implicitTrunc=*/true));
+  out.push_back(n.constant(
+      DenseElementsAttr::get(RankedTensorType::get({int64_t(count)}, elt), vals)));
+  return success();
+}
+
 LogicalResult range(NodeImporter &n, Results &out) {
   auto s = n.constantInput(0), l = n.constantInput(1), d = n.constantInput(2);
   TRY(s); TRY(l); TRY(d);
@@ -527,6 +561,8 @@ LogicalResult range(NodeImporter &n, Results &out) {
     if (a.getNumElements() != 1 || a.getElementType() != elt)
       return n.error("Range " + Twine(name) + " must be a scalar of the start's type (it has " +
                      Twine(a.getNumElements()) + " elements)");
+  if (isa<IntegerType>(elt))
+    return integerRange(n, *s, *l, *d, out);
   auto scalarOf = [](DenseElementsAttr a) {
     if (!isa<FloatType>(a.getElementType()))
       return (double)(*a.getValues<APInt>().begin()).getSExtValue();
@@ -548,8 +584,7 @@ LogicalResult range(NodeImporter &n, Results &out) {
   auto type = RankedTensorType::get({count}, elt);
   SmallVector<Attribute> vals;
   for (int64_t i = 0; i < count; ++i)
-    vals.push_back(isa<FloatType>(elt) ? Attribute(n.b.getFloatAttr(elt, start + i * delta))
-                                       : Attribute(n.b.getIntegerAttr(elt, (int64_t)(start + i * delta))));
+    vals.push_back(n.b.getFloatAttr(elt, start + i * delta));
   out.push_back(n.constant(DenseElementsAttr::get(type, vals)));
   return success();
 }

@@ -47,6 +47,10 @@ bool parseArgs(int argc, char **argv, int first, const std::vector<OptionSpec> &
       error = "unknown option '" + name + "' (see --help)";
       return false;
     }
+    if (!s->repeatable && out.has(name)) {
+      error = "flag " + name + " given twice";
+      return false;
+    }
     if (!s->takesValue) {
       if (inlineValue) {
         error = "option '" + name + "' takes no value";

@@ -13,6 +13,7 @@ namespace dlc::cli {
 struct OptionSpec {
   std::string name;  // "--threads", "-o"
   bool takesValue;
+  bool repeatable = false; // --input, --input-shape: one value per use (Args::all)
 };
 
 struct Args {
@@ -28,7 +29,8 @@ struct Args {
 };
 
 /// Parses argv[first..]; accepts `--opt=value`, `--opt value`, `-o value`, `-O3`.
-/// Returns false with `error` set on an unknown option or a missing value.
+/// Returns false with `error` set on an unknown option, a missing value, or an option
+/// given twice that is not `repeatable`.
 bool parseArgs(int argc, char **argv, int first, const std::vector<OptionSpec> &spec, Args &out,
                std::string &error);
 

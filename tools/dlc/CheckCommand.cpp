@@ -27,7 +27,7 @@ static const char *kHelp =
 int checkCommand(int argc, char **argv) {
   Args args;
   std::string error;
-  if (!parseArgs(argc, argv, 2, {{"--input-shape", true}, {"--help", false}, {"-h", false}}, args,
+  if (!parseArgs(argc, argv, 2, {{"--input-shape", true, true}, {"--help", false}, {"-h", false}}, args,
                  error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {

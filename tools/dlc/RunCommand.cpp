@@ -135,7 +135,7 @@ int runCommand(int argc, char **argv) {
   Args args;
   std::string error;
   if (!parseArgs(argc, argv, 2,
-                 {{"--input", true}, {"--output-dir", true}, {"--output-format", true},
+                 {{"--input", true, true}, {"--output-dir", true}, {"--output-format", true},
                   {"--threads", true}, {"--max-memory", true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
@@ -220,7 +220,7 @@ int benchCommand(int argc, char **argv) {
   Args args;
   std::string error;
   if (!parseArgs(argc, argv, 2,
-                 {{"--input", true}, {"--threads", true}, {"--runs", true}, {"--warmup", true},
+                 {{"--input", true, true}, {"--threads", true}, {"--runs", true}, {"--warmup", true},
                   {"--check", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);

@@ -221,7 +221,7 @@ int verifyCommand(int argc, char **argv) {
   Args args;
   std::string error;
   if (!parseArgs(argc, argv, 2,
-                 {{"--input", true}, {"--threads", true}, {"--runs", true}, {"--reference", true},
+                 {{"--input", true, true}, {"--threads", true}, {"--runs", true}, {"--reference", true},
                   {"--rtol", true}, {"--atol", true}, {"--python", true}, {"--help", false},
                   {"-h", false}, {"-v", false}, {"--verbose", false}},
                  args, error))

@@ -24,10 +24,12 @@ static const char *kUsage =
     "Errors are one line starting 'error:'; the exit code is 1 for bad input.\n";
 
 static int dispatch(int argc, char **argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+  if (argc < 2)
+    return dlc::cli::fail("no command given (dlc --help lists them)");
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
       !std::strcmp(argv[1], "help")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 1 : 0;
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   std::string cmd = argv[1];
   if (cmd == "compile")

@@ -1,4 +1,5 @@
 // Result-type inference and verifiers of dlc_graph ops: one place that knows each op's shape rule.
+#include "dialects/Graph/IR/CheckedMath.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -127,17 +128,31 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   return success();
 }
 
-/// Output length of a sliding window (conv/pool) along one dim.
+/// Output length of a sliding window (conv/pool) along one dim; 0 when the window does not
+/// fit, -1 when the arithmetic overflows int64 (pads or dilations too large).
 static int64_t windowOutput(int64_t in, int64_t k, int64_t s, int64_t padBegin, int64_t padEnd,
                             int64_t d, bool ceilMode) {
-  int64_t span = (k - 1) * d + 1, room = in + padBegin + padEnd - span;
-  if (room < 0)
+  I64c span = (I64c(k) - 1) * d + 1, padded = I64c(in) + padBegin + padEnd, room = padded - span;
+  if (!room.ok())
     return -1;
-  int64_t out = (ceilMode ? (room + s - 1) / s : room / s) + 1;
+  if (room.value() < 0)
+    return 0;
+  I64c out = (ceilMode ? (room + s - 1) / s : room / s) + 1;
+  if (!out.ok())
+    return -1;
   // A last window that starts inside the end padding is dropped.
-  if (ceilMode && (out - 1) * s >= in + padBegin)
-    --out;
-  return out;
+  I64c lastStart = (out - 1) * s;
+  if (ceilMode && lastStart.ok() && lastStart.value() >= in + padBegin)
+    return out.value() - 1;
+  return out.value();
+}
+
+/// The error for a windowOutput() result `o` < 1.
+static LogicalResult windowError(std::optional<Location> loc, int64_t o, ArrayRef<int64_t> shape) {
+  if (o < 0)
+    return fail(loc, "output dim overflows int64 (pads, kernel or dilations too large for input " +
+                         shapeStr(shape) + ")");
+  return fail(loc, "kernel larger than padded input " + shapeStr(shape));
 }
 
 static LogicalResult checkWindowAttrs(std::optional<Location> loc, ArrayRef<int64_t> strides,
@@ -184,7 +199,7 @@ static LogicalResult inferConv(std::optional<Location> loc, Adaptor adaptor, boo
     int64_t o = windowOutput(x.getDimSize(xs + i), w.getDimSize(ws + i), strides[i], pads[i],
                              pads[2 + i], dil[i], false);
     if (o < 1)
-      return fail(loc, "kernel larger than padded input " + shapeStr(x.getShape()));
+      return windowError(loc, o, x.getShape());
     spatial.push_back(o);
   }
   SmallVector<int64_t> shape =
@@ -227,7 +242,7 @@ static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
     int64_t o = windowOutput(x.getDimSize(sp + i), k[i], s[i], p[i], p[2 + i], d[i],
                              adaptor.getCeilMode());
     if (o < 1)
-      return fail(loc, "kernel larger than padded input " + shapeStr(x.getShape()));
+      return windowError(loc, o, x.getShape());
     shape.push_back(o);
   }
   if (sp == 1)
@@ -389,7 +404,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
       if (d != axis && t.getDimSize(d) != first.getDimSize(d))
         return fail(loc, "input shapes " + shapeStr(first.getShape()) + " and " +
                              shapeStr(t.getShape()) + " differ outside axis " + Twine(axis));
-    shape[axis] += t.getDimSize(axis);
+    if (__builtin_add_overflow(shape[axis], t.getDimSize(axis), &shape[axis]))
+      return fail(loc, "concatenated dim " + Twine(axis) + " overflows int64");
   }
   results.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();
@@ -405,7 +421,8 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   for (int64_t s : adaptor.getSizes()) {
     if (s < 0)
       return fail(loc, "split sizes must be >= 0");
-    total += s;
+    if (__builtin_add_overflow(total, s, &total))
+      return fail(loc, "split sizes " + shapeStr(adaptor.getSizes()) + " overflow int64");
     SmallVector<int64_t> shape(x.getShape());
     shape[axis] = s;
     results.push_back(RankedTensorType::get(shape, x.getElementType()));
@@ -429,8 +446,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
       return fail(loc, "steps must be non-zero and sizes >= 0");
     if (sizes[d] == 0)
       continue;
-    int64_t last = starts[d] + (sizes[d] - 1) * steps[d];
-    if (starts[d] < 0 || starts[d] >= n || last < 0 || last >= n)
+    I64c last = I64c(starts[d]) + (I64c(sizes[d]) - 1) * steps[d];
+    if (starts[d] < 0 || starts[d] >= n || !last.ok() || last.value() < 0 || last.value() >= n)
       return fail(loc, "slice of dim " + Twine(d) + " reads outside [0, " + Twine(n) + ")");
   }
   results.push_back(RankedTensorType::get(sizes, x.getElementType()));
@@ -476,7 +493,10 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
     return fail(loc, "expected " + Twine(2 * x.getRank()) + " pads, got " + Twine(pads.size()));
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < x.getRank(); ++d) {
-    int64_t n = x.getDimSize(d) + pads[d] + pads[d + x.getRank()];
+    I64c padded = I64c(x.getDimSize(d)) + pads[d] + pads[d + x.getRank()];
+    if (!padded.ok())
+      return fail(loc, "pads " + shapeStr(pads) + " make dim " + Twine(d) + " overflow int64");
+    int64_t n = padded.value();
     if (n < 0)
       return fail(loc, "pads " + shapeStr(pads) + " crop dim " + Twine(d) + " below zero");
     if (mode == "reflect" && (pads[d] >= x.getDimSize(d) || pads[d + x.getRank()] >= x.getDimSize(d)))
