@@ -134,6 +134,26 @@ LogicalResult recurrence(NodeImporter &n, Results &out, Kind kind) {
     return failure();
   int64_t S = tensorType(X).getDimSize(0), Bt = tensorType(X).getDimSize(1),
           I = tensorType(X).getDimSize(2);
+  if (wt.getDimSize(2) != I)
+    return n.error("W must be [" + Twine(dirs) + ", " + Twine(G * H) + ", input_size = " +
+                   Twine(I) + "]");
+  // The optional inputs' shapes (a rank-0 B was sliced as if it had dims: a fuzz find).
+  auto expectShape = [&](unsigned i, ArrayRef<int64_t> shape, StringRef what) {
+    Value v = n.input(i);
+    if (!v || tensorType(v).getShape() == shape)
+      return success();
+    std::string dims;
+    llvm::raw_string_ostream os(dims);
+    llvm::interleave(shape, os, ", ");
+    return n.error(what + " must be [" + dims + "]");
+  };
+  SmallVector<int64_t> stateShape = *layout ? SmallVector<int64_t>{Bt, dirs, H}
+                                            : SmallVector<int64_t>{dirs, Bt, H};
+  if (failed(expectShape(3, {dirs, 2 * G * H}, "B")) ||
+      failed(expectShape(5, stateShape, "initial_h")) ||
+      (kind == Kind::LSTM && (failed(expectShape(6, stateShape, "initial_c")) ||
+                              failed(expectShape(7, {dirs, 3 * H}, "P")))))
+    return failure();
   if (Value lens = n.input(4)) {
     auto l = n.constantInts(4);
     TRY(l);
