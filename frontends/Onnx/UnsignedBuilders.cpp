@@ -54,6 +54,8 @@ bool isUnsignedInt(NodeImporter &n, unsigned i) {
 
 /// `v` with its sign bit flipped.
 Value flipSign(Expr &e, Value v) {
+  if (e.failed || !v) // an earlier step failed (a fuzz-onnx find)
+    return e.fail();
   auto t = cast<RankedTensorType>(v.getType());
   auto it = cast<IntegerType>(t.getElementType());
   auto scalar = RankedTensorType::get({}, it);

@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -76,15 +77,18 @@ bool loadNpz(const std::string &path, std::vector<std::pair<std::string, TensorP
       return bad("corrupt central directory");
     std::string name(bytes.data() + p + 46, nameLen);
     // ZIP64 extended information (numpy writes it): the fields that are 0xFFFFFFFF.
-    for (size_t x = p + 46 + nameLen; x + 4 <= p + 46 + nameLen + extraLen;) {
+    // A field's claimed length is bounded by the extra data it sits in (a longer one read
+    // past the file: a fuzz-npz find).
+    const size_t extraEnd = p + 46 + nameLen + extraLen;
+    for (size_t x = p + 46 + nameLen; x + 4 <= extraEnd;) {
       uint64_t id = le(data + x, 2), len = le(data + x + 2, 2);
-      size_t f = x + 4;
+      size_t f = x + 4, fieldEnd = std::min<size_t>(x + 4 + len, extraEnd);
       if (id == 1) {
-        if (usize == 0xFFFFFFFF && f + 8 <= x + 4 + len)
+        if (usize == 0xFFFFFFFF && f + 8 <= fieldEnd)
           usize = le(data + f, 8), f += 8;
-        if (csize == 0xFFFFFFFF && f + 8 <= x + 4 + len)
+        if (csize == 0xFFFFFFFF && f + 8 <= fieldEnd)
           csize = le(data + f, 8), f += 8;
-        if (offset == 0xFFFFFFFF && f + 8 <= x + 4 + len)
+        if (offset == 0xFFFFFFFF && f + 8 <= fieldEnd)
           offset = le(data + f, 8);
       }
       x += 4 + len;
