@@ -127,7 +127,7 @@ LogicalResult scan(NodeImporter &n, Results &out) {
   int64_t T = -1;
   SmallVector<int64_t> axes;
   for (int64_t j = 0; j < M; ++j) {
-    auto a = n.normalizeAxis((*inAxes)[j], tensorType(scans[j]).getRank());
+    auto a = n.dimAxis((*inAxes)[j], tensorType(scans[j]).getRank());
     TRY(a);
     axes.push_back(*a);
     int64_t len = tensorType(scans[j]).getDimSize(*a);

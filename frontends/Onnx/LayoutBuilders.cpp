@@ -432,7 +432,7 @@ LogicalResult topK(NodeImporter &n, Results &out) {
     k = (*kv)[0];
   }
   auto t = tensorType(*x);
-  auto a = n.normalizeAxis(*axis, t.getRank());
+  auto a = n.dimAxis(*axis, t.getRank());
   TRY(a);
   int64_t N = t.getDimSize(*a);
   if (k < 0 || k > N)

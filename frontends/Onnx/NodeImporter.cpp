@@ -392,6 +392,12 @@ FailureOr<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+FailureOr<int64_t> NodeImporter::dimAxis(int64_t axis, int64_t rank) {
+  if (rank == 0)
+    return emitError(loc) << "expects an input of rank >= 1, got a scalar";
+  return normalizeAxis(axis, rank);
+}
+
 FailureOr<SmallVector<Value>> NodeImporter::createMulti(StringRef opName, ValueRange operands,
                                                         ArrayRef<NamedAttribute> attrs,
                                                         TypeRange resultTypes) {

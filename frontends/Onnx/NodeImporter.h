@@ -130,6 +130,10 @@ public:
 
   /// Normalizes a possibly negative axis against `rank`.
   mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+  /// normalizeAxis for an axis whose dim is then read: a scalar input is an error
+  /// (normalizeAxis takes axis 0 of rank 0; Split, TopK, Scan and SplitToSequence of
+  /// a scalar read a dim that does not exist: fuzz-onnx finds).
+  mlir::FailureOr<int64_t> dimAxis(int64_t axis, int64_t rank);
 
   /// Creates `OpTy` with result types inferred (or `resultTypes` when the op
   /// does not infer), verifies it and folds it; errors are reported at the

@@ -152,7 +152,7 @@ LogicalResult splitToSequence(NodeImporter &n, Results &out) {
   TRY(axisAttr);
   TRY(keepdims);
   auto xt = tensorType(*x);
-  auto axis = n.normalizeAxis(*axisAttr, xt.getRank());
+  auto axis = n.dimAxis(*axisAttr, xt.getRank());
   TRY(axis);
   int64_t dim = xt.getDimSize(*axis);
   SmallVector<int64_t> sizes;

@@ -154,7 +154,7 @@ LogicalResult split(NodeImporter &n, Results &out) {
   auto axis = n.intAttr("axis", 0);
   TRY(x); TRY(axis);
   auto t = tensorType(*x);
-  auto a = n.normalizeAxis(*axis, t.getRank());
+  auto a = n.dimAxis(*axis, t.getRank());
   TRY(a);
   int64_t dim = t.getDimSize(*a);
   SmallVector<int64_t> sizes;
