@@ -130,6 +130,8 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   Value bias;
   if (mask) {
     auto mt = tensorType(mask);
+    if (mt.getRank() == 0) // a fuzz-onnx find: a scalar mask's last dim was read
+      return n.error("attn_mask must have rank >= 1 (its last dim is kv_sequence_length)");
     int64_t pad = skv - mt.getDimSize(mt.getRank() - 1);
     bool isBool = mt.getElementType().isInteger(1);
     if (pad > 0) {
