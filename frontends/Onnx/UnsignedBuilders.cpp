@@ -45,11 +45,14 @@ Rule ruleFor(StringRef opType, unsigned &valueOutputs) {
       .Default(Rule::None);
 }
 
-bool isUnsignedInt(NodeImporter &n, unsigned i) {
-  Value v = n.input(i);
+/// A tensor of integers other than bool.
+bool isIntTensor(Value v) {
   auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
-  return t && n.isUnsigned(i) && t.getElementType().isSignlessInteger() &&
-         !t.getElementType().isInteger(1);
+  return t && t.getElementType().isSignlessInteger() && !t.getElementType().isInteger(1);
+}
+
+bool isUnsignedInt(NodeImporter &n, unsigned i) {
+  return n.isUnsigned(i) && isIntTensor(n.input(i));
 }
 
 /// `v` with its sign bit flipped.
@@ -124,10 +127,7 @@ LogicalResult buildOrder(NodeImporter &n, const OpBuilderEntry &entry, unsigned 
   SmallVector<Value> inputs;
   for (unsigned i = 0; i < n.numInputs(); ++i) {
     Value v = n.input(i);
-    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
-    bool flip = allT ? t && t.getElementType().isSignlessInteger() &&
-                           !t.getElementType().isInteger(1)
-                     : i == 0;
+    bool flip = allT ? isIntTensor(v) : i == 0;
     inputs.push_back(flip ? flipSign(e, v) : v);
   }
   if (e.failed)
