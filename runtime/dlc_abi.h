@@ -41,7 +41,11 @@
  *       runtime_ctx is an opaque pointer the generated code passes back to
  *       runtime callbacks (e.g. dlc_runtime_parallel_for); may be NULL, in
  *       which case the generated code runs single-threaded.
- *       Returns 0 on success, non-zero on an internal failure.
+ *       Returns 0 on success; k (1, 2, ...) when the run-time check whose
+ *       descriptor record is "error <k> <message>" failed (the message,
+ *       percent-encoded like names, names the node: e.g. a Gather index out of
+ *       range; indexing ops clamp, so such a run stays in bounds, but its
+ *       outputs are undefined); any other value on an internal failure.
  *
  * A compiled model may call back into the runtime through these C symbols,
  * resolved at load time (the runtime library exports them):

@@ -62,6 +62,8 @@ struct dlc_module_t {
   void *const *state_data;   /* num_states buffers (dlc_module_state_data) */
   const void *onnx;          /* the embedded forward model, or NULL */
   size_t onnx_size;
+  char **errors;     /* run-time check messages (`error` records): code k is errors[k-1] */
+  size_t num_errors;
 };
 
 #endif /* DLC_INTERNAL_H */

@@ -240,6 +240,37 @@ static dlc_status_t dlc_desc_check_unique(const char *where, dlc_module_t *m) {
                   where, dup->line_no, kinds[dup->kind], dup->name);
 }
 
+/* Parses "<code> <percent-encoded message>" after an `error` keyword: the message of
+ * a run-time check, reported when the entry returns `code` (1, 2, ... in order). */
+static dlc_status_t dlc_desc_error(dlc_desc_parser_t *ps, dlc_module_t *m,
+                                   size_t max_records) {
+  const char *tok = "";
+  size_t len = 0;
+  int64_t code;
+  if (!dlc_desc_token(ps, &tok, &len) || !dlc_desc_uint(tok, len, INT32_MAX, &code) ||
+      code != (int64_t)m->num_errors + 1)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "error record has code '%.*s', expected %zu",
+                         dlc_clip(len), tok, m->num_errors + 1);
+  if (!dlc_desc_token(ps, &tok, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "error %lld has no message",
+                         (long long)code);
+  if (!m->errors) {
+    m->errors = calloc(max_records, sizeof(char *));
+    if (!m->errors)
+      return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->where);
+  }
+  dlc_status_t st = dlc_desc_name(ps, tok, len, &m->errors[m->num_errors]);
+  if (st != DLC_OK)
+    return st;
+  m->num_errors++;
+  const char *extra;
+  if (dlc_desc_token(ps, &extra, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "error %lld has trailing '%.*s'",
+                         (long long)code, dlc_clip(len), extra);
+  return DLC_OK;
+}
+
 static dlc_status_t dlc_desc_parse(const char *where, const char *text,
                                    dlc_module_t *m) {
   size_t max_records = 1;
@@ -289,12 +320,22 @@ static dlc_status_t dlc_desc_parse(const char *where, const char *text,
         return st;
       continue;
     }
+    if (len == 5 && memcmp(tok, "error", 5) == 0) {
+      dlc_status_t st = dlc_desc_error(&ps, m, max_records);
+      if (st != DLC_OK)
+        return st;
+      continue;
+    }
+    if (m->num_errors > 0)
+      return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE, "%s",
+                           "records out of order (error records come last)");
     bool is_input = len == 5 && memcmp(tok, "input", 5) == 0;
     bool is_output = len == 6 && memcmp(tok, "output", 6) == 0;
     bool is_state = len == 5 && memcmp(tok, "state", 5) == 0;
     if (!is_input && !is_output && !is_state)
       return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
-                           "expected 'input', 'value', 'output' or 'state', got '%.*s'",
+                           "expected 'input', 'value', 'output', 'state' or 'error', "
+                           "got '%.*s'",
                            dlc_clip(len), tok);
     if ((is_input && m->num_outputs > 0) || (!is_state && m->num_states > 0))
       return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE, "%s",
@@ -339,6 +380,9 @@ void dlc_module_free(dlc_module_t *module) {
     }
     free(module->decls);
   }
+  for (size_t i = 0; i < module->num_errors; ++i)
+    free(module->errors[i]);
+  free(module->errors);
   if (module->dl_handle)
     dlclose(module->dl_handle);
   if (module->release_owner)

@@ -337,9 +337,14 @@ DLC_API const dlc_module_t *dlc_session_module(const dlc_session_t *session);
  * Not reentrant on one session: one run at a time per session.
  * Errors (message names the tensor, expected vs. actual):
  *   INVALID_ARGUMENT  NULL arguments, wrong counts, overlapping outputs;
+ *                     or, after the run, a run-time check of the model failed
+ *                     (its message names the node, e.g. "node 'g' (Gather): an
+ *                     index of input 1 is out of range; expected [-5, 5)";
+ *                     outputs undefined);
  *   DTYPE_MISMATCH    e.g. "input 'x': expected dtype f32, got i64";
  *   SHAPE_MISMATCH    e.g. "input 'x': expected shape [1,784], got [1,783]";
- *   INTERNAL          the entry returned non-zero (outputs undefined). */
+ *   INTERNAL          the entry returned another non-zero value (outputs
+ *                     undefined). */
 DLC_API dlc_status_t dlc_session_run(dlc_session_t *session,
                                      const dlc_tensor_t *const *inputs,
                                      size_t num_inputs,

@@ -226,6 +226,9 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
   for (size_t o = 0; o < num_outputs; ++o)
     session->buffers[num_inputs + o] = dlc_tensor_data(outputs[o]);
   int32_t rc = m->entry(session->buffers, session);
+  /* A failed run-time check (an index out of range, ...): its message names the node. */
+  if (rc > 0 && (size_t)rc <= m->num_errors)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "%s", m->errors[rc - 1]);
   if (rc != 0)
     return dlc_fail(DLC_ERROR_INTERNAL, "module '%s': entry returned %d",
                     m->path, (int)rc);

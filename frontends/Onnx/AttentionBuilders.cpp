@@ -87,6 +87,9 @@ LogicalResult attention(NodeImporter &n, Results &out) {
     return n.error("past_key and past_value must be given together");
   if (nonpad && pastK)
     return n.error("nonpad_kv_seqlen cannot be combined with past_key/past_value");
+  if (pastK && (tensorType(pastK).getRank() != 4 || tensorType(pastV).getRank() != 4))
+    return n.error("past_key and past_value must be 4-D [batch, kv_num_heads, "
+                   "past_sequence_length, head_size]");
   Expr e{n, elt};
   Value q = *q0, k = *k0, v = *v0;
   if (rank == 3) {
@@ -142,7 +145,11 @@ LogicalResult attention(NodeImporter &n, Results &out) {
     bias = isBool ? e.where(mask, zero, negInf) : e.cast(mask, elt);
   }
   auto addBias = [&](Value extra) { bias = bias ? e.op<AddOp>({bias, extra}) : extra; };
-  auto offsetMask = [&](int64_t below, int64_t above) {
+  auto offsetMask = [&](int64_t below, int64_t above) -> Value {
+    // Constants of [sq, skv] and [skv] (an empty batch or head dim leaves them unbounded).
+    if (failed(n.checkShape({sq, skv}, n.b.getI1Type(), "the attention mask")) ||
+        failed(n.checkShape({skv}, n.b.getI64Type(), "the key positions")))
+      return e.fail();
     if (!nonpad)
       return e.where(bandMask(e, sq, skv, pastLen, below, above), zero, negInf);
     // Per batch: offset[b] = nonpad[b] - sq; allowed iff band(i + offset[b] - j).
@@ -171,6 +178,8 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   if (*left >= 0 || *right >= 0)
     addBias(offsetMask(*left, *right));
   if (nonpad) {
+    if (failed(n.checkShape({skv}, n.b.getI64Type(), "the key positions")))
+      return failure();
     SmallVector<int64_t> jv;
     for (int64_t j = 0; j < skv; ++j)
       jv.push_back(j);
@@ -224,9 +233,12 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   Value y = e.op<MatMulOp>({p, v});
   if (e.failed) // y is null
     return failure();
-  if (rank == 3)
-    y = e.reshape(e.transpose(y, {0, 2, 1, 3}),
-                  {batch, sq, hq * tensorType(y).getDimSize(3)});
+  if (rank == 3) {
+    // heads x head size (an empty batch or sequence leaves the heads attribute unbounded)
+    auto hidden = n.product({hq, tensorType(y).getDimSize(3)}, "the output hidden size");
+    TRY(hidden);
+    y = e.reshape(e.transpose(y, {0, 2, 1, 3}), {batch, sq, *hidden});
+  }
   if (e.failed)
     return failure();
   out.push_back(y);
@@ -283,7 +295,7 @@ LogicalResult rotaryEmbedding(NodeImporter &n, Results &out) {
   auto t4 = tensorType(x);
   int64_t b = t4.getDimSize(0), sq = t4.getDimSize(1), h = t4.getDimSize(2), d = t4.getDimSize(3);
   int64_t rd = *rotDim ? *rotDim : d, half = rd / 2;
-  if (rd > d || rd % 2)
+  if (rd < 0 || rd > d || rd % 2)
     return n.error("rotary_embedding_dim " + Twine(rd) + " must be even and at most " + Twine(d));
   Value cosv = *cos0, sinv = *sin0;
   if (Value pos = n.input(3)) {
@@ -293,6 +305,9 @@ LogicalResult rotaryEmbedding(NodeImporter &n, Results &out) {
   }
   if (e.failed)
     return failure();
+  if (tensorType(cosv).getRank() < 1 || tensorType(sinv).getRank() < 1)
+    return n.error("cos_cache and sin_cache must have rank >= 1 (their last dim is "
+                   "rotary_embedding_dim / 2)");
   if (tensorType(cosv).getDimSize(tensorType(cosv).getRank() - 1) != half)
     return n.error("the caches' last dim must be rotary_embedding_dim / 2 = " + Twine(half));
   cosv = e.reshape(cosv, {b, sq, 1, half});
@@ -370,6 +385,8 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
     bt = e.cast(e.transpose(e.reshape(beta, {B, T, last, 1}), {0, 2, 1, 3}), f32);
   }
   Type stateElt = past ? tensorType(past).getElementType() : elt;
+  if (!past && failed(n.checkShape({B, Hk, dk, dv}, f32, "the initial state")))
+    return failure();
   Value state = past ? e.cast(past, f32)
                      : n.constant(DenseElementsAttr::get(RankedTensorType::get({B, Hk, dk, dv}, f32),
                                                          n.b.getZeroAttr(f32)));
@@ -409,7 +426,9 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
     TRY(c);
     y = *c;
   }
-  y = e.cast(e.reshape(e.transpose(y, {0, 2, 1, 3}), {B, T, Hq * dv}), elt);
+  auto hidden = n.product({Hq, dv}, "the output hidden size");
+  TRY(hidden);
+  y = e.cast(e.reshape(e.transpose(y, {0, 2, 1, 3}), {B, T, *hidden}), elt);
   Value present = e.cast(state, stateElt);
   if (e.failed)
     return failure();
@@ -513,6 +532,8 @@ LogicalResult tensorScatter(NodeImporter &n, Results &out) {
   Value w = n.input(2) ? e.reshape(e.cast(n.input(2), i64), {B, 1})
                        : n.constant(DenseElementsAttr::get(RankedTensorType::get({B, 1}, i64),
                                                            (int64_t)0));
+  if (failed(n.checkShape({L}, i64, "the cache positions")))
+    return failure();
   SmallVector<int64_t> positions;
   for (int64_t p = 0; p < L; ++p)
     positions.push_back(p);

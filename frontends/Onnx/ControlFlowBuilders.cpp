@@ -4,6 +4,7 @@
 #include "frontends/Onnx/Expr.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -28,6 +29,10 @@ std::optional<bool> knownBool(Value v) {
 LogicalResult ifOp(NodeImporter &n, Results &out) {
   auto cond = n.requiredInput(0);
   TRY(cond);
+  // If may take sequences and optionals: its condition must still be one boolean.
+  auto ct = dyn_cast<RankedTensorType>(cond->getType());
+  if (!ct || ct.getNumElements() != 1 || !isa<IntegerType>(ct.getElementType()))
+    return n.error("cond must be a one-element bool tensor");
   const onnx::GraphProto *thenG = n.graphAttr("then_branch"), *elseG = n.graphAttr("else_branch");
   if (!thenG || !elseG)
     return n.error("needs then_branch and else_branch graphs");
@@ -41,7 +46,14 @@ LogicalResult ifOp(NodeImporter &n, Results &out) {
     llvm::append_range(out, *r);
     return success();
   }
-  // Unknown condition: both branches (side-effect free), selected elementwise.
+  // Unknown condition: both branches (side-effect free), selected elementwise; neither
+  // gets run-time checks (a check in the branch not taken must not fail the run).
+  if (n.speculationDepth)
+    ++*n.speculationDepth;
+  auto speculation = llvm::make_scope_exit([&] {
+    if (n.speculationDepth)
+      --*n.speculationDepth;
+  });
   auto t = n.subgraph(*thenG, {});
   TRY(t);
   auto f = n.subgraph(*elseG, {});
@@ -149,8 +161,11 @@ LogicalResult scan(NodeImporter &n, Results &out) {
     auto r = n.subgraph(*body, args);
     TRY(r);
     states.assign(r->begin(), r->begin() + N);
-    for (int64_t k = 0; k < K; ++k)
+    for (int64_t k = 0; k < K; ++k) {
+      if (!isa<RankedTensorType>((*r)[N + k].getType())) // they are stacked
+        return n.error("the body's scan outputs must be tensors");
       perIter[k].push_back((*r)[N + k]);
+    }
   }
   llvm::append_range(out, states);
   for (int64_t k = 0; k < K; ++k) {
@@ -171,12 +186,16 @@ LogicalResult loop(NodeImporter &n, Results &out) {
   if (n.input(0)) {
     auto m = n.constantInts(0);
     TRY(m);
+    if (m->size() != 1)
+      return n.error("M (the trip count) must hold one value");
     maxTrip = (*m)[0];
   }
   bool cond = true;
   if (n.input(1)) {
     auto c = n.constantInput(1);
     TRY(c);
+    if (c->getNumElements() != 1 || !isa<IntegerType>(c->getElementType()))
+      return n.error("cond must be a one-element bool tensor");
     cond = c->getElementType().isInteger(1) ? *c->value_begin<bool>()
                                             : !(*c->value_begin<APInt>()).isZero();
   }
@@ -207,8 +226,11 @@ LogicalResult loop(NodeImporter &n, Results &out) {
       return n.error("the loop condition is known only at run time (not supported)");
     cond = *next;
     carried.assign(r->begin() + 1, r->begin() + 1 + N);
-    for (int64_t k = 0; k < K; ++k)
+    for (int64_t k = 0; k < K; ++k) {
+      if (!isa<RankedTensorType>((*r)[1 + N + k].getType())) // they are stacked
+        return n.error("the body's scan outputs must be tensors");
       perIter[k].push_back((*r)[1 + N + k]);
+    }
   }
   if (K > 0 && iter == 0)
     return n.error("a loop with scan outputs that runs no iteration is not supported");

@@ -12,7 +12,7 @@ namespace dlc::onnx_frontend {
 LogicalResult checkConv3dShapes(NodeImporter &n, RankedTensorType xt, RankedTensorType wt,
                                 int64_t group) {
   int64_t c = xt.getDimSize(1), f = wt.getDimSize(0);
-  if (group < 1 || c % group || f % group || wt.getDimSize(1) * group != c)
+  if (group < 1 || c % group || f % group || wt.getDimSize(1) != c / group)
     return n.error("weight [" + Twine(f) + ", " + Twine(wt.getDimSize(1)) +
                    ", ...] does not fit " + Twine(c) + " input channels in " + Twine(group) +
                    " groups");
@@ -46,9 +46,16 @@ FailureOr<Value> conv3dAs2d(NodeImporter &n, Value x, Value w, Value bias,
   int64_t sd = strides[0], dd = dilations[0];
   int64_t Dp = xt.getDimSize(2) + pads[0] + pads[3];
   int64_t OD = outDepth(Dp, KD, sd, dd);
-  if (OD < 1)
+  if (KD < 1 || OD < 1)
     return n.error("the kernel's depth " + Twine(KD) + " (dilation " + Twine(dd) +
                    ") does not fit the padded input depth " + Twine(Dp));
+  // The merged dims below (a zero dim elsewhere leaves them unbounded).
+  auto NOD = n.product({N, OD}, "batch x output depth");
+  auto HW = n.product({H, W}, "height x width");
+  auto KDC = n.product({KD, C}, "kernel depth x channels");
+  TRY(NOD);
+  TRY(HW);
+  TRY(KDC);
   Expr e{n, xt.getElementType()};
   Value xp = x;
   if (pads[0] || pads[3])
@@ -59,7 +66,7 @@ FailureOr<Value> conv3dAs2d(NodeImporter &n, Value x, Value w, Value bias,
     Value tap = xd;
     if (!(kd == 0 && sd == 1 && OD == Dp))
       tap = e.slice(xd, {0, kd * dd, 0, 0, 0}, {N, OD, C, H, W}, {1, sd, 1, 1, 1});
-    taps.push_back(e.reshape(tap, {N, OD, group, 1, Cg, H * W}));
+    taps.push_back(e.reshape(tap, {N, OD, group, 1, Cg, *HW}));
   }
   Value stacked = taps.front();
   if (KD > 1) {
@@ -69,7 +76,7 @@ FailureOr<Value> conv3dAs2d(NodeImporter &n, Value x, Value w, Value bias,
     TRY(cat);
     stacked = *cat;
   }
-  Value x2 = e.reshape(stacked, {N * OD, group * KD * Cg, H, W});
+  Value x2 = e.reshape(stacked, {*NOD, *KDC, H, W});
   Value w2 = e.reshape(e.transpose(w, {0, 2, 1, 3, 4}), {F, KD * Cg, KH, KW});
   if (e.failed)
     return failure();
@@ -85,7 +92,9 @@ FailureOr<Value> conv3dAs2d(NodeImporter &n, Value x, Value w, Value bias,
   TRY(y);
   auto yt = tensorType(*y);
   int64_t OH = yt.getDimSize(2), OW = yt.getDimSize(3);
-  Value r = e.reshape(*y, {N, OD, F, OH * OW});
+  auto OHW = n.product({OH, OW}, "output height x width");
+  TRY(OHW);
+  Value r = e.reshape(*y, {N, OD, F, *OHW});
   r = e.reshape(e.transpose(r, {0, 2, 1, 3}), {N, F, OD, OH, OW});
   if (e.failed)
     return failure();

@@ -43,6 +43,8 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   SmallVector<int64_t> k(wt.getShape().drop_front(2));
   if (ArrayRef<int64_t>(*kernelAttr) != ArrayRef<int64_t>(k))
     return n.error("kernel_shape does not match the weight shape");
+  if (llvm::any_of(k, [](int64_t d) { return d < 1; })) // the flip and the 3-D taps need one
+    return n.error("the weight's kernel dims must be >= 1");
   if ((int64_t)strides->size() != sp || (int64_t)dil->size() != sp ||
       (int64_t)outPad->size() != sp)
     return n.error("expected " + Twine(sp) + " strides, dilations and output_padding values");
@@ -50,7 +52,9 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   if (g < 1 || cin % g || wt.getDimSize(0) != cin)
     return n.error("weight has " + Twine(wt.getDimSize(0)) + " input channels, expected " +
                    Twine(cin) + " in " + Twine(g) + " groups");
-  int64_t cout = wt.getDimSize(1) * g;
+  auto coutC = n.product({wt.getDimSize(1), g}, "output channels x group");
+  TRY(coutC);
+  int64_t cout = *coutC;
   bool same = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
   if (!same && *autoPad != "NOTSET" && *autoPad != "VALID")
     return n.error("unsupported auto_pad '" + *autoPad + "'");
@@ -192,8 +196,8 @@ LogicalResult causalConvWithState(NodeImporter &n, Results &out) {
   TRY(act);
   auto xt = tensorType(*x), wt = tensorType(*w);
   if (xt.getRank() != 3 || wt.getRank() != 3 || wt.getDimSize(0) != xt.getDimSize(1) ||
-      wt.getDimSize(1) != 1)
-    return n.error("expects input [B, C, L] and weight [C, 1, k]");
+      wt.getDimSize(1) != 1 || wt.getDimSize(2) < 1)
+    return n.error("expects input [B, C, L] and weight [C, 1, k] with k >= 1");
   if (*act != "none" && *act != "silu" && *act != "swish")
     return n.error("activation must be none, silu or swish, got '" + *act + "'");
   int64_t B = xt.getDimSize(0), C = xt.getDimSize(1), L = xt.getDimSize(2), k = wt.getDimSize(2);

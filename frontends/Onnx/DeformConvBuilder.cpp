@@ -30,17 +30,37 @@ LogicalResult deformConv(NodeImporter &n, SmallVectorImpl<Value> &out) {
   TRY(kernel);
   int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2), W = xt.getDimSize(3);
   int64_t OC = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3);
-  int64_t G = *group, OG = *offsetGroup, K = kh * kw;
+  int64_t G = *group, OG = *offsetGroup;
   if (strides->size() != 2 || dil->size() != 2 || pads->size() != 4 ||
       ArrayRef<int64_t>(*kernel) != wt.getShape().drop_front(2))
     return n.error("expects 2 strides and dilations, 4 pads, and kernel_shape matching W");
-  if (G < 1 || OG < 1 || C % G || OC % G || wt.getDimSize(1) * G != C || C % OG)
+  if (llvm::any_of(llvm::concat<const int64_t>(*strides, *dil), [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
+    return n.error("strides and dilations must be positive and pads non-negative");
+  if (G < 1 || OG < 1 || C % G || OC % G || wt.getDimSize(1) != C / G || C % OG)
     return n.error("channels do not split into the groups and offset groups");
-  int64_t OH = ot.getDimSize(2), OW = ot.getDimSize(3), P = OH * OW;
-  if (ot.getDimSize(0) != N || ot.getDimSize(1) != OG * K * 2 ||
-      OH != (H + (*pads)[0] + (*pads)[2] - ((kh - 1) * (*dil)[0] + 1)) / (*strides)[0] + 1 ||
-      OW != (W + (*pads)[1] + (*pads)[3] - ((kw - 1) * (*dil)[1] + 1)) / (*strides)[1] + 1)
+  int64_t OH = ot.getDimSize(2), OW = ot.getDimSize(3);
+  // Sizes from attributes and dims of possibly empty tensors: checked for overflow.
+  auto Kc = n.product({kh, kw}, "the kernel size"), Pc = n.product({OH, OW}, "the output size");
+  auto HW = n.product({H, W}, "the input size"), CK = n.product({C / G, kh, kw}, "the columns");
+  TRY(Kc);
+  TRY(Pc);
+  TRY(HW);
+  TRY(CK);
+  int64_t K = *Kc, P = *Pc;
+  auto outDim = [&](int64_t in, int64_t padA, int64_t padB, int64_t k, int64_t d, int64_t s) {
+    return (I64c(in) + padA + padB - ((I64c(k) - 1) * d + 1)) / s + 1;
+  };
+  I64c offsetC = I64c(OG) * K * 2, expH = outDim(H, (*pads)[0], (*pads)[2], kh, (*dil)[0], (*strides)[0]),
+       expW = outDim(W, (*pads)[1], (*pads)[3], kw, (*dil)[1], (*strides)[1]);
+  if (!offsetC.ok() || !expH.ok() || !expW.ok())
+    return n.error("kernel, pads or dilations overflow int64");
+  if (ot.getDimSize(0) != N || ot.getDimSize(1) != offsetC.value() || OH != expH.value() ||
+      OW != expW.value())
     return n.error("offset shape does not match the offset groups, kernel and output size");
+  // The constant tap grids [kh, kw, OH, OW] (an empty batch leaves them unbounded).
+  if (failed(n.checkShape({kh, kw, OH, OW}, n.b.getF64Type(), "the sampling grid")))
+    return failure();
   if (mask && ArrayRef<int64_t>(tensorType(mask).getShape()) != ArrayRef<int64_t>{N, OG * K, OH, OW})
     return n.error("mask shape does not match the offset groups, kernel and output size");
   Type elt = xt.getElementType(), i64 = n.b.getI64Type();
@@ -70,7 +90,7 @@ LogicalResult deformConv(NodeImporter &n, SmallVectorImpl<Value> &out) {
   Value hy = e.op<SubOp>({one, ly}), hx = e.op<SubOp>({one, lx});
   // Data per offset group [N, OG, C/OG, H*W]; each corner gathered at [N, OG, C/OG, K*P].
   int64_t CG = C / OG;
-  Value data = e.reshape(*x, {N, OG, CG, H * W});
+  Value data = e.reshape(*x, {N, OG, CG, *HW});
   SmallVector<int64_t> tapShape = {N, OG, kh, kw, OH, OW};
   auto corner = [&](Value cy, Value cx, Value wgt) {
     Value inY = e.op<AndOp>({e.op<GreaterEqualOp>({cy, zero}), e.op<LessEqualOp>({cy, e.c((double)H - 1)})});
@@ -93,9 +113,8 @@ LogicalResult deformConv(NodeImporter &n, SmallVectorImpl<Value> &out) {
   if (mask)
     sampled = e.op<MulOp>({sampled, e.reshape(mask, {N, OG, 1, K * P})});
   // Columns [N, G, C/G * K, P] times weights [G, OC/G, C/G * K].
-  int64_t CPG = C / G;
-  Value cols = e.reshape(sampled, {N, G, CPG * K, P});
-  Value wg = e.reshape(*w, {1, G, OC / G, CPG * K});
+  Value cols = e.reshape(sampled, {N, G, *CK, P});
+  Value wg = e.reshape(*w, {1, G, OC / G, *CK});
   Value y = e.reshape(e.op<MatMulOp>({wg, cols}), {N, OC, OH, OW});
   if (bias)
     y = e.op<AddOp>({y, e.reshape(bias, {1, OC, 1, 1})});

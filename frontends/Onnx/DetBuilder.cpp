@@ -21,9 +21,11 @@ LogicalResult det(NodeImporter &n, SmallVectorImpl<Value> &out) {
   if (N > 256)
     return n.error("matrices larger than 256x256 are not supported (unrolled elimination)");
   SmallVector<int64_t> batchShape(t.getShape().drop_back(2));
-  int64_t B = 1;
-  for (int64_t d : batchShape)
-    B *= d;
+  auto Bc = n.product(batchShape, "the batch"); // unbounded when n = 0
+  TRY(Bc);
+  int64_t B = *Bc;
+  if (failed(n.checkShape({B}, n.b.getF64Type(), "the determinants")))
+    return failure();
   Type f64 = n.b.getF64Type(), i64 = n.b.getI64Type();
   Expr e{n, f64};
   Value a = e.reshape(e.cast(*x, f64), {B, N, N});

@@ -31,6 +31,8 @@ FailureOr<std::string> expandTerm(NodeImporter &n, std::string term, int64_t ran
   int64_t count = rank >= 0 ? rank - letters : 0;
   if (count < 0)
     return n.error("term '" + t + "' does not fit rank " + Twine(rank));
+  if (count > 10) // its dims are labelled '0'..'9'
+    return n.error("term '" + t + "': an ellipsis over more than 10 dims is not supported");
   std::string ell;
   for (int64_t i = 0; i < count; ++i)
     ell += char('0' + i); // digits never appear in user terms
@@ -65,6 +67,9 @@ FailureOr<Value> diagonals(NodeImporter &n, Expr &e, Value x, std::string &label
     if (t.getDimSize(j2) != d)
       return n.error("repeated index '" + Twine(labels[j1]) + "' has sizes " + Twine(d) +
                      " and " + Twine(t.getDimSize(j2)));
+    if (!(I64c(d) * d + 1).ok())
+      return n.error("repeated index '" + Twine(labels[j1]) + "' of size " + Twine(d) +
+                     " overflows int64");
     SmallVector<int64_t> perm, shape, merged;
     for (int64_t a = 0; a < t.getRank(); ++a)
       if (a != (int64_t)j2) {
@@ -114,6 +119,10 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
     TRY(x);
     xs.push_back(*x);
   }
+  // Letters, ',' between terms, '...', spaces and one '->' (digits label ellipsis dims).
+  for (char c : *eq)
+    if (!llvm::isAlpha(c) && !StringRef(",.- >").contains(c))
+      return n.error("equation '" + *eq + "' has an invalid character");
   std::string lhs = *eq, rhs;
   size_t arrow = eq->find("->");
   bool explicitOut = arrow != std::string::npos;
@@ -136,6 +145,8 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
     auto x = expandTerm(n, terms[i], t.getRank());
     TRY(x);
     terms[i] = *x;
+    if (!llvm::all_of(terms[i], [](char c) { return llvm::isAlnum(c); }))
+      return n.error("term '" + terms[i] + "' has a stray '.', '-' or '>'");
     if (terms[i].find('0') != std::string::npos || t.getRank() == 0)
       ellipsisRank = std::max<int64_t>(ellipsisRank, t.getRank() - (int64_t)std::count_if(
                                                                         terms[i].begin(), terms[i].end(),
@@ -186,6 +197,9 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
         output += c;
   }
   for (char c : output)
+    if (!llvm::isAlnum(c))
+      return n.error("output term '" + output + "' has a stray '.', '-' or '>'");
+  for (char c : output)
     if (!size.count(c))
       return n.error("output index '" + Twine(c) + "' does not appear in the inputs");
   Expr e{n, tensorType(xs[0]).getElementType()};
@@ -205,12 +219,19 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
     for (char c : b)
       if (a.find(c) == std::string::npos)
         freeB += c;
+    // Products of sizes (checked: a zero size elsewhere leaves the others unbounded).
+    bool overflow = false;
     auto prod = [&](const std::string &s) {
-      int64_t p = 1;
+      I64c p = 1;
       for (char c : s)
-        p *= size[c];
-      return p;
+        p = p * size[c];
+      overflow |= !p.ok();
+      return p.ok() ? p.value() : 0;
     };
+    for (const std::string *s : {&batch, &freeA, &freeB, &contracted})
+      (void)prod(*s);
+    if (overflow)
+      return n.error("the product of the index sizes overflows int64");
     A = e.reshape(reorder(e, A, a, batch + freeA + contracted),
                   {prod(batch), prod(freeA), prod(contracted)});
     B = e.reshape(reorder(e, B, b, batch + contracted + freeB),

@@ -53,12 +53,16 @@ LogicalResult dropout(NodeImporter &n, Results &out) {
   if (n.input(2)) {
     auto training = n.constantInput(2);
     TRY(training);
+    if (training->getNumElements() != 1 || !isa<IntegerType>(training->getElementType()))
+      return n.error("training_mode must be a one-element bool tensor");
     bool on = training->getElementType().isInteger(1) ? *training->value_begin<bool>()
                                                        : !(*training->value_begin<APInt>()).isZero();
     double ratio = 0.5;
     if (n.input(1)) {
       auto r = n.constantInput(1);
       TRY(r);
+      if (r->getNumElements() != 1)
+        return n.error("ratio must be a one-element tensor");
       ratio = isa<FloatType>(r->getElementType()) ? (*r->value_begin<APFloat>()).convertToDouble() : 1;
     }
     if (on && ratio != 0)

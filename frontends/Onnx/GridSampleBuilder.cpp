@@ -101,11 +101,11 @@ LogicalResult gridSample(NodeImporter &n, Results &out) {
     return n.error("cubic interpolation is only defined for 2-D inputs");
   int64_t N = xt.getDimSize(0), C = xt.getDimSize(1);
   SmallVector<int64_t> dims(xt.getShape().drop_front(2)), outSp(gt.getShape().slice(1, sp));
-  int64_t P = 1, S = 1;
-  for (int64_t d : outSp)
-    P *= d;
-  for (int64_t d : dims)
-    S *= d;
+  // Flattened output and input sizes (an empty batch or channel dim leaves them unbounded).
+  auto Pc = n.product(outSp, "the output size"), Sc = n.product(dims, "the input size");
+  TRY(Pc);
+  TRY(Sc);
+  int64_t P = *Pc, S = *Sc;
   Expr e{n, elt};
   Sampler smp{e, *padding, *align != 0};
   // Coordinates per spatial dim (grid's last axis is x, y[, z]: reversed to dim order).

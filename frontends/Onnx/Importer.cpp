@@ -89,6 +89,8 @@ private:
   FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &g, ArrayRef<Value> args,
                                                Location loc);
   int subgraphDepth = 0;
+  /// Nesting of If branches imported for a condition known only at run time.
+  int speculationDepth = 0;
   /// A malformed graph (dangling input, redefined name): stop instead of going on.
   bool structuralError = false;
   /// "parent/" while importing a subgraph of node `parent`.
@@ -361,6 +363,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
   NodeImporter ni(node, domainVersion(node.domain()), *builder, loc, std::move(inputs), baseDir, unsignedValues,
                   &specializations, &storedTypes);
   ni.maxTensorBytes = options.maxTensorBytes;
+  ni.speculationDepth = &speculationDepth;
   ni.subgraph = [this, loc](const onnx::GraphProto &g, ArrayRef<Value> args) {
     return importSubgraph(g, args, loc);
   };

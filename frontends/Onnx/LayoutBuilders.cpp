@@ -10,10 +10,14 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-/// An i1 constant [rows, cols] with keep(i, j).
+/// An i1 constant [rows, cols] with keep(i, j); null (the error reported, so the
+/// caller's Expr step fails) when it is too large (a zero dim elsewhere leaves rows
+/// and cols unbounded).
 template <typename Fn> Value maskConstant(NodeImporter &n, int64_t rows, int64_t cols, Fn keep) {
+  if (failed(n.checkShape({rows, cols}, n.b.getI1Type(), "the mask")))
+    return Value();
   SmallVector<bool> v;
-  for (int64_t i = 0; i < rows; ++i)
+  for (int64_t i = 0; i < rows && cols; ++i)
     for (int64_t j = 0; j < cols; ++j)
       v.push_back(keep(i, j));
   return n.constant(DenseElementsAttr::get(RankedTensorType::get({rows, cols}, n.b.getI1Type()),
@@ -78,7 +82,9 @@ LogicalResult oneHot(NodeImporter &n, Results &out) {
   TRY(a);
   SmallVector<int64_t> outShape(it.getShape());
   outShape.insert(outShape.begin() + *a, depth);
-  if (failed(n.checkShape(outShape, vt.getElementType())))
+  // The depth iota too: with an empty indices tensor the output bounds nothing.
+  if (failed(n.checkShape(outShape, vt.getElementType())) ||
+      failed(n.checkShape({depth}, n.b.getI64Type(), "the depth iota")))
     return failure();
   Type i64 = n.b.getI64Type();
   Expr e{n, i64};
@@ -242,7 +248,7 @@ FailureOr<ScanArgs> scanArgs(NodeImporter &n) {
   TRY(axisV);
   if (axisV->size() != 1)
     return n.error("axis must hold one value");
-  auto a = n.normalizeAxis((*axisV)[0], tensorType(*x).getRank());
+  auto a = n.dimAxis((*axisV)[0], tensorType(*x).getRank()); // its dim is read
   TRY(a);
   return ScanArgs{*x, *a, *exclusive != 0, *reverse != 0};
 }
@@ -311,17 +317,20 @@ LogicalResult affineGrid(NodeImporter &n, Results &out) {
       tt.getDimSize(2) != sp + 1)
     return n.error("expects theta [N, 2, 3] with a 4-D size or [N, 3, 4] with a 5-D size");
   SmallVector<int64_t> dims(size->begin() + 2, size->end()); // (H, W) or (D, H, W)
-  int64_t count = 1;
-  for (int64_t d : dims)
-    count *= d;
+  if (llvm::any_of(dims, [](int64_t d) { return d < 0; }))
+    return n.error("size must be non-negative, got a negative spatial size");
+  auto count = n.product(dims, "the grid size");
+  TRY(count);
+  if (failed(n.checkShape({sp + 1, *count}, n.b.getF64Type(), "the base grid")))
+    return failure();
   auto coord = [&](int64_t i, int64_t len) {
     if (*align)
       return len == 1 ? -1.0 : -1.0 + 2.0 * i / (len - 1);
     return -1.0 + 1.0 / len + 2.0 * i / len;
   };
   // Rows: x (fastest dim), y, (z), 1.
-  SmallVector<double> grid((sp + 1) * count);
-  for (int64_t p = 0; p < count; ++p) {
+  SmallVector<double> grid((sp + 1) * *count);
+  for (int64_t p = 0; p < *count; ++p) {
     int64_t rem = p;
     SmallVector<int64_t> idx(sp);
     for (int64_t d = sp - 1; d >= 0; --d) {
@@ -329,11 +338,11 @@ LogicalResult affineGrid(NodeImporter &n, Results &out) {
       rem /= dims[d];
     }
     for (int64_t c = 0; c < sp; ++c) // c = 0 is x, the last dim
-      grid[c * count + p] = coord(idx[sp - 1 - c], dims[sp - 1 - c]);
-    grid[sp * count + p] = 1.0;
+      grid[c * *count + p] = coord(idx[sp - 1 - c], dims[sp - 1 - c]);
+    grid[sp * *count + p] = 1.0;
   }
   Type elt = tt.getElementType();
-  Value base = n.constant(DenseElementsAttr::get(RankedTensorType::get({sp + 1, count}, n.b.getF64Type()),
+  Value base = n.constant(DenseElementsAttr::get(RankedTensorType::get({sp + 1, *count}, n.b.getF64Type()),
                                                  ArrayRef<double>(grid)));
   Expr e{n, elt};
   Value g = e.op<MatMulOp>({*theta, e.cast(base, elt)}); // [N, sp, count]
@@ -383,6 +392,8 @@ LogicalResult maxUnpool(NodeImporter &n, Results &out) {
   }
   if ((int64_t)outShape.size() != xt.getRank())
     return n.error("output_shape must have the input's rank");
+  if (llvm::any_of(outShape, [](int64_t d) { return d < 0; }))
+    return n.error("output_shape must be non-negative");
   Type elt = xt.getElementType();
   if (failed(n.checkShape(inferred, elt)))
     return failure();
@@ -482,7 +493,7 @@ LogicalResult centerCropPad(NodeImporter &n, Results &out) {
   int64_t r = t.getRank();
   SmallVector<int64_t> axes;
   for (int64_t a : *axesAttr) {
-    auto na = n.normalizeAxis(a, r);
+    auto na = n.dimAxis(a, r); // its dim is padded: a scalar has none
     TRY(na);
     axes.push_back(*na);
   }
@@ -531,6 +542,8 @@ LogicalResult reverseSequence(NodeImporter &n, Results &out) {
   SmallVector<int64_t> mapShape(r, 1);
   mapShape[*batchAxis] = B;
   mapShape[*timeAxis] = T;
+  if (failed(n.checkShape(mapShape, n.b.getI64Type(), "the index map")))
+    return failure();
   for (int64_t i = 0; i < mapShape[0]; ++i)
     for (int64_t j = 0; j < mapShape[1]; ++j) {
       int64_t b = *batchAxis == 0 ? i : j, tt = *batchAxis == 0 ? j : i;
@@ -556,6 +569,8 @@ LogicalResult compress(NodeImporter &n, Results &out) {
   TRY(x);
   auto cond = n.constantInput(1);
   TRY(cond);
+  if (!isa<IntegerType>(cond->getElementType()))
+    return n.error("condition must be a bool tensor");
   auto t = tensorType(*x);
   Expr e{n, t.getElementType()};
   Value data = *x;
@@ -563,12 +578,14 @@ LogicalResult compress(NodeImporter &n, Results &out) {
   if (n.hasAttr("axis")) {
     auto a = n.intAttr("axis", 0);
     TRY(a);
-    auto na = n.normalizeAxis(*a, t.getRank());
+    auto na = n.dimAxis(*a, t.getRank()); // its dim is read
     TRY(na);
     axis = *na;
   } else {
     data = e.reshape(*x, {t.getNumElements()});
   }
+  if (e.failed)
+    return failure();
   int64_t len = tensorType(data).getDimSize(axis);
   SmallVector<int64_t> idx;
   int64_t i = 0;
@@ -613,6 +630,8 @@ LogicalResult col2im(NodeImporter &n, Results &out) {
   for (int64_t d = 0; d < sp; ++d) {
     if ((*block)[d] < 1 || (*strides)[d] < 1 || (*dil)[d] < 1 || (*image)[d] < 1)
       return n.error("sizes, strides and dilations must be positive");
+    if ((*pads)[d] < 0 || (*pads)[sp + d] < 0)
+      return n.error("pads must be non-negative");
     I64c k = I64c(K) * (*block)[d], hw = I64c(HW) * (*image)[d];
     I64c room = I64c((*image)[d]) + (*pads)[d] + (*pads)[sp + d] -
                 I64c((*dil)[d]) * ((*block)[d] - 1) - 1;
@@ -624,12 +643,16 @@ LogicalResult col2im(NodeImporter &n, Results &out) {
       return n.error("no complete block fits the padded image");
     K = k.value(), HW = hw.value(), blocks[d] = nb.value(), L = l.value();
   }
-  int64_t rows = HW == INT64_MAX ? HW : HW + 1, cols = t.getDimSize(0) * (t.getDimSize(1) / K);
-  if (failed(n.checkShape({rows, cols}, t.getElementType())))
-    return failure();
   int64_t N = t.getDimSize(0);
   if (t.getDimSize(1) % K || t.getDimSize(2) != L)
     return n.error("input shape does not match the block and image shapes");
+  int64_t rows = HW == INT64_MAX ? HW : HW + 1;
+  auto cols = n.product({N, t.getDimSize(1) / K}, "batch x channels");
+  TRY(cols);
+  // The sums and the target index map (a zero batch leaves K * L unbounded).
+  if (failed(n.checkShape({rows, *cols}, t.getElementType())) ||
+      failed(n.checkShape({K, L}, n.b.getI64Type(), "the block index map")))
+    return failure();
   int64_t C = t.getDimSize(1) / K;
   SmallVector<int64_t> target;
   for (int64_t k = 0; k < K; ++k)
@@ -643,9 +666,9 @@ LogicalResult col2im(NodeImporter &n, Results &out) {
         lc[d] = lr % blocks[d];
         lr /= blocks[d];
       }
-      for (int64_t d = 0; d < sp; ++d) {
+      for (int64_t d = 0; d < sp && inside; ++d) { // pads >= 0: pos is in range
         int64_t pos = lc[d] * (*strides)[d] - (*pads)[d] + kc[d] * (*dil)[d];
-        inside &= pos >= 0 && pos < (*image)[d];
+        inside = pos >= 0 && pos < (*image)[d];
         flat = flat * (*image)[d] + pos;
       }
       target.push_back(inside ? flat : HW);

@@ -72,6 +72,8 @@ FailureOr<Value> encodeE8M0(NodeImporter &n, Value x, bool saturate, StringRef r
   Type f32 = n.b.getF32Type(), i64 = n.b.getI64Type(), i32 = n.b.getI32Type();
   Expr e{n, i64};
   Value xf = e.cast(x, f32);
+  if (e.failed) // xf is null
+    return failure();
   auto shape = tensorType(xf).getShape();
   Value bits = e.op<BitwiseAndOp>({e.cast(e.op<BitcastOp>({xf}, {}, {RankedTensorType::get(shape, i32)}), i64),
                                    e.c(4294967295.0)});
@@ -121,6 +123,8 @@ FailureOr<Value> encodeLowPrecision(NodeImporter &n, Value x, int t, bool satura
   int64_t M = mids.size();
   Expr e{n, f32};
   Value xf = e.cast(x, f32);
+  if (e.failed) // xf is null
+    return failure();
   auto shape = tensorType(xf).getShape();
   SmallVector<int64_t> wide(shape), midShape(shape.size(), 1);
   wide.push_back(1);

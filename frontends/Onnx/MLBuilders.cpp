@@ -27,6 +27,8 @@ LogicalResult binarizer(NodeImporter &n, Results &out) {
   Expr e{n, elt};
   // Integers compare in double so a fractional threshold keeps its meaning.
   Value xs = isa<IntegerType>(elt) ? e.cast(*x, n.b.getF64Type(), n.isUnsigned(0)) : *x;
+  if (e.failed) // xs is null
+    return failure();
   Value gt = e.op<GreaterOp>({xs, e.c(tensorType(xs).getElementType(), *threshold)});
   Value r = e.where(gt, e.c(1), e.c(0));
   if (e.failed)
@@ -102,9 +104,10 @@ LogicalResult tfIdfVectorizer(NodeImporter &n, Results &out) {
     weights.assign(w->floats().begin(), w->floats().end());
   if (indexes->empty())
     return n.error("ngram_indexes is empty");
+  if (*std::min_element(indexes->begin(), indexes->end()) < 0 ||
+      *std::max_element(indexes->begin(), indexes->end()) == INT64_MAX)
+    return n.error("ngram_indexes must be non-negative and below 2^63 - 1");
   int64_t outSize = *std::max_element(indexes->begin(), indexes->end()) + 1;
-  if (*std::min_element(indexes->begin(), indexes->end()) < 0)
-    return n.error("ngram_indexes must be non-negative");
   if (!weights.empty() && (int64_t)weights.size() < outSize)
     return n.error("weights has " + Twine(weights.size()) + " values, expected " +
                    Twine(outSize));
@@ -126,11 +129,15 @@ LogicalResult tfIdfVectorizer(NodeImporter &n, Results &out) {
   }
   int64_t B = xt.getRank() == 2 ? xt.getDimSize(0) : 1, C = xt.getDimSize(xt.getRank() - 1);
   Type f32 = n.b.getF32Type(), i64 = n.b.getI64Type();
+  if (failed(n.checkShape({B, outSize}, f32)))
+    return failure();
   Expr e{n, f32};
   Value rows = e.reshape(*x, {B, C});
   Value freq = n.constant(DenseElementsAttr::get(RankedTensorType::get({B, outSize}, f32), 0.0f));
   for (auto &[size, table] : grams) {
     int64_t G = table.size();
+    if (failed(n.checkShape({G, outSize}, f32, "the n-gram to column map")))
+      return failure();
     SmallVector<int64_t> gramValues;
     SmallVector<float> onehot(G * outSize, 0.0f);
     int64_t g = 0;
@@ -146,10 +153,14 @@ LogicalResult tfIdfVectorizer(NodeImporter &n, Results &out) {
     Value toColumns = n.constant(DenseElementsAttr::get(
         RankedTensorType::get({G, outSize}, f32), ArrayRef<float>(onehot)));
     // Unigrams are counted once; longer n-grams once per gap 1..max_skip_count+1.
-    for (int64_t skip = 1; skip <= (size == 1 ? 1 : *maxSkip + 1); ++skip) {
+    // Gaps past C leave no window: skip stays below C + 2 (no overflow).
+    int64_t maxGap = size == 1 ? 1 : std::min(*maxSkip, C) + 1;
+    for (int64_t skip = 1; skip <= maxGap; ++skip) {
       int64_t S = C - (size - 1) * skip;
       if (S <= 0)
         break;
+      if (failed(n.checkShape({S, size}, i64, "the n-gram windows")))
+        return failure();
       SmallVector<int64_t> windows;
       for (int64_t s = 0; s < S; ++s)
         for (int64_t j = 0; j < size; ++j)

@@ -85,6 +85,8 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
   for (int64_t i = 0; i < sp; ++i)
     if (kernel[i] < 1 || (*strides)[i] < 1 || (*dil)[i] < 1)
       return n.error("kernel sizes, strides and dilations must be positive");
+  if (llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
+    return n.error("pads must be non-negative");
   // Every later window computation stays within the padded input and the kernel's span.
   for (int64_t i = 0; i < sp; ++i) {
     I64c span = (I64c(kernel[i]) - 1) * (*dil)[i] + 1;
@@ -167,6 +169,10 @@ LogicalResult conv(NodeImporter &n, Results &out) {
   TRY(kernel); TRY(group);
   if (ArrayRef<int64_t>(*kernel) != wt.getShape().drop_front(2))
     return n.error("kernel_shape does not match the weight shape");
+  // The conv checks weight channels * group against the input's: that product must fit.
+  if (*group < 1 || !(I64c(wt.getDimSize(1)) * *group).ok())
+    return n.error("group must be >= 1 and fit the weight's " + Twine(wt.getDimSize(1)) +
+                   " input channels, got " + Twine(*group));
   auto win = readWindow(n, xt.getShape(), *kernel);
   TRY(win);
   if (xt.getRank() == 5) {
@@ -210,27 +216,33 @@ FailureOr<Value> pool2d(NodeImporter &n, Value x, const Window &w, bool isMax, b
 FailureOr<Value> pool3d(NodeImporter &n, Value x, const Window &w, bool isMax, bool includePad) {
   auto t = tensorType(x);
   int64_t N = t.getDimSize(0), C = t.getDimSize(1), D = t.getDimSize(2);
+  auto CD = n.product({C, D}, "channels x depth");
+  TRY(CD);
   Window hw{{w.kernel[1], w.kernel[2]}, {w.strides[1], w.strides[2]},
             {w.pads[1], w.pads[2], w.pads[4], w.pads[5]}, {w.dilations[1], w.dilations[2]},
             w.ceilMode};
   Window d{{1, w.kernel[0]}, {1, w.strides[0]}, {0, w.pads[0], 0, w.pads[3]},
            {1, w.dilations[0]}, w.ceilMode};
-  auto a = n.reshape(x, {N, C * D, t.getDimSize(3), t.getDimSize(4)});
+  auto a = n.reshape(x, {N, *CD, t.getDimSize(3), t.getDimSize(4)});
   TRY(a);
   auto b = pool2d(n, *a, hw, isMax, includePad);
   TRY(b);
   int64_t H2 = tensorType(*b).getDimSize(2), W2 = tensorType(*b).getDimSize(3);
-  auto c = n.reshape(*b, {N, C, D, H2 * W2});
+  auto HW2 = n.product({H2, W2}, "pooled height x width");
+  auto CHW = n.product({C, H2, W2}, "pooled channels x height x width");
+  TRY(HW2);
+  TRY(CHW);
+  auto c = n.reshape(*b, {N, C, D, *HW2});
   TRY(c);
   auto perm = n.named("perm", n.b.getDenseI64ArrayAttr({0, 1, 3, 2}));
   auto ct = n.create<TransposeOp>({*c}, {perm});
   TRY(ct);
-  auto c2 = n.reshape(*ct, {N, C * H2 * W2, 1, D});
+  auto c2 = n.reshape(*ct, {N, *CHW, 1, D});
   TRY(c2);
   auto e = pool2d(n, *c2, d, isMax, includePad);
   TRY(e);
   int64_t D2 = tensorType(*e).getDimSize(3);
-  auto f = n.reshape(*e, {N, C, H2 * W2, D2});
+  auto f = n.reshape(*e, {N, C, *HW2, D2});
   TRY(f);
   auto ft = n.create<TransposeOp>({*f}, {perm});
   TRY(ft);
@@ -247,6 +259,9 @@ FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value y, const Window 
   int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2), W = xt.getDimSize(3);
   int64_t OH = yt.getDimSize(2), OW = yt.getDimSize(3);
   Type elt = xt.getElementType(), i64 = n.b.getI64Type();
+  if (failed(n.checkShape({N, C}, i64, "the Indices base offsets")) ||
+      failed(n.checkShape({OH, OW}, i64, "the Indices tap offsets")))
+    return failure();
   Expr e{n, elt};
   // Pad so every tap's strided slice is in bounds (ceil_mode may reach past the pads).
   int64_t needH = (OH - 1) * w.strides[0] + (w.kernel[0] - 1) * w.dilations[0] + 1;
@@ -362,10 +377,10 @@ LogicalResult lpPool(NodeImporter &n, Results &out) {
     avg = from2d(n, *y, xt.getRank());
   }
   TRY(avg);
-  int64_t size = 1;
+  double size = 1; // the window's volume (may not fit int64 with huge pads)
   for (int64_t k : *kernel)
-    size *= k;
-  auto sum = n.create<MulOp>({*avg, n.scalarConstant(elt, (double)size)});
+    size *= (double)k;
+  auto sum = n.create<MulOp>({*avg, n.scalarConstant(elt, size)});
   TRY(sum);
   auto r = *p == 1 ? FailureOr<Value>(*sum)
                    : n.create<PowOp>({*sum, n.scalarConstant(elt, 1.0 / (double)*p)});
@@ -425,6 +440,7 @@ LogicalResult globalAveragePool(NodeImporter &n, Results &out) {
 LogicalResult globalMaxPool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   TRY(x);
+  TRY(n.requireRank(0, 3, "input X [N, C, spatial...]")); // as GlobalAveragePool
   SmallVector<int64_t> axes;
   for (int64_t d = 2; d < tensorType(*x).getRank(); ++d)
     axes.push_back(d);
@@ -442,10 +458,11 @@ template <typename SoftmaxOpTy> LogicalResult softmax(NodeImporter &n, Results &
   int64_t softAxis = *a;
   if (n.opset < 13) {
     // Before opset 13 the input is viewed as a 2-D [prod(:axis), prod(axis:)] matrix.
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      (d < *a ? outer : inner) *= t.getDimSize(d);
-    auto r = n.reshape(in, {outer, inner});
+    auto outer = n.product(t.getShape().take_front(*a), "the outer (flattened) dim");
+    auto inner = n.product(t.getShape().drop_front(*a), "the inner (flattened) dim");
+    TRY(outer);
+    TRY(inner);
+    auto r = n.reshape(in, {*outer, *inner});
     TRY(r);
     in = *r;
     softAxis = 1;

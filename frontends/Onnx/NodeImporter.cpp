@@ -265,6 +265,30 @@ FailureOr<Value> NodeImporter::requiredInput(unsigned i) {
   return error("missing required input " + Twine(i));
 }
 
+FailureOr<RankedTensorType> NodeImporter::requireRank(unsigned i, int64_t minRank,
+                                                      StringRef what) {
+  Value v = input(i);
+  if (!v)
+    return error(what + " (input " + Twine(i) + ") is required");
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t)
+    return error(what + " must be a tensor");
+  if (t.getRank() < minRank)
+    return error(what + " must have rank >= " + Twine(minRank) + ", got rank " +
+                 Twine(t.getRank()));
+  return t;
+}
+
+FailureOr<int64_t> NodeImporter::product(ArrayRef<int64_t> dims, StringRef what) {
+  graph::I64c p = graph::productOf(dims);
+  if (p.ok())
+    return p.value();
+  std::string s;
+  for (int64_t d : dims)
+    s += (s.empty() ? "" : ",") + std::to_string(d);
+  return error(what + " of dims [" + s + "] overflows int64");
+}
+
 unsigned NodeImporter::numUsedOutputs() const {
   unsigned n = node.output_size();
   while (n > 0 && node.output(n - 1).empty())

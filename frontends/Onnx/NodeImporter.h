@@ -59,6 +59,12 @@ public:
                                                                  llvm::ArrayRef<mlir::Value>)>
       subgraph;
 
+  /// Greater than 0 while importing the branches of an If whose condition is known only
+  /// at run time: both branches run, so a run-time check there could fail runs that take
+  /// the other branch (checkAtRunTime adds none). Owned by the graph importer.
+  int *speculationDepth = nullptr;
+  bool speculative() const { return speculationDepth && *speculationDepth > 0; }
+
   const onnx::NodeProto &node;
   const int opset;
   mlir::OpBuilder &b;
@@ -84,6 +90,13 @@ public:
       (*storedTypes)[v] = onnxType;
   }
   mlir::FailureOr<mlir::Value> requiredInput(unsigned i);
+  /// The type of input i (required), a tensor of rank >= `minRank`; else an error
+  /// naming it `what` ("input X must have rank >= 3 ..., got rank 1").
+  mlir::FailureOr<mlir::RankedTensorType> requireRank(unsigned i, int64_t minRank,
+                                                      llvm::StringRef what);
+  /// The product of `dims` (an element count, a flattened dim); an error naming
+  /// `what` when it overflows int64 (dims of a tensor with a zero dim may).
+  mlir::FailureOr<int64_t> product(llvm::ArrayRef<int64_t> dims, llvm::StringRef what);
   /// The same node with other input values (the unsigned-integer rewrites).
   NodeImporter withInputs(llvm::SmallVector<mlir::Value> newInputs) const {
     NodeImporter copy(*this);

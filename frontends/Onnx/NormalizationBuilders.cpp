@@ -56,7 +56,7 @@ FailureOr<NormArgs> normArgs(NodeImporter &n) {
   TRY(axis);
   TRY(eps);
   auto t = tensorType(*x);
-  auto a = n.normalizeAxis(*axis, t.getRank());
+  auto a = n.dimAxis(*axis, t.getRank()); // normalized dims start at `axis`: a scalar has none
   TRY(a);
   if (!isa<FloatType>(t.getElementType()))
     return n.error("expects a floating-point input");
@@ -162,9 +162,9 @@ LogicalResult groupNorm(NodeImporter &n, Results &out) {
   auto st = stashType(n, t.getElementType());
   TRY(st);
   Expr e{n, *st};
-  SmallVector<int64_t> grouped = {t.getDimSize(0), g, -1};
-  int64_t per = t.getNumElements() / std::max<int64_t>(1, t.getDimSize(0) * g);
-  grouped[2] = per;
+  // Elements per (sample, group); N * g <= N * C fits when there are elements at all.
+  int64_t N = t.getDimSize(0), total = t.getNumElements();
+  SmallVector<int64_t> grouped = {N, g, total ? total / (N * g) : 0};
   Value xg = e.reshape(e.cast(*x, *st), grouped);
   Value norm = e.cast(e.reshape(standardize(e, xg, {2}, *eps)[0], t.getShape()), t.getElementType());
   // Opset 18 had per-group scale/bias; 21 per channel.
@@ -216,7 +216,7 @@ LogicalResult lpNorm(NodeImporter &n, Results &out) {
   TRY(axis);
   TRY(p);
   auto t = tensorType(*x);
-  auto a = n.normalizeAxis(*axis, t.getRank());
+  auto a = n.dimAxis(*axis, t.getRank());
   TRY(a);
   if (*p != 1 && *p != 2)
     return n.error("p must be 1 or 2, got " + Twine(*p));
@@ -240,21 +240,23 @@ LogicalResult hardmax(NodeImporter &n, Results &out) {
   TRY(x);
   TRY(axis);
   auto t = tensorType(*x);
-  auto a = n.normalizeAxis(*axis, t.getRank());
+  // Opset 13+ reads dim `axis` (iota below): a scalar has none.
+  auto a = n.opset < 13 ? n.normalizeAxis(*axis, t.getRank()) : n.dimAxis(*axis, t.getRank());
   TRY(a);
   Expr e{n, t.getElementType()};
   Value in = *x;
   int64_t ax = *a;
   if (n.opset < 13) {
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      (d < *a ? outer : inner) *= t.getDimSize(d);
-    in = e.reshape(in, {outer, inner});
+    auto outer = n.product(t.getShape().take_front(*a), "the outer (flattened) dim");
+    auto inner = n.product(t.getShape().drop_front(*a), "the inner (flattened) dim");
+    TRY(outer);
+    TRY(inner);
+    in = e.reshape(in, {*outer, *inner});
     ax = 1;
   }
-  auto it = tensorType(in);
-  if (e.failed)
+  if (e.failed) // before reading the type of `in`
     return failure();
+  auto it = tensorType(in);
   Value arg = e.op<ArgMaxOp>({in}, {n.named("axis", n.b.getI64IntegerAttr(ax)),
                                     n.named("keepdims", n.b.getBoolAttr(true)),
                                     n.named("select_last_index", n.b.getBoolAttr(false))});

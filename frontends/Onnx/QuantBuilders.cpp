@@ -37,6 +37,12 @@ Value broadcastParam(Expr &e, Value p, ArrayRef<int64_t> xShape, int64_t axis, i
     return e.reshape(p, shape);
   }
   // Blocked: [.., nb, ..] -> [.., nb, block, ..] -> [.., nb*block, ..] -> slice to xShape[axis].
+  I64c blocked = pt.getRank() == r ? I64c(pt.getDimSize(axis)) * block : I64c(0);
+  if (pt.getRank() != r || !blocked.ok()) {
+    (void)e.n.error("a blocked scale or zero point must have the input's rank " + Twine(r) +
+                    " (got " + Twine(pt.getRank()) + ") and at most int64 elements per axis");
+    return e.fail();
+  }
   SmallVector<int64_t> withBlock(pt.getShape()), expanded(pt.getShape()), merged(pt.getShape());
   withBlock.insert(withBlock.begin() + axis + 1, 1);
   expanded.insert(expanded.begin() + axis + 1, block);
@@ -72,8 +78,12 @@ FailureOr<QuantAxis> quantAxis(NodeImporter &n, int64_t rank, Value scale) {
   auto axis = n.intAttr("axis", 1), block = n.intAttr("block_size", 0);
   TRY(axis);
   TRY(block);
-  if (rank == 0 || (*block == 0 && tensorType(scale).getNumElements() == 1))
+  int64_t count = tensorType(scale).getNumElements();
+  if ((*block == 0 || rank == 0) && count == 1)
     return QuantAxis{0, 0};
+  if (rank == 0) // a per-axis scale needs an axis to follow
+    return n.error("a scalar input needs a one-element scale, got " + Twine(count) +
+                   " elements");
   auto a = n.normalizeAxis(*axis, rank);
   TRY(a);
   if (*block < 0)
@@ -295,6 +305,10 @@ Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp
   Type f64 = n.b.getF64Type();
   Value X = n.input(x), W = n.input(w), Wz = n.input(wzp);
   auto wt = tensorType(W);
+  if (wt.getRank() != 4) { // before the ranks below are used
+    (void)n.error("only 2-D integer convolutions with explicit pads are supported");
+    return e.fail();
+  }
   if (Wz && tensorType(Wz).getNumElements() > 1) {
     SmallVector<int64_t> s(wt.getRank(), 1);
     s[0] = tensorType(Wz).getNumElements();
@@ -311,8 +325,13 @@ Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp
   if (failed(kernel) || failed(strides) || failed(dil) || failed(pads) || failed(group) ||
       failed(autoPad))
     return e.fail();
-  if (wt.getRank() != 4 || *autoPad != "NOTSET") {
+  if (*autoPad != "NOTSET") {
     (void)n.error("only 2-D integer convolutions with explicit pads are supported");
+    return e.fail();
+  }
+  if (*group < 1 || !(I64c(wt.getDimSize(1)) * *group).ok()) {
+    (void)n.error("group must be >= 1 and fit the weight's " + Twine(wt.getDimSize(1)) +
+                  " input channels, got " + Twine(*group));
     return e.fail();
   }
   SmallVector<Value> ops = {xc, wc};

@@ -93,7 +93,9 @@ LogicalResult recurrence(NodeImporter &n, Results &out, Kind kind) {
     return n.error("W and R must be [num_directions = " + Twine(dirs) + ", " + Twine(G) +
                    "*hidden_size, ...]");
   int64_t H = *hiddenAttr ? *hiddenAttr : wt.getDimSize(1) / G;
-  if (H <= 0 || wt.getDimSize(1) != G * H || rt.getDimSize(1) != G * H || rt.getDimSize(2) != H)
+  // W's dim 1 is G * H (so G * H, 2 * G * H and 3 * H below fit int64).
+  if (H <= 0 || wt.getDimSize(1) % G || wt.getDimSize(1) / G != H ||
+      rt.getDimSize(1) != wt.getDimSize(1) || rt.getDimSize(2) != H)
     return n.error("W must be [" + Twine(dirs) + ", " + Twine(G) + "*hidden_size, input_size] "
                    "and R [" + Twine(dirs) + ", " + Twine(G) + "*hidden_size, hidden_size]");
   if (*inputForget)

@@ -67,8 +67,9 @@ std::vector<double> coefficients(const ResizeAttrs &a, double ratio, double scal
   return c;
 }
 
-/// The [in, out] weights of one axis, and which outputs extrapolate.
-void axisWeights(const ResizeAttrs &a, int64_t in, int64_t out, double scale, double roiStart,
+/// The [in, out] weights of one axis, and which outputs extrapolate; false when a source
+/// coordinate is not finite or beyond +-2^52 (an roi far outside [0, 1]).
+bool axisWeights(const ResizeAttrs &a, int64_t in, int64_t out, double scale, double roiStart,
                  double roiEnd, std::vector<double> &w, std::vector<bool> &extrapolated) {
   w.assign(in * out, 0.0);
   extrapolated.assign(out, false);
@@ -92,6 +93,8 @@ void axisWeights(const ResizeAttrs &a, int64_t in, int64_t out, double scale, do
       x = center * (1 - adjustment) + (y + 0.5) / scale - 0.5;
     } else // half_pixel
       x = (y + 0.5) / scale - 0.5;
+    if (!(std::fabs(x) < 0x1p52)) // also NaN; the taps below convert it to int64
+      return false;
     double xi = std::floor(x);
     double ratio = x == xi ? 1.0 : x - xi;
     std::vector<double> c = coefficients(a, ratio, scale);
@@ -113,6 +116,7 @@ void axisWeights(const ResizeAttrs &a, int64_t in, int64_t out, double scale, do
     for (int64_t k = 0; k < n; ++k)
       w[std::clamp<int64_t>(start + k, 0, in - 1) * out + o] += c[k];
   }
+  return true;
 }
 
 /// Float values of an optional constant input; empty when absent or empty.
@@ -159,7 +163,9 @@ LogicalResult resample(NodeImporter &n, const ResizeAttrs &a, Value x, ArrayRef<
       return failure();
     std::vector<double> w;
     std::vector<bool> extrap;
-    axisWeights(a, in, o, scales[axis], rs, re, w, extrap);
+    if (!axisWeights(a, in, o, scales[axis], rs, re, w, extrap))
+      return n.error("roi " + n.num(rs) + ".." + n.num(re) + " maps outputs of axis " +
+                     Twine(axis) + " to non-finite or out-of-range input coordinates");
     SmallVector<APFloat> wv;
     for (double v : w) {
       APFloat f(v);
@@ -231,7 +237,7 @@ LogicalResult resize(NodeImporter &n, Results &out) {
   int64_t r = t.getRank();
   SmallVector<int64_t> axes;
   for (int64_t ax : *axesAttr) {
-    auto na = n.normalizeAxis(ax, r);
+    auto na = n.dimAxis(ax, r); // its dim is resized: a scalar has none
     TRY(na);
     axes.push_back(*na);
   }
@@ -263,8 +269,12 @@ LogicalResult resize(NodeImporter &n, Results &out) {
       for (int64_t ax : axes)
         s = a.aspectPolicy == "not_larger" ? std::min(s, scales[ax]) : std::max(s, scales[ax]);
       for (int64_t ax : axes) {
+        double dim = s * t.getDimSize(ax) + 0.5;
+        if (!(dim < 0x1p62))
+          return n.error("keep_aspect_ratio_policy makes axis " + Twine(ax) + " " +
+                         n.num(dim) + " long");
         scales[ax] = s;
-        outShape[ax] = (int64_t)(s * t.getDimSize(ax) + 0.5);
+        outShape[ax] = (int64_t)dim;
       }
     }
   } else if (!scalesIn->empty()) {
@@ -286,6 +296,8 @@ LogicalResult resize(NodeImporter &n, Results &out) {
   if (!roiIn->empty()) {
     if ((int64_t)roiIn->size() != 2 * k)
       return n.error("roi has " + Twine(roiIn->size()) + " values for " + Twine(k) + " axes");
+    if (!llvm::all_of(*roiIn, [](double v) { return std::isfinite(v); }))
+      return n.error("roi values must be finite");
     roi.assign(r, 0.0);
     roi.append(r, 1.0);
     for (int64_t i = 0; i < k; ++i) {
@@ -320,11 +332,20 @@ LogicalResult upsample(NodeImporter &n, Results &out) {
   auto t = tensorType(*x);
   if ((int64_t)scales.size() != t.getRank())
     return n.error("scales must have one value per dim");
+  if (*mode != "nearest" && *mode != "linear" && *mode != "bilinear")
+    return n.error("mode must be nearest, linear or bilinear, got '" + *mode + "'");
   ResizeAttrs a{*mode == "bilinear" ? "linear" : *mode, "asymmetric", "floor", "stretch",
                 -0.75, 0, false, false};
   SmallVector<int64_t> outShape;
-  for (int64_t d = 0; d < t.getRank(); ++d)
-    outShape.push_back((int64_t)(scales[d] * t.getDimSize(d)));
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    double dim = scales[d] * t.getDimSize(d);
+    if (!(scales[d] > 0) || !std::isfinite(scales[d]) || !(dim < 0x1p62))
+      return n.error("scales must be positive and finite and keep dims below 2^62, got " +
+                     n.num(scales[d]) + " for dim " + Twine(d));
+    outShape.push_back((int64_t)dim);
+  }
+  if (failed(n.checkShape(outShape, t.getElementType())))
+    return failure();
   return resample(n, a, *x, outShape, scales, {}, out);
 }
 

@@ -50,6 +50,8 @@ LogicalResult roiAlign(NodeImporter &n, SmallVectorImpl<Value> &out) {
     DenseElementsAttr known = n.knownInput(1);
     if (!known)
       return n.error("sampling_ratio 0 (adaptive) needs the rois known at compile time");
+    if (!isa<FloatType>(known.getElementType()))
+      return n.error("rois must be floating-point");
     gh = gw = 1;
     SmallVector<double> v;
     for (const APFloat &f : known.getValues<APFloat>())
@@ -60,13 +62,21 @@ LogicalResult roiAlign(NodeImporter &n, SmallVectorImpl<Value> &out) {
         rw = std::max(rw, 1.0);
         rh = std::max(rh, 1.0);
       }
-      gh = std::max<int64_t>(gh, (int64_t)std::ceil(rh / *oh));
-      gw = std::max<int64_t>(gw, (int64_t)std::ceil(rw / *ow));
+      double gy = std::ceil(rh / *oh), gx = std::ceil(rw / *ow); // NaN, inf: bad rois
+      if (!std::isfinite(gy) || !std::isfinite(gx) || gy > (1 << 22) || gx > (1 << 22))
+        return n.error("the adaptive sampling grid is too large");
+      gh = std::max<int64_t>(gh, (int64_t)std::max(gy, 1.0));
+      gw = std::max<int64_t>(gw, (int64_t)std::max(gx, 1.0));
     }
-    if (gh * gw * *oh * *ow > (1 << 22))
+    if ((double)gh * gw * *oh * *ow > (1 << 22))
       return n.error("the adaptive sampling grid is too large");
   }
   Type elt = xt.getElementType(), f = elt.isF64() ? elt : n.b.getF32Type(), i64 = n.b.getI64Type();
+  // The sample grid [OH, OW, GH, GW] and the flattened map (bounded by no tensor when R = 0).
+  auto HW = n.product({H, W}, "the feature map size");
+  TRY(HW);
+  if (failed(n.checkShape({*oh, *ow, gh, gw}, f, "the sampling grid")))
+    return failure();
   Expr e{n, f};
   auto iota = [&](int64_t count, ArrayRef<int64_t> shape, double add) {
     SmallVector<double> v;
@@ -124,7 +134,7 @@ LogicalResult roiAlign(NodeImporter &n, SmallVectorImpl<Value> &out) {
   int64_t P = *oh * *ow * gh * gw;
   // The ROIs' images [R, C, H*W], then each neighbour gathered at [R, C, P].
   Value images = e.reshape(e.op<GatherOp>({*x, *batch}, {n.named("axis", n.b.getI64IntegerAttr(0))}),
-                           {R, C, H * W});
+                           {R, C, *HW});
   Value data = e.cast(images, f);
   auto corner = [&](Value py, Value px, Value w) {
     Value pos = e.op<AddOp>({e.op<MulOp>({py, e.c((double)W)}), px});

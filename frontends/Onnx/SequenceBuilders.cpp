@@ -155,9 +155,13 @@ LogicalResult splitToSequence(NodeImporter &n, Results &out) {
   auto axis = n.dimAxis(*axisAttr, xt.getRank());
   TRY(axis);
   int64_t dim = xt.getDimSize(*axis);
+  // Sequences are lists of values while importing (graph inputs hold at most 65536).
+  constexpr int64_t kMaxPieces = 65536;
   SmallVector<int64_t> sizes;
   bool squeeze = false;
   if (!n.input(1)) {
+    if (dim > kMaxPieces)
+      return n.error("splitting into " + Twine(dim) + " pieces (more than 65536) is not supported");
     sizes.assign(dim, 1); // one piece per index; keepdims=0 drops the axis
     squeeze = !*keepdims;
   } else {
@@ -167,15 +171,20 @@ LogicalResult splitToSequence(NodeImporter &n, Results &out) {
       int64_t chunk = (*split)[0];
       if (chunk < 1)
         return n.error("split must be positive, got " + Twine(chunk));
+      if (dim / chunk > kMaxPieces)
+        return n.error("splitting into more than 65536 pieces is not supported");
       for (int64_t at = 0; at < dim; at += chunk)
         sizes.push_back(std::min(chunk, dim - at));
     } else {
       sizes = *split;
+      if ((int64_t)sizes.size() > kMaxPieces)
+        return n.error("splitting into more than 65536 pieces is not supported");
       int64_t total = 0;
       for (int64_t s : sizes) {
         if (s < 0)
           return n.error("split sizes must be non-negative");
-        total += s;
+        if (__builtin_add_overflow(total, s, &total))
+          return n.error("split sizes overflow int64");
       }
       if (total != dim)
         return n.error("split sizes sum to " + Twine(total) + ", expected " + Twine(dim));

@@ -1,5 +1,6 @@
 // ONNX shape, layout and data-movement ops -> dlc_graph, with ONNX index rules normalized.
 #include "frontends/Onnx/NodeImporter.h"
+#include "frontends/Onnx/RuntimeChecks.h"
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -64,10 +65,10 @@ LogicalResult flatten(NodeImporter &n, Results &out) {
   int64_t a = *axis < 0 ? *axis + t.getRank() : *axis;
   if (a < 0 || a > t.getRank())
     return n.error("axis " + Twine(*axis) + " is out of range for rank " + Twine(t.getRank()));
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < t.getRank(); ++d)
-    (d < a ? outer : inner) *= t.getDimSize(d);
-  return push(n.reshape(*x, {outer, inner}), out);
+  auto outer = n.product(t.getShape().take_front(a), "the outer (flattened) dim");
+  auto inner = n.product(t.getShape().drop_front(a), "the inner (flattened) dim");
+  TRY(outer); TRY(inner);
+  return push(n.reshape(*x, {*outer, *inner}), out);
 }
 
 /// Axes of Squeeze/Unsqueeze: attribute before opset 13, input from 13.
@@ -88,7 +89,7 @@ LogicalResult squeeze(NodeImporter &n, Results &out) {
   auto shape = tensorType(*x).getShape();
   SmallVector<bool> drop(shape.size(), false);
   for (int64_t a : *axes) {
-    auto na = n.normalizeAxis(a, shape.size());
+    auto na = n.dimAxis(a, shape.size()); // its dim is read: a scalar has none
     TRY(na);
     if (shape[*na] != 1)
       return n.error("cannot squeeze dim " + Twine(*na) + " of size " + Twine(shape[*na]));
@@ -219,7 +220,7 @@ LogicalResult slice(NodeImporter &n, Results &out) {
     return n.error("starts, ends, axes and steps must have the same length");
   SmallVector<int64_t> oStart(rank, 0), oSize(shape), oStep(rank, 1);
   for (size_t i = 0; i < starts.size(); ++i) {
-    auto a = n.normalizeAxis(axes[i], rank);
+    auto a = n.dimAxis(axes[i], rank); // its dim is read: a scalar has none
     TRY(a);
     int64_t dim = shape[*a], step = steps[i];
     if (step == 0)
@@ -248,8 +249,9 @@ LogicalResult slice(NodeImporter &n, Results &out) {
 }
 
 /// Indices known at compile time must lie in [-dim, dim) of the dimension they address
-/// (`dimOf(k)` for the k-th index, row-major); ONNX makes any other an error. (Indices
-/// computed at run time are clamped by the lowering.)
+/// (`dimOf(k)` for the k-th index, row-major); ONNX makes any other an error. Indices
+/// computed at run time get a run-time check (checkIndicesAtRunTime); the lowering
+/// clamps them, so even a failing run reads and writes in bounds.
 LogicalResult checkKnownIndices(NodeImporter &n, function_ref<int64_t(int64_t)> dimOf) {
   DenseElementsAttr idx = n.knownInput(1);
   if (!idx || !isa<IntegerType>(idx.getElementType()))
@@ -271,7 +273,9 @@ LogicalResult checkKnownIndices(NodeImporter &n, function_ref<int64_t(int64_t)> 
 /// Gather, GatherElements, ScatterElements: every index addresses data's dim `axis`.
 LogicalResult checkKnownIndices(NodeImporter &n, Value data, int64_t axis) {
   int64_t dim = tensorType(data).getDimSize(axis);
-  return checkKnownIndices(n, [&](int64_t) { return dim; });
+  if (failed(checkKnownIndices(n, [&](int64_t) { return dim; })))
+    return failure();
+  return checkIndicesAtRunTime(n, 1, {dim});
 }
 
 /// GatherND, ScatterND: the j-th entry of each index tuple (the indices' last dim)
@@ -282,14 +286,16 @@ LogicalResult checkKnownTuples(NodeImporter &n, Value data, Value indices, int64
   auto dt = tensorType(data);
   if (k < 1 || k == ShapedType::kDynamic || batchDims + k > dt.getRank())
     return success(); // the op's own checks report these
-  return checkKnownIndices(n, [&](int64_t e) { return dt.getDimSize(batchDims + e % k); });
+  if (failed(checkKnownIndices(n, [&](int64_t e) { return dt.getDimSize(batchDims + e % k); })))
+    return failure();
+  return checkIndicesAtRunTime(n, 1, dt.getShape().slice(batchDims, k));
 }
 
 LogicalResult gather(NodeImporter &n, Results &out) {
   auto data = n.requiredInput(0), idx = n.requiredInput(1);
   auto axis = n.intAttr("axis", 0);
   TRY(data); TRY(idx); TRY(axis);
-  auto a = n.normalizeAxis(*axis, tensorType(*data).getRank());
+  auto a = n.dimAxis(*axis, tensorType(*data).getRank()); // its dim is read
   TRY(a);
   if (failed(checkKnownIndices(n, *data, *a)))
     return failure();
@@ -300,7 +306,7 @@ LogicalResult gatherElements(NodeImporter &n, Results &out) {
   auto data = n.requiredInput(0), idx = n.requiredInput(1);
   auto axis = n.intAttr("axis", 0);
   TRY(data); TRY(idx); TRY(axis);
-  auto a = n.normalizeAxis(*axis, tensorType(*data).getRank());
+  auto a = n.dimAxis(*axis, tensorType(*data).getRank()); // its dim is read
   TRY(a);
   if (failed(checkKnownIndices(n, *data, *a)))
     return failure();
@@ -340,7 +346,7 @@ template <bool nd> LogicalResult scatter(NodeImporter &n, Results &out) {
   TRY(data); TRY(idx); TRY(upd); TRY(axis); TRY(red);
   int64_t a = 0;
   if (!nd) {
-    auto na = n.normalizeAxis(*axis, tensorType(*data).getRank());
+    auto na = n.dimAxis(*axis, tensorType(*data).getRank()); // its dim is read
     TRY(na);
     a = *na;
   }
@@ -358,6 +364,8 @@ LogicalResult expand(NodeImporter &n, Results &out) {
   auto shape = n.constantInts(1);
   TRY(x); TRY(shape);
   auto t = tensorType(*x);
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return n.error("shape " + str(*shape) + " has a negative dim");
   auto s = broadcastShapes(t.getShape(), *shape);
   if (!s)
     return n.error("cannot expand " + str(t.getShape()) + " to " + str(*shape));
@@ -431,7 +439,7 @@ LogicalResult pad(NodeImporter &n, Results &out) {
                        Twine(axes->size()) + " axes");
       SmallVector<int64_t> full(2 * rank, 0);
       for (size_t i = 0; i < axes->size(); ++i) {
-        auto a = n.normalizeAxis((*axes)[i], rank);
+        auto a = n.dimAxis((*axes)[i], rank); // indexes the pads of a dim
         TRY(a);
         full[*a] = pads[i];
         full[*a + rank] = pads[i + axes->size()];

@@ -48,6 +48,9 @@ Value spectrum(Expr &e, Value v, int64_t L, bool inverse, bool onesided, int64_t
   int64_t M = tensorType(v).getDimSize(0), inLen = tensorType(v).getDimSize(1),
           c = tensorType(v).getDimSize(2);
   bool irfft = inverse && onesided;
+  // The constant cos/sin matrices: [L/2 + 1, L] or [L, L or L/2 + 1].
+  if (failed(n.checkShape({L, onesided ? L / 2 + 1 : L}, f64, "the DFT matrix")))
+    return e.fail();
   auto part = [&](int64_t i) {
     return e.reshape(e.slice(v, {0, 0, i}, {M, inLen, 1}, {1, 1, 1}),
                      {M, inLen});
@@ -103,6 +106,8 @@ LogicalResult dft(NodeImporter &n, Results &out) {
   if (n.opset >= 20 && n.input(2)) {
     auto a = n.constantInts(2);
     TRY(a);
+    if (a->size() != 1)
+      return n.error("axis must hold one value");
     axis = (*a)[0];
   } else if (n.opset < 20) {
     auto a = n.intAttr("axis", 1);
@@ -120,6 +125,8 @@ LogicalResult dft(NodeImporter &n, Results &out) {
   if (n.input(1)) {
     auto l = n.constantInts(1);
     TRY(l);
+    if (l->size() != 1)
+      return n.error("dft_length must hold one value");
     L = (*l)[0];
   }
   if (L < 1)
@@ -139,8 +146,10 @@ LogicalResult dft(NodeImporter &n, Results &out) {
     moved.push_back(t.getDimSize(d));
   int64_t c = t.getDimSize(r - 1), M = t.getNumElements() / std::max<int64_t>(1, inLen * c);
   Value v = e.reshape(e.transpose(e.cast(*x, f64), perm), {M, inLen, c});
-  int64_t outLen;
+  int64_t outLen = 0;
   Value y = spectrum(e, v, L, *inverse, *onesided, outLen);
+  if (e.failed) // y is null (and outLen unset)
+    return failure();
   moved[r - 2] = outLen;
   moved[r - 1] = tensorType(y).getDimSize(2);
   y = e.cast(e.transpose(e.reshape(y, moved), inv), elt);
@@ -163,6 +172,8 @@ template <int kind> LogicalResult window(NodeImporter &n, Results &out) {
   if (!elt)
     return n.error("unsupported output_datatype " + Twine(*dtype));
   int64_t N = (*size)[0];
+  if (failed(n.checkShape({N}, elt)))
+    return failure();
   double D = *periodic ? N : N - 1;
   double a0 = kind == 0 ? 0.5 : kind == 1 ? 25.0 / 46.0 : 0.42;
   double a1 = kind == 0 ? 0.5 : kind == 1 ? 21.0 / 46.0 : 0.5;
@@ -195,6 +206,8 @@ LogicalResult stft(NodeImporter &n, Results &out) {
     return n.error("input 1 (frame_step) is required");
   auto step = n.constantInts(1);
   TRY(step);
+  if (step->size() != 1)
+    return n.error("frame_step must hold one value");
   Value window = n.input(2);
   if (window && tensorType(window).getRank() != 1)
     return n.error("window must be 1-D");
@@ -203,6 +216,8 @@ LogicalResult stft(NodeImporter &n, Results &out) {
   if (n.input(3)) {
     auto fl = n.constantInts(3);
     TRY(fl);
+    if (fl->size() != 1)
+      return n.error("frame_length must hold one value");
     frameLen = (*fl)[0];
   }
   int64_t W = window ? tensorType(window).getDimSize(0) : frameLen;
@@ -212,6 +227,8 @@ LogicalResult stft(NodeImporter &n, Results &out) {
   if (*onesided && c == 2)
     return n.error("onesided output needs a real signal");
   int64_t frames = 1 + (len - frameLen) / hop;
+  if (failed(n.checkShape({frames, W}, n.b.getI64Type(), "the frame indices")))
+    return failure();
   SmallVector<int64_t> idx;
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t j = 0; j < W; ++j)
@@ -227,7 +244,7 @@ LogicalResult stft(NodeImporter &n, Results &out) {
                            {B, frames, W, c});
   if (window)
     framed = e.op<MulOp>({framed, e.reshape(e.cast(window, f64), {1, 1, W, 1})});
-  int64_t bins;
+  int64_t bins = 0;
   Value y = spectrum(e, e.reshape(framed, {B * frames, W, c}), frameLen, false, *onesided, bins);
   y = e.cast(e.reshape(y, {B, frames, bins, 2}), elt);
   if (e.failed)
@@ -259,6 +276,8 @@ LogicalResult melWeightMatrix(NodeImporter &n, Results &out) {
   if (mel < 1 || dft < 1 || sr < 1 || mel > 65536 || dft > (1 << 24))
     return n.error("num_mel_bins, dft_length and sample_rate must be positive");
   int64_t spec = dft / 2 + 1;
+  if (failed(n.checkShape({spec, mel}, n.b.getF64Type(), "the mel weight matrix")))
+    return failure();
   auto toMel = [](APFloat v) {
     float f = (float)v.convertToDouble();
     return (double)(2595.0f * std::log1p(f / 700.0f)) / std::log(10.0);
@@ -269,7 +288,10 @@ LogicalResult melWeightMatrix(NodeImporter &n, Results &out) {
   SmallVector<int64_t> f(mel + 2);
   for (int64_t i = 0; i < mel + 2; ++i) {
     double hz = 700 * std::expm1((i * stepMel + low) / 2595 * std::log(10.0));
-    f[i] = (int64_t)std::floor((double)(dft + 1) * hz / sr);
+    double bin = std::floor((double)(dft + 1) * hz / sr);
+    if (!(std::fabs(bin) < 0x1p62)) // NaN or infinite edges
+      return n.error("the mel band edges must be finite frequencies");
+    f[i] = (int64_t)bin;
   }
   SmallVector<double> w(spec * mel, 0.0);
   for (int64_t i = 0; i < mel; ++i) {

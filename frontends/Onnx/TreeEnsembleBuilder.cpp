@@ -75,6 +75,14 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
   TRY(post);
   if (*post != 0)
     return n.error("post_transform " + Twine(*post) + " is not supported (only NONE)");
+  // Ids, modes and flags index arrays below (as int64): integers in range, never NaN.
+  auto isIndex = [](double v) { return std::fabs(v) < 0x1p53 && v == std::floor(v); };
+  for (auto [name, v] : {std::pair{"nodes_featureids", &*features}, {"nodes_modes", &*modes},
+                         {"nodes_truenodeids", &*trueIds}, {"nodes_falsenodeids", &*falseIds},
+                         {"nodes_trueleafs", &*trueLeafs}, {"nodes_falseleafs", &*falseLeafs},
+                         {"leaf_targetids", &*targets}, {"tree_roots", &*roots}})
+    if (!llvm::all_of(*v, isIndex))
+      return n.error("attribute '" + Twine(name) + "' must hold integers");
   if (*aggregate < 0 || *aggregate > 3)
     return n.error("aggregate_function must be 0 (AVERAGE) to 3 (MAX)");
   int64_t numNodes = splits->size(), numLeaves = weights->size(), T = *nTargets;
@@ -100,18 +108,25 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
     if (at++ >= members->size())
       return n.error("membership_values does not list the members of every MEMBER node");
   }
-  // Enumerate root-to-leaf paths (depth-first, bounded so a cyclic "tree" cannot loop).
+  // Enumerate root-to-leaf paths (depth-first, bounded so a cyclic "tree" cannot loop, the
+  // recursion cannot exhaust the stack, and the paths stay within memory).
+  constexpr int64_t kMaxDepth = 4096, kMaxPathSteps = int64_t(1) << 24;
+  int64_t pathSteps = 0;
   SmallVector<Leaf> leaves;
   std::function<LogicalResult(int64_t, bool, SmallVector<std::pair<int64_t, bool>> &)> walk =
       [&](int64_t id, bool isLeaf, SmallVector<std::pair<int64_t, bool>> &path) -> LogicalResult {
     if (isLeaf) {
       if (id < 0 || id >= numLeaves)
         return n.error("leaf index " + Twine(id) + " is out of range");
+      if ((pathSteps += path.size()) > kMaxPathSteps)
+        return n.error("the trees are too large (more than 2^24 root-to-leaf steps)");
       leaves.push_back({id, path});
       return success();
     }
     if (id < 0 || id >= numNodes || (int64_t)path.size() >= numNodes || leaves.size() > 100000)
       return n.error("the trees are not well formed (bad node index or a cycle)");
+    if ((int64_t)path.size() >= kMaxDepth)
+      return n.error("trees deeper than 4096 levels are not supported");
     for (bool branch : {true, false}) {
       path.push_back({id, branch});
       int64_t next = (int64_t)(branch ? (*trueIds)[id] : (*falseIds)[id]);
@@ -141,6 +156,11 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
     if ((*targets)[l.index] < 0 || (*targets)[l.index] >= T)
       return n.error("leaf target " + Twine((int64_t)(*targets)[l.index]) + " is out of range");
   Type f64 = n.b.getF64Type();
+  // The constant matrices below: [nodes, leaves] twice and [leaves, n_targets].
+  if (failed(n.checkShape({numNodes, L}, f64, "the path matrix")) ||
+      failed(n.checkShape({L, T}, f64, "the leaf-target map")) ||
+      failed(n.checkShape({N, T}, f64)))
+    return failure();
   Expr e{n, f64};
   auto constant = [&](ArrayRef<int64_t> shape, ArrayRef<double> v) {
     return n.constant(DenseElementsAttr::get(RankedTensorType::get(shape, f64), v));
@@ -171,6 +191,8 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
       size_t width = 1;
       for (auto &s : sets)
         width = std::max(width, s.size());
+      if (failed(n.checkShape({numNodes, (int64_t)width}, f64, "the membership table")))
+        return failure();
       SmallVector<double> table(numNodes * width, NAN);
       for (int64_t i = 0; i < numNodes; ++i)
         for (size_t j = 0; j < sets[i].size(); ++j)

@@ -270,27 +270,59 @@ def _index_case(op, attrs, idx, mode, idx_dtype=np.int64):
         a = np.array(idx, idx_dtype)
         put(d, "model.onnx", _index_model(op, attrs, list(a.shape), idx_dtype))
         feeds = {"x": put(d, "x.npy", XD), "idx": put(d, "idx.npy", a)}
-        if mode == "jit":
+        if mode == "jit":  # the JIT sees the value: a compile-time error
             return err(run_args(dlc, "model.onnx", feeds), "index_node", op, "out of range")
+        if mode == "aot":  # a compiled module checks at run time
+            return err(run_args(dlc, compile_so(dlc, d), feeds), "index_node", op,
+                       "out of range")
         return ok(run_args(dlc, compile_so(dlc, d), feeds),
                   same(d / "out" / "y.npy", _index_ref(op, a.tolist(), attrs.get("axis"))))
     return build
 
 
+INDEX_OK = {  # in range, the extremes included: the run-time check must not fire
+    "gather": [2, -3], "gather_elements": [[0, 3, -4, -1]] * 3, "gather_nd": [[2, 3], [-3, -4]],
+    "scatter_elements": [[2, -3]], "scatter_nd": [[-1]],
+}
 for _n, (_op, _at, _big, _neg) in INDEX.items():
     for _which, _idx in (("too_large", _big), ("too_negative", _neg)):
         add(f"index_{_n}_{_which}_aot", "wrong", _index_case(_op, _at, _idx, "aot"),
-            f"{_op} with run-time indices {_which.replace('_', ' ')}: clamped, as documented",
-            quick=_n == "gather_nd")
+            f"{_op} with run-time indices {_which.replace('_', ' ')}: the run fails naming "
+            "the node", quick=_n == "gather_nd")
+    add(f"index_{_n}_in_range_aot", "wrong", _index_case(_op, _at, INDEX_OK[_n], "ok"),
+        f"{_op} with run-time indices at the ends of the range: exit 0, exact",
+        quick=_n == "gather_elements")
     add(f"index_{_n}_too_large_jit", "wrong", _index_case(_op, _at, _big, "jit"),
         f"{_op} with indices too large, JIT (the given value is seen): one error line")
 add("index_gather_int64_extremes_aot", "wrong",
     _index_case("Gather", {"axis": 0}, [-2**63, 2**63 - 1, 2**32 + 1, -2**32 - 1], "aot"),
-    "Gather with run-time int64 indices INT64_MIN, INT64_MAX, 2^32+1, -2^32-1: clamped",
+    "Gather with run-time int64 indices INT64_MIN, INT64_MAX, 2^32+1, -2^32-1: the run fails",
     quick=True)
 add("index_gather_int32_extremes_aot", "wrong",
     _index_case("Gather", {"axis": 0}, [-2**31, 2**31 - 1, 1], "aot", np.int32),
-    "Gather with run-time int32 indices INT32_MIN, INT32_MAX: clamped")
+    "Gather with run-time int32 indices INT32_MIN, INT32_MAX: the run fails")
+add("index_gather_int32_in_range_aot", "wrong",
+    _index_case("Gather", {"axis": 0}, [-3, 2, 0], "ok", np.int32),
+    "Gather with run-time int32 indices at the ends of the range: exit 0, exact")
+
+@case("wrong", quick=True)
+def c_index_if_branch_not_taken(dlc, d):
+    """If with a run-time condition: its untaken branch gathers out of range (both branches
+    run, selected elementwise): no run-time check there, exit 0, the taken branch's value"""
+    then_g = helper.make_graph([helper.make_node("Gather", ["x", "idx"], ["t"], name="g", axis=0)],
+                               "then", [], [vi("t", [2, 4])])
+    else_g = helper.make_graph([helper.make_node("Slice", ["x", "s", "e"], ["f"], name="sl")],
+                               "else", [], [vi("f", [2, 4])])
+    node = helper.make_node("If", ["c"], ["y"], name="if_node", then_branch=then_g,
+                            else_branch=else_g)
+    put(d, "model.onnx", model([node], [vi("x", [3, 4]), vi("idx", [2], TensorProto.INT64),
+                                        vi("c", [], TensorProto.BOOL)],
+                               [vi("y", [2, 4])], [const("s", np.array([0], np.int64)),
+                                                   const("e", np.array([2], np.int64))]))
+    feeds = {"x": put(d, "x.npy", XD), "idx": put(d, "idx.npy", np.array([0, 7], np.int64)),
+             "c": put(d, "c.npy", np.array(False))}
+    return ok(run_args(dlc, compile_so(dlc, d), feeds), same(d / "out" / "y.npy", XD[:2]))
+
 
 CONST_INDEX = {  # name: (op, attrs, constant indices, index dtype, needles)
     "gather_int32": ("Gather", {"axis": 0}, [7], np.int32, ["index 7"]),

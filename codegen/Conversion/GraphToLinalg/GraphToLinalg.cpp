@@ -20,6 +20,8 @@ struct ConvertGraphToLinalgPass
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<dlc::graph::GraphDialect>();
+    // Run-time checks stay until dlc-prepare-abi gives the entry its status.
+    target.addLegalOp<dlc::graph::RuntimeCheckOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, func::FuncDialect, scf::SCFDialect>();
     RewritePatternSet patterns(ctx);

@@ -81,9 +81,12 @@ struct AddEntryPointPass : dlc::x86::impl::AddEntryPointBase<AddEntryPointPass> 
     }
     if (takesCtx)
       args.push_back(block->getArgument(1));
-    LLVM::CallOp::create(b, loc, main, args);
-    Value zero = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
-    LLVM::ReturnOp::create(b, loc, zero);
+    auto call = LLVM::CallOp::create(b, loc, main, args);
+    // dlc_main returns the code of a failed run-time check (dlc-prepare-abi), if it has any.
+    Value status = call.getNumResults() == 1 && call.getResult().getType() == i32
+                       ? call.getResult()
+                       : LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)).getResult();
+    LLVM::ReturnOp::create(b, loc, status);
   }
 };
 } // namespace

@@ -73,7 +73,9 @@ llvm::Error optimizeModule(llvm::Module &llmod, const TargetOptions &options,
 
 /// Splits every basic block of `llmod` longer than a few thousand instructions into
 /// blocks joined by unconditional branches, so that instruction selection (quadratic
-/// in a block's size) stays linear in the module's size. optimizeModule runs it last.
+/// in a block's size) stays linear in the module's size, and marks a function it split
+/// `optnone` (fast selection, no machine scheduling: long chains of vector math are
+/// still superlinear there). optimizeModule runs it last.
 void splitLargeBlocks(llvm::Module &llmod);
 
 /// LLVM dialect module -> native object file bytes for the target.

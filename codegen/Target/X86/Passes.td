@@ -13,9 +13,12 @@ def PrepareABI : Pass<"dlc-prepare-abi", "::mlir::ModuleOp"> {
     `bufferization.materialize_in_destination` into the output buffers, so
     one-shot bufferization computes in place without copies. Records the I/O
     descriptor text (see runtime/dlc_abi.h) as the module attribute
-    `dlc.descriptor`.
+    `dlc.descriptor`. With `dlc_graph.runtime_check`s, dlc_main returns an i32
+    status: 0, or the code (1, 2, ... in walk order) of the first check that
+    failed, whose message the descriptor's `error <code> <message>` record holds.
   }];
-  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect"];
 }
 

@@ -1,6 +1,9 @@
 // dlc-prepare-abi: the model function in destination-passing form over caller buffers.
 #include "codegen/Target/X86/Passes.h"
 
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -65,6 +68,28 @@ std::string describe(StringRef kind, DictionaryAttr attrs, Type type, unsigned i
   return line;
 }
 
+/// Each check (in walk order, codes from 1) records its code in `status` when its flag
+/// is non-zero and no earlier check failed; the run itself goes on (indices are clamped).
+void lowerRuntimeChecks(func::FuncOp entry, Value status) {
+  SmallVector<dlc::graph::RuntimeCheckOp> checks;
+  entry.walk([&](dlc::graph::RuntimeCheckOp check) { checks.push_back(check); });
+  for (auto [i, check] : llvm::enumerate(checks)) {
+    OpBuilder b(check);
+    Location loc = check.getLoc();
+    Value flag = tensor::ExtractOp::create(b, loc, check.getFlag(), ValueRange{});
+    Value zero = arith::ConstantIntOp::create(b, loc, flag.getType(), 0);
+    Value failed = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, flag, zero);
+    Value current = memref::LoadOp::create(b, loc, status);
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, current,
+                                        arith::ConstantIntOp::create(b, loc, 0, 32));
+    Value code = arith::ConstantIntOp::create(b, loc, (int64_t)i + 1, 32);
+    Value next = arith::SelectOp::create(b, loc, arith::AndIOp::create(b, loc, failed, first),
+                                         code, current);
+    memref::StoreOp::create(b, loc, next, status);
+    check.erase();
+  }
+}
+
 struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -90,6 +115,12 @@ struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
         }
         desc += describe("state", entry, global.getType(), i);
       }
+    // Run-time checks: the entry returns the code of the first that failed, and the
+    // descriptor's `error` records give each code its message.
+    unsigned numChecks = 0;
+    func.walk([&](dlc::graph::RuntimeCheckOp check) {
+      desc += "error " + std::to_string(++numChecks) + " " + encodeName(check.getMessage()) + "\n";
+    });
     module->setAttr(dlc::x86::kDescriptorAttr, StringAttr::get(&getContext(), desc));
 
     // Empty tensors have no data: they pass an unused pointer (typed as a
@@ -103,9 +134,17 @@ struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
     }
     OpBuilder b(func);
     Location loc = func.getLoc();
-    auto entry = func::FuncOp::create(b, loc, "dlc_main", b.getFunctionType(bufferTypes, {}));
+    SmallVector<Type> resultTypes;
+    if (numChecks)
+      resultTypes.push_back(b.getI32Type());
+    auto entry = func::FuncOp::create(b, loc, "dlc_main", b.getFunctionType(bufferTypes, resultTypes));
     Block *body = entry.addEntryBlock();
     b.setInsertionPointToStart(body);
+    Value status;
+    if (numChecks) {
+      status = memref::AllocaOp::create(b, loc, MemRefType::get({}, b.getI32Type()));
+      memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 0, 32), status);
+    }
     IRMapping map;
     UnitAttr unit = b.getUnitAttr();
     for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
@@ -153,7 +192,14 @@ struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
       }
       bufferization::MaterializeInDestinationOp::create(b, loc, Type(), value, dest, unit, unit);
     }
-    func::ReturnOp::create(b, loc);
+    if (!numChecks) {
+      func::ReturnOp::create(b, loc);
+      func.erase();
+      return;
+    }
+    Value result = memref::LoadOp::create(b, loc, status);
+    func::ReturnOp::create(b, loc, result);
+    lowerRuntimeChecks(entry, status);
     func.erase();
   }
 };

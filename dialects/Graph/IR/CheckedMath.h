@@ -45,6 +45,14 @@ private:
   bool overflow = false;
 };
 
+/// The product of a range of int64 values (a shape's element count), checked.
+template <typename Range> I64c productOf(const Range &values) {
+  I64c p(1);
+  for (int64_t v : values)
+    p = p * v;
+  return p;
+}
+
 } // namespace dlc::graph
 
 #endif

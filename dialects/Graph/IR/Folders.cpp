@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <cstring>
 
@@ -396,4 +397,14 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
     i = std::clamp<int64_t>(i < 0 ? i + n : i, 0, n - 1);
     return (outer * n + i) * inner + in;
   });
+}
+
+/// A check whose flag is known to be zero can never fail.
+LogicalResult RuntimeCheckOp::canonicalize(RuntimeCheckOp op, PatternRewriter &rewriter) {
+  DenseIntElementsAttr flag;
+  if (!matchPattern(op.getFlag(), m_Constant(&flag)) ||
+      llvm::any_of(flag.getValues<APInt>(), [](const APInt &v) { return !v.isZero(); }))
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
 }

@@ -505,4 +505,24 @@ def Graph_IdentityOp : Graph_Op<"identity", [Pure, SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
+def Graph_RuntimeCheckOp : Graph_Op<"runtime_check", [MemoryEffects<[MemWrite]>]> {
+  let summary = "fails the run with `message` when `flag` is non-zero";
+  let description = [{
+    A condition only the run can decide, e.g. that every index a Gather reads
+    is in range (ONNX makes any other an error; the indexing ops clamp, so the
+    run itself stays in bounds). `flag` is a 0-d integer tensor, non-zero when
+    the check failed. The module's entry then returns the check's code and the
+    runtime reports `message` (which names the node) as the run's error; the
+    outputs are undefined. A check whose flag folds to zero is erased; the op
+    has a write effect so that nothing else removes or reorders it.
+    ```mlir
+    dlc_graph.runtime_check %bad {message = "node 'g' (Gather): ..."} : tensor<i32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyInteger]>:$flag, StrAttr:$message);
+  let assemblyFormat = "$flag attr-dict `:` type($flag)";
+  let hasCanonicalizeMethod = 1;
+  let hasVerifier = 1;
+}
+
 #endif // DLC_GRAPH_OPS_TD

@@ -598,3 +598,9 @@ LogicalResult ScatterNDOp::verify() {
     return emitOpError("updates must have shape indices[:-1] + data[k:]");
   return verifyScatter(*this, getData(), getIndices(), getUpdates(), getReduction());
 }
+
+LogicalResult RuntimeCheckOp::verify() {
+  if (getFlag().getType().getRank() != 0)
+    return emitOpError("flag must be a 0-d tensor");
+  return success();
+}

@@ -142,3 +142,19 @@ func.func @unary_fold() -> (tensor<2xf32>, tensor<2xi64>, tensor<64xf32>) {
   %q = dlc_graph.reciprocal %c : tensor<64xf32>
   return %s, %m, %q : tensor<2xf32>, tensor<2xi64>, tensor<64xf32>
 }
+
+// -----
+
+// A run-time check whose flag is a constant zero can never fail; others stay.
+// CHECK-LABEL: func.func @runtime_checks
+// CHECK-NOT: "never"
+// CHECK: dlc_graph.runtime_check %{{.*}} {message = "always"}
+// CHECK: dlc_graph.runtime_check %arg0 {message = "at run time"}
+func.func @runtime_checks(%f: tensor<i32>) {
+  %zero = arith.constant dense<0> : tensor<i32>
+  %one = arith.constant dense<1> : tensor<i32>
+  dlc_graph.runtime_check %zero {message = "never"} : tensor<i32>
+  dlc_graph.runtime_check %one {message = "always"} : tensor<i32>
+  dlc_graph.runtime_check %f {message = "at run time"} : tensor<i32>
+  return
+}

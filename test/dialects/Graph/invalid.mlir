@@ -386,3 +386,11 @@ func.func @scatter_nd_shape(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor
   %0 = dlc_graph.scatter_nd %d, %i, %u {axis = 0 : i64, reduction = "none"} : tensor<4x3xf32>, tensor<2x1xi64>, tensor<2xf32> -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
+
+// -----
+
+func.func @runtime_check_rank(%f: tensor<2xi32>) {
+  // expected-error @+1 {{flag must be a 0-d tensor}}
+  dlc_graph.runtime_check %f {message = "m"} : tensor<2xi32>
+  return
+}

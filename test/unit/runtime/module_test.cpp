@@ -120,8 +120,23 @@ TEST_CASE("descriptor parsing: header and version errors",
 TEST_CASE("descriptor parsing: malformed records", "[runtime][module]") {
   expectBadDescriptor("dlc-module 1\noutput y 1 0\ntensor z 1 0\n",
                       DLC_ERROR_BAD_MODULE,
-                      "descriptor line 3: expected 'input', 'value', 'output' or 'state', got "
-                      "'tensor'");
+                      "descriptor line 3: expected 'input', 'value', 'output', 'state' or "
+                      "'error', got 'tensor'");
+  // Run-time check messages: codes 1, 2, ... in order, one percent-encoded message each,
+  // after every other record.
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\nerror 2 m\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: error record has code '2', expected 1");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\nerror\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: error record has code '', expected 1");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\nerror 1\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: error 1 has no message");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\nerror 1 a b\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: error 1 has trailing 'b'");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\nerror 1 a%00\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: bad percent escape in name 'a%00'");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\nerror 1 m\noutput z 1 0\n",
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 4: records out of order (error records come last)");
   expectBadDescriptor("dlc-module 1\noutput y 1 0\ninput x 1 0\n",
                       DLC_ERROR_BAD_MODULE,
                       "descriptor line 3: records out of order (inputs, outputs, then states)");

@@ -27,6 +27,7 @@ int32_t addOneEntry(void **buffers, void *runtime_ctx) {
 }
 
 int32_t failingEntry(void **, void *) { return 7; }
+int32_t secondCheckFails(void **, void *) { return 2; }
 
 // "scale": y[i] = 2 * x[i] over 100000 elements, through parallel_for.
 const char kScaleDescriptor[] = "dlc-module 1\n"
@@ -180,6 +181,28 @@ TEST_CASE("session reports a failing entry as internal",
   CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 1) ==
         DLC_ERROR_INTERNAL);
   CHECK(message() == "module '<in-process>': entry returned 7");
+}
+
+TEST_CASE("session reports a failed run-time check by its message",
+          "[runtime][session]") {
+  const char descriptor[] = "dlc-module 1\n"
+                            "input x 1 2 2 3\n"
+                            "output y 1 2 2 3\n"
+                            "error 1 first\n"
+                            "error 2 node%20%27g%27%20%28Gather%29%3A%20out%20of%20range\n";
+  ModulePtr m = makeModule(descriptor, secondCheckFails);
+  SessionPtr s = makeSession(m.get(), 1);
+  TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  TensorPtr y = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  const dlc_tensor_t *inputs[] = {x.get()};
+  dlc_tensor_t *outputs[] = {y.get()};
+  CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "node 'g' (Gather): out of range");
+  // A code without a record is an internal failure.
+  ModulePtr bare = makeModule(kAddOneDescriptor, secondCheckFails);
+  SessionPtr t = makeSession(bare.get(), 1);
+  CHECK(dlc_session_run(t.get(), inputs, 1, outputs, 1) == DLC_ERROR_INTERNAL);
+  CHECK(message() == "module '<in-process>': entry returned 2");
 }
 
 TEST_CASE("session thread counts", "[runtime][session]") {

@@ -31,3 +31,33 @@ func.func @main_graph(%x: tensor<4x64xf32> {dlc.name = "x", dlc.dtype = 1 : i32}
   %c = tensor.collapse_shape %e [[0], [1, 2]] : tensor<4x2x32xf32> into tensor<4x64xf32>
   return %c : tensor<4x64xf32>
 }
+
+// -----
+
+// Run-time checks: each gets a code (1, 2, ... in order) and an `error` record with its
+// message; dlc_main returns the code of the first that failed, 0 when none did.
+// CHECK: dlc.descriptor = "dlc-module 1\0Ainput i 7 1 3\0Aoutput y 1 1 3\0Aerror 1 node%20%27g%27%20%28Gather%29:%20bad\0Aerror 2 second\0A"
+// CHECK-LABEL: func.func @dlc_main(
+// CHECK-SAME: -> i32
+// CHECK: %[[S:.*]] = memref.alloca() : memref<i32>
+// CHECK: memref.store %{{.*}}, %[[S]][] : memref<i32>
+// CHECK: %[[F:.*]] = tensor.extract %{{.*}}[] : tensor<i32>
+// CHECK: %[[BAD:.*]] = arith.cmpi ne, %[[F]], %{{.*}} : i32
+// CHECK: %[[CUR:.*]] = memref.load %[[S]][] : memref<i32>
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[CUR]], %{{.*}} : i32
+// CHECK: %[[BOTH:.*]] = arith.andi %[[BAD]], %[[FIRST]] : i1
+// CHECK: %[[NEXT:.*]] = arith.select %[[BOTH]], %c1_i32, %[[CUR]] : i32
+// CHECK: memref.store %[[NEXT]], %[[S]][] : memref<i32>
+// CHECK: arith.select %{{.*}}, %c2_i32, %{{.*}} : i32
+// CHECK-NOT: dlc_graph.runtime_check
+// CHECK: %[[RET:.*]] = memref.load %[[S]][] : memref<i32>
+// CHECK: return %[[RET]] : i32
+func.func @main_graph(%i: tensor<3xi64> {dlc.name = "i", dlc.dtype = 7 : i32})
+    -> (tensor<3xf32> {dlc.name = "y", dlc.dtype = 1 : i32}) {
+  %f = arith.constant dense<0> : tensor<i32>
+  %g = arith.constant dense<1> : tensor<i8>
+  dlc_graph.runtime_check %f {message = "node 'g' (Gather): bad"} : tensor<i32>
+  dlc_graph.runtime_check %g {message = "second"} : tensor<i8>
+  %y = arith.constant dense<1.0> : tensor<3xf32>
+  return %y : tensor<3xf32>
+}

@@ -1,0 +1,24 @@
+// Checks only the run can decide (indices computed at run time), as dlc_graph.runtime_check.
+#ifndef DLC_FRONTENDS_ONNX_RUNTIMECHECKS_H
+#define DLC_FRONTENDS_ONNX_RUNTIMECHECKS_H
+
+#include "frontends/Onnx/NodeImporter.h"
+
+namespace dlc::onnx_frontend {
+
+/// Fails the run, with `what` and the node's name as its error, when any element of the
+/// i1 tensor `bad` is true. Nothing is added for an empty `bad`, nor in an If branch
+/// imported speculatively (NodeImporter::speculative).
+mlir::LogicalResult checkAtRunTime(NodeImporter &n, mlir::Value bad, const llvm::Twine &what);
+
+/// ONNX index ops make an out-of-range index an error: each index of `indices` must lie
+/// in [-bound, bound) (in [0, bound) when the indices are unsigned). `bounds` holds one
+/// bound for every index, or one per entry of the indices' last dim (GatherND and
+/// ScatterND tuples). Indices known when compiling are checked by the builders, so only
+/// indices computed at run time get a check. `input` names the indices in the message.
+mlir::LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input,
+                                          llvm::ArrayRef<int64_t> bounds);
+
+} // namespace dlc::onnx_frontend
+
+#endif // DLC_FRONTENDS_ONNX_RUNTIMECHECKS_H
