@@ -7,6 +7,9 @@ namespace dlc {
 
 namespace {
 
+/// Deeper bracket nesting than any real IR has; the parser recurses once per level.
+constexpr unsigned kMaxNesting = 512;
+
 bool isIdentChar(char c) { return llvm::isAlnum(c) || llvm::StringRef("_$.%#@^!-").contains(c); }
 
 /// Skips spaces, tabs and newlines from `i`.
@@ -47,10 +50,11 @@ size_t parseIntList(llvm::StringRef s, size_t i) {
 
 } // namespace
 
-std::string findMalformedLinalgIndexList(llvm::StringRef text) {
+std::string findParserCrashHazard(llvm::StringRef text) {
   unsigned line = 1;
   size_t lineStart = 0;
   bool inString = false;
+  unsigned depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '\n') {
@@ -77,6 +81,16 @@ std::string findMalformedLinalgIndexList(llvm::StringRef text) {
       --i;
       continue;
     }
+    if (text.substr(i).starts_with("->")) {
+      ++i;
+      continue;
+    }
+    if (llvm::StringRef("([{<").contains(c) && ++depth > kMaxNesting)
+      return std::to_string(line) + ":" + std::to_string(i - lineStart + 1) +
+             ": brackets nested more than " + std::to_string(kMaxNesting) +
+             " deep (MLIR 22's recursive parser would overflow the stack)";
+    if (llvm::StringRef(")]}>").contains(c) && depth > 0)
+      --depth;
     for (llvm::StringRef key : {"permutation", "dimensions"}) {
       if (!text.substr(i).starts_with(key) || (i > 0 && isIdentChar(text[i - 1])) ||
           (i + key.size() < text.size() && isIdentChar(text[i + key.size()])))

@@ -8,13 +8,17 @@
 
 namespace dlc {
 
-/// linalg.transpose, linalg.broadcast and linalg.reduce parse `permutation = [...]` /
-/// `dimensions = [...]` with a helper that stores a null attribute when the list is
-/// malformed, and MLIR 22 then dereferences it (a segfault on e.g. `permutation = [1,0r]`;
-/// upstream's parseDenseI64ArrayAttr in LinalgOps.cpp). Returns an empty string when `text`
-/// has no such list, else "<line>:<column>: <what was expected>". Comments are skipped;
-/// generic-form attributes (`array<...>`, `dense<...>`) are left to the parser.
-std::string findMalformedLinalgIndexList(llvm::StringRef text);
+/// Text MLIR 22's parsers crash on, found before they see it:
+/// - brackets nested more than 512 deep (the parser recurses per level: 19,000 nested
+///   `(` overflowed the stack);
+/// - a malformed `permutation = [...]` / `dimensions = [...]` list: linalg.transpose,
+///   linalg.broadcast and linalg.reduce parse it with a helper that stores a null
+///   attribute when the list is malformed, then dereference it (a segfault on e.g.
+///   `permutation = [1,0r]`; upstream's parseDenseI64ArrayAttr in LinalgOps.cpp).
+/// Returns an empty string when there is none, else "<line>:<column>: <what>". Comments
+/// and strings are skipped; generic-form attributes (`array<...>`, `dense<...>`) are left
+/// to the parser.
+std::string findParserCrashHazard(llvm::StringRef text);
 
 } // namespace dlc
 

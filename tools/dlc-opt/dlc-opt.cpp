@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: " << message << "\n";
     return 1;
   }
-  std::string malformed = dlc::findMalformedLinalgIndexList(file->getBuffer());
+  std::string malformed = dlc::findParserCrashHazard(file->getBuffer());
   if (!malformed.empty()) {
     llvm::errs() << "error: " << inputFilename << ":" << malformed << "\n";
     return 1;
