@@ -52,6 +52,8 @@ bool isSubByteInt(int t) {
 bool isStoredAsI8(int t) { return isLowPrecisionFloat(t) || isSubByteInt(t); }
 
 FailureOr<Value> decodeLowPrecision(NodeImporter &n, Value codes, int t) {
+  if (!isLowPrecisionFloat(t))
+    return n.error("expected a float8 or float4 tensor, got ONNX data type " + Twine(t));
   Type f32 = n.b.getF32Type();
   int count = 1 << bitsOf(t);
   SmallVector<float> table;

@@ -202,7 +202,9 @@ LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
     TRY(xd);
     d = *xd;
     if (zb) {
-      auto zd = decodeLowPrecision(n, zb, n.storedType(2) ? n.storedType(2) : stored);
+      if (n.storedType(2) && n.storedType(2) != stored)
+        return n.error("x_zero_point must have the type of x");
+      auto zd = decodeLowPrecision(n, zb, stored);
       TRY(zd);
       d = e.op<SubOp>({d, *zd});
     }
