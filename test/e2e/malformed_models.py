@@ -36,9 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Union
 
 import numpy as np
 import onnx
@@ -47,92 +45,10 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_errors import Fail, check_error, save  # noqa: E402
 from models import IR_VERSION  # noqa: E402
-
-F, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
-PASSWD = "/etc/passwd"  # exists everywhere: escaping external data must not reach it
-
-
-@dataclass
-class Case:
-    name: str
-    doc: str
-    needles: list[str]
-    # build(data_dir) -> model or raw bytes; data_dir is DIR/<case>_data (created on demand).
-    build: Callable[[Path], Union[onnx.ModelProto, bytes]]
-
-
-CASES: dict[str, Case] = {}
-
-
-def case(doc: str, *needles: str):
-    def register(fn):
-        name = fn.__name__[len("m_"):]
-        CASES[name] = Case(name, doc, list(needles), fn)
-        return fn
-    return register
-
-
-# ---------------------------------------------------------------------------- building blocks
-def vi(name: str, shape, dtype: int = F) -> onnx.ValueInfoProto:
-    return helper.make_tensor_value_info(name, dtype, shape)
-
-
-def model(nodes, inputs, outputs, inits=(), opset: int = 17, extra_opsets=(),
-          name: str = "malformed") -> onnx.ModelProto:
-    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
-    m = helper.make_model(g, producer_name="dlc-e2e-malformed",
-                          opset_imports=[helper.make_opsetid("", opset),
-                                         *(helper.make_opsetid(d, v) for d, v in extra_opsets)])
-    m.ir_version = IR_VERSION
-    return m
-
-
-def ints(name: str, values) -> TensorProto:
-    return numpy_helper.from_array(np.array(values, np.int64), name)
-
-
-def floats(name: str, shape, value: float = 0.5) -> TensorProto:
-    return numpy_helper.from_array(np.full(shape, value, np.float32), name)
-
-
-def relu_model(inits=()) -> onnx.ModelProto:
-    """x float[2,3] -> Relu -> y."""
-    return model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
-                 [vi("x", [2, 3])], [vi("y", [2, 3])], inits)
-
-
-def unary(op: str, node: str, in_shape, out_shape=None, inits=(), inputs=None, **attrs):
-    """One node `op` named `node` on graph input x (plus initializers); output y."""
-    n = helper.make_node(op, inputs or ["x"], ["y"], name=node, **attrs)
-    return model([n], [vi("x", in_shape)], [vi("y", out_shape)], inits)
-
-
-def with_attr(op: str, node: str, in_shape, inputs, inits, attr: onnx.AttributeProto):
-    n = helper.make_node(op, inputs, ["y"], name=node)
-    n.attribute.append(attr)
-    return model([n], [vi("x", in_shape)], [vi("y", None)], inits)
-
-
-def conv_inputs():
-    return [1, 1, 5, 5], ["x", "conv_w"], [floats("conv_w", [1, 1, 3, 3])]
-
-
-def external_model(location: str, offset: int = 0, length: int = 24) -> onnx.ModelProto:
-    """x float[2,3] + ext_w (float[2,3] stored as external data at `location`)."""
-    w = TensorProto(name="ext_w", data_type=F, dims=[2, 3])
-    w.data_location = TensorProto.EXTERNAL
-    for k, v in (("location", location), ("offset", str(offset)), ("length", str(length))):
-        e = w.external_data.add()
-        e.key, e.value = k, v
-    return model([helper.make_node("Add", ["x", "ext_w"], ["y"], name="add_ext")],
-                 [vi("x", [2, 3])], [vi("y", [2, 3])], [w])
-
-
-def data_file(data_dir: Path, name: str, nbytes: int = 24) -> str:
-    """Creates data_dir/name with nbytes of float32 data; returns its location relative to DIR."""
-    data_dir.mkdir(exist_ok=True)
-    (data_dir / name).write_bytes(np.full(nbytes // 4, 0.5, np.float32).tobytes())
-    return f"{data_dir.name}/{name}"
+from malformed_common import (BOOL, CASES, F, PASSWD, case, conv_inputs,  # noqa: E402
+                              data_file, external_model, floats, ints, model, relu_model, unary,
+                              vi, with_attr)
+import malformed_builders  # noqa: E402,F401  (registers the builder-precondition cases)
 
 
 # ---------------------------------------------------------------------------- file-level cases
@@ -670,121 +586,6 @@ def m_linear_attention_past_shape(d):
 @case("LinearAttention (gated) with a rank-2 decay", "lin_attn", "decay and beta must be")
 def m_linear_attention_decay_rank(d):
     return linear_attention("gated", decay_shape=[1, 2])
-
-
-# ---------------------------------------------------------------------------- builder preconditions
-# Inputs of too small a rank, constant inputs of the wrong length or type, and attribute
-# values the builders once used unchecked (reading out of bounds, dividing by zero or
-# converting NaN to an integer): each is one error line naming the node.
-def consts(values: dict):
-    return [numpy_helper.from_array(np.asarray(v), k) for k, v in values.items()]
-
-
-@case("Squeeze of a scalar along axis 0", "sq_scalar", "rank >= 1")
-def m_squeeze_scalar(d):
-    n = helper.make_node("Squeeze", ["x"], ["y"], name="sq_scalar", axes=[0])
-    return model([n], [vi("x", [])], [vi("y", None)], opset=11)
-
-
-@case("Hardmax (opset 13) of a scalar along axis 0", "hm_scalar", "rank >= 1")
-def m_hardmax_scalar(d):
-    return model([helper.make_node("Hardmax", ["x"], ["y"], name="hm_scalar", axis=0)],
-                 [vi("x", [])], [vi("y", None)], opset=13)
-
-
-@case("CumSum of a scalar along axis 0", "cs_scalar", "rank >= 1")
-def m_cumsum_scalar(d):
-    return model([helper.make_node("CumSum", ["x", "ax"], ["y"], name="cs_scalar")],
-                 [vi("x", [])], [vi("y", None)], consts({"ax": np.int64(0)}))
-
-
-@case("Dropout with an empty training_mode tensor", "drop_empty", "training_mode")
-def m_dropout_empty_training_mode(d):
-    return unary("Dropout", "drop_empty", [2, 3], None, consts({"t": np.zeros([0], bool)}),
-                 ["x", "", "t"])
-
-
-@case("Compress with a float condition", "compress_float", "condition must be a bool tensor")
-def m_compress_float_condition(d):
-    return unary("Compress", "compress_float", [3], None,
-                 consts({"c": np.array([1, 0, 1], np.float32)}), ["x", "c"], axis=0)
-
-
-@case("Attention with a rank-2 past_key and past_value", "attn_past",
-      "past_key and past_value must be 4-D")
-def m_attention_past_rank(d):
-    qkv = [vi(k, [1, 1, 2, 4]) for k in ("q", "k", "v")]
-    n = helper.make_node("Attention", ["q", "k", "v", "", "pk", "pv"], ["y"], name="attn_past")
-    return model([n], qkv + [vi("pk", [2, 4]), vi("pv", [2, 4])], [vi("y", None)], opset=23)
-
-
-@case("RotaryEmbedding with scalar cos/sin caches", "rope_scalar", "cos_cache and sin_cache")
-def m_rotary_scalar_cache(d):
-    n = helper.make_node("RotaryEmbedding", ["x", "cos", "sin"], ["y"], name="rope_scalar")
-    return model([n], [vi("x", [1, 1, 2, 4]), vi("cos", []), vi("sin", [])], [vi("y", None)],
-                 opset=23)
-
-
-@case("CausalConvWithState with a kernel of width 0", "causal_k0", "k >= 1")
-def m_causal_conv_empty_kernel(d):
-    n = helper.make_node("CausalConvWithState", ["x", "w"], ["y"], name="causal_k0")
-    return model([n], [vi("x", [1, 2, 3])], [vi("y", None)],
-                 consts({"w": np.zeros([2, 1, 0], np.float32)}), opset=27)
-
-
-@case("Einsum equation with a digit label", "einsum_digit", "invalid character")
-def m_einsum_digit_label(d):
-    return unary("Einsum", "einsum_digit", [2, 3], None,
-                 consts({"w": np.ones([3], np.float32)}), ["x", "w"], equation="ij,j1->i")
-
-
-@case("DFT with an empty dft_length tensor", "dft_len", "dft_length must hold one value")
-def m_dft_empty_length(d):
-    n = helper.make_node("DFT", ["x", "len"], ["y"], name="dft_len")
-    return model([n], [vi("x", [1, 4, 1])], [vi("y", None)],
-                 consts({"len": np.zeros([0], np.int64)}), opset=20)
-
-
-@case("Loop with an empty trip count M", "loop_m", "must hold one value")
-def m_loop_empty_trip_count(d):
-    body = helper.make_graph(
-        [helper.make_node("Identity", ["c"], ["c_out"]), helper.make_node("Identity", ["v"], ["v_out"])],
-        "body", [vi("i", [], I64), vi("c", [], BOOL), vi("v", [2])],
-        [vi("c_out", [], BOOL), vi("v_out", [2])])
-    n = helper.make_node("Loop", ["M", "", "x"], ["y"], name="loop_m", body=body)
-    return model([n], [vi("x", [2])], [vi("y", None)], consts({"M": np.zeros([0], np.int64)}))
-
-
-@case("ConvInteger with a 1-D weight", "convint_1d", "only 2-D integer convolutions")
-def m_conv_integer_1d_weight(d):
-    n = helper.make_node("ConvInteger", ["x", "w"], ["y"], name="convint_1d")
-    return model([n], [vi("x", [1, 1, 3, 3], TensorProto.UINT8)], [vi("y", None)],
-                 consts({"w": np.ones([3], np.uint8)}))
-
-
-@case("QuantizeLinear of a scalar with a 2-element scale", "q_scalar",
-      "a scalar input needs a one-element scale")
-def m_quantize_scalar_per_axis(d):
-    return unary("QuantizeLinear", "q_scalar", [], None,
-                 consts({"s": np.array([0.5, 0.25], np.float32)}), ["x", "s"])
-
-
-@case("DeformConv with strides 0", "dconv_s0", "strides and dilations must be positive")
-def m_deform_conv_zero_stride(d):
-    n = helper.make_node("DeformConv", ["x", "w", "off"], ["y"], name="dconv_s0",
-                         strides=[0, 0])
-    return model([n], [vi("x", [1, 1, 3, 3])], [vi("y", None)],
-                 consts({"w": np.ones([1, 1, 1, 1], np.float32),
-                         "off": np.zeros([1, 2, 3, 3], np.float32)}), opset=19)
-
-
-@case("MelWeightMatrix with a NaN upper edge", "mel_nan", "edges must be finite")
-def m_mel_nan_edge(d):
-    n = helper.make_node("MelWeightMatrix", ["bins", "dft", "sr", "lo", "hi"], ["y"],
-                         name="mel_nan")
-    return model([n], [], [vi("y", None)],
-                 consts({"bins": np.int64(2), "dft": np.int64(8), "sr": np.int64(8000),
-                         "lo": np.float32(0), "hi": np.float32(np.nan)}))
 
 
 # ---------------------------------------------------------------------------- driver
