@@ -1,6 +1,7 @@
 // ONNX losses -> dlc_graph: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss as their
 // ONNX function bodies (GatherElements of the target class, weights, ignore_index, reduction).
 #include "frontends/Onnx/NodeImporter.h"
+#include "frontends/Onnx/RuntimeChecks.h"
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -49,6 +50,10 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
     TRY(s);
     safe = *s;
   }
+  // ONNX makes a target outside [0, C) that is not ignore_index an error; the gather below
+  // clamps, so the run stays in bounds but fails.
+  if (failed(checkRangeAtRunTime(n, target, valid, 0, xt.getDimSize(1), "a target")))
+    return failure();
   SmallVector<int64_t> idxShape(tt.getShape());
   idxShape.insert(idxShape.begin() + 1, 1);
   auto idx = n.reshape(safe, idxShape);

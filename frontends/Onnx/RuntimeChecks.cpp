@@ -27,48 +27,72 @@ LogicalResult checkAtRunTime(NodeImporter &n, Value bad, const Twine &what) {
   return success();
 }
 
-LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input, ArrayRef<int64_t> bounds) {
-  Value indices = n.input(input);
-  if (!indices || n.knownInput(input) || bounds.empty())
-    return success();
-  auto type = tensorType(indices);
-  auto elt = dyn_cast<IntegerType>(type.getElementType());
-  if (!elt || type.getNumElements() == 0)
-    return success();
-  bool isUnsigned = n.isUnsigned(input);
-  // Compared as i64, where every bound fits (unsigned indices zero-extended).
-  if (elt.getWidth() < 64) {
+namespace {
+
+/// values < lo or values >= hi, elementwise, with one bound (scalars) or one per entry of
+/// the last dim (1-D bounds, broadcast); compared as i64 (unsigned values zero-extended).
+FailureOr<Value> outside(NodeImporter &n, Value values, bool isUnsigned, ArrayRef<int64_t> lo,
+                         ArrayRef<int64_t> hi) {
+  auto type = tensorType(values);
+  if (cast<IntegerType>(type.getElementType()).getWidth() < 64) {
     SmallVector<NamedAttribute> attrs;
     if (isUnsigned)
       attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
-    auto wide = n.create<CastOp>({indices}, attrs,
+    auto wide = n.create<CastOp>({values}, attrs,
                                  {RankedTensorType::get(type.getShape(), n.b.getI64Type())});
     TRY(wide);
-    indices = *wide;
+    values = *wide;
   }
-  // One bound: scalars; one per tuple entry: a 1-D tensor broadcast along the last dim.
-  SmallVector<int64_t> shape(bounds.size() == 1 ? 0 : 1, (int64_t)bounds.size());
+  SmallVector<int64_t> shape(lo.size() == 1 ? 0 : 1, (int64_t)lo.size());
   auto boundType = RankedTensorType::get(shape, n.b.getI64Type());
-  SmallVector<int64_t> lo, hi(bounds);
-  for (int64_t b : bounds)
-    lo.push_back(isUnsigned ? 0 : -b);
-  auto below = n.create<LessOp>({indices, n.constant(DenseElementsAttr::get(boundType, ArrayRef(lo)))});
-  auto above = n.create<GreaterEqualOp>({indices, n.constant(DenseElementsAttr::get(boundType, ArrayRef(hi)))});
+  auto below = n.create<LessOp>({values, n.constant(DenseElementsAttr::get(boundType, lo))});
+  auto above = n.create<GreaterEqualOp>({values, n.constant(DenseElementsAttr::get(boundType, hi))});
   TRY(below);
   TRY(above);
-  auto bad = n.create<OrOp>({*below, *above});
+  return n.create<OrOp>({*below, *above});
+}
+
+std::string range(int64_t lo, int64_t hi) {
+  return "[" + std::to_string(lo) + ", " + std::to_string(hi) + ")";
+}
+
+} // namespace
+
+LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input, ArrayRef<int64_t> bounds) {
+  Value indices = n.input(input);
+  if (!indices || n.knownInput(input) || bounds.empty() || n.speculative())
+    return success();
+  auto type = tensorType(indices);
+  if (!isa<IntegerType>(type.getElementType()) || type.getNumElements() == 0)
+    return success();
+  bool isUnsigned = n.isUnsigned(input);
+  SmallVector<int64_t> lo;
+  for (int64_t b : bounds)
+    lo.push_back(isUnsigned ? 0 : -b);
+  auto bad = outside(n, indices, isUnsigned, lo, bounds);
   TRY(bad);
-  std::string range;
-  if (bounds.size() == 1)
-    range = "[" + std::to_string(isUnsigned ? 0 : -bounds[0]) + ", " + std::to_string(bounds[0]) +
-            ")";
-  else
-    for (int64_t b : bounds)
-      range += (range.empty() ? "" : ", ") + ("[" + std::to_string(isUnsigned ? 0 : -b) + ", " +
-                                              std::to_string(b) + ")");
+  std::string expected;
+  for (auto [l, h] : llvm::zip(lo, bounds))
+    expected += (expected.empty() ? "" : ", ") + range(l, h);
   return checkAtRunTime(n, *bad, "an index of input " + Twine(input) +
                                      " is out of range; expected " +
-                                     (bounds.size() == 1 ? "" : "per tuple entry ") + range);
+                                     (bounds.size() == 1 ? "" : "per tuple entry ") + expected);
+}
+
+LogicalResult checkRangeAtRunTime(NodeImporter &n, Value values, Value where, int64_t lo,
+                                  int64_t hi, const Twine &what) {
+  auto type = tensorType(values);
+  if (!isa<IntegerType>(type.getElementType()) || type.getNumElements() == 0 || n.speculative())
+    return success();
+  auto bad = outside(n, values, /*isUnsigned=*/false, {lo}, {hi});
+  TRY(bad);
+  Value flagged = *bad;
+  if (where) {
+    auto both = n.create<AndOp>({flagged, where});
+    TRY(both);
+    flagged = *both;
+  }
+  return checkAtRunTime(n, flagged, what + " is out of range; expected " + range(lo, hi));
 }
 
 } // namespace dlc::onnx_frontend

@@ -19,6 +19,11 @@ mlir::LogicalResult checkAtRunTime(NodeImporter &n, mlir::Value bad, const llvm:
 mlir::LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input,
                                           llvm::ArrayRef<int64_t> bounds);
 
+/// Each element of the integer tensor `values` where the i1 tensor `where` (null: all) is
+/// true must lie in [lo, hi); `what` names them in the message ("a target of input 1").
+mlir::LogicalResult checkRangeAtRunTime(NodeImporter &n, mlir::Value values, mlir::Value where,
+                                        int64_t lo, int64_t hi, const llvm::Twine &what);
+
 } // namespace dlc::onnx_frontend
 
 #endif // DLC_FRONTENDS_ONNX_RUNTIMECHECKS_H

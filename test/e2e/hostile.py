@@ -324,6 +324,33 @@ def c_index_if_branch_not_taken(dlc, d):
     return ok(run_args(dlc, compile_so(dlc, d), feeds), same(d / "out" / "y.npy", XD[:2]))
 
 
+def _nll_case(target, ignore=None):
+    def build(dlc, d):
+        attrs = {} if ignore is None else {"ignore_index": ignore}
+        n = helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], name="loss_node",
+                             **attrs)
+        put(d, "model.onnx", model([n], [vi("x", [2, 3]), vi("t", [2], TensorProto.INT64)],
+                                   [vi("y", [])]))
+        lp = np.log(np.array([[0.2, 0.3, 0.5], [0.1, 0.6, 0.3]], np.float32))
+        feeds = {"x": put(d, "x.npy", lp), "t": put(d, "t.npy", np.array(target, np.int64))}
+        kept = [i for i, t in enumerate(target) if t != ignore]
+        if any(not 0 <= target[i] < 3 for i in kept):
+            return err(run_args(dlc, compile_so(dlc, d), feeds), "loss_node", "out of range")
+        ref = np.float32(-np.mean([lp[i, target[i]] for i in kept]))
+        return ok(run_args(dlc, compile_so(dlc, d), feeds), same(d / "out" / "y.npy", ref, 1e-6))
+    return build
+
+
+add("nll_target_too_large_aot", "wrong", _nll_case([0, 3]),
+    "NegativeLogLikelihoodLoss with a run-time target of C: the run fails naming the node",
+    quick=True)
+add("nll_target_negative_aot", "wrong", _nll_case([-1, 2]),
+    "NegativeLogLikelihoodLoss with a run-time target of -1 (no ignore_index): the run fails")
+add("nll_target_ignored_aot", "wrong", _nll_case([1, 3], ignore=3),
+    "NegativeLogLikelihoodLoss with a target equal to ignore_index (out of range): exit 0, "
+    "the mean over the others")
+
+
 CONST_INDEX = {  # name: (op, attrs, constant indices, index dtype, needles)
     "gather_int32": ("Gather", {"axis": 0}, [7], np.int32, ["index 7"]),
     "gather_2p62": ("Gather", {"axis": 0}, [2**62], np.int64, [str(2**62)]),
