@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* sched_getaffinity, sysconf; set before any system header */
 #endif
 #include "dlc_internal.h"
+#include "dlc_fault.h"
 #include "dlc_thread_pool.h"
 
 #include <sched.h>
@@ -99,6 +100,8 @@ dlc_status_t dlc_session_create(const dlc_module_t *module,
                     (int)num_threads, DLC_MAX_THREADS);
   if (num_threads <= 0)
     num_threads = dlc_default_threads();
+  /* Faults in the model's code become statuses of dlc_session_run (dlc_fault.h). */
+  dlc_fault_install();
   dlc_session_t *s = calloc(1, sizeof(dlc_session_t));
   size_t count = module->num_inputs + module->num_outputs;
   void **buffers = calloc(count ? count : 1, sizeof(void *));
@@ -225,7 +228,20 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
     session->buffers[i] = dlc_tensor_data(inputs[i]);
   for (size_t o = 0; o < num_outputs; ++o)
     session->buffers[num_inputs + o] = dlc_tensor_data(outputs[o]);
-  int32_t rc = m->entry(session->buffers, session);
+  /* A fault in the model's code (on this thread or a pool worker) ends the run, not the
+   * process. Intermediates it had allocated are not returned to the allocator. */
+  dlc_fault_guard_t guard;
+  int32_t rc;
+  if (sigsetjmp(guard.env, 0) == 0) {
+    dlc_fault_push(&guard);
+    rc = m->entry(session->buffers, session);
+    dlc_fault_pop(&guard);
+  } else {
+    return dlc_fail(DLC_ERROR_INTERNAL,
+                    "module '%s': the model's code raised %s at address %p; the run's "
+                    "outputs are undefined (please report it)",
+                    m->path, dlc_fault_name(guard.signo), guard.addr);
+  }
   /* A failed run-time check (an index out of range, ...): its message names the node. */
   if (rc > 0 && (size_t)rc <= m->num_errors)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "%s", m->errors[rc - 1]);

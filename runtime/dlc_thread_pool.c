@@ -4,6 +4,8 @@
 #endif
 #include "dlc_thread_pool.h"
 
+#include "dlc_fault.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -74,6 +76,9 @@ struct dlc_thread_pool_t {
   dlc_abi_parallel_body_fn fn;
   void *closure;
   int64_t n;
+  /* The first fault a piece of the current loop raised (see dlc_run_piece). */
+  _Atomic int fault_signo;
+  void *_Atomic fault_addr;
 };
 
 #define DLC_JOB_CHUNK_BITS 16 /* DLC_MAX_THREADS (4096) fits */
@@ -116,6 +121,22 @@ static void dlc_publish_job(dlc_thread_pool_t *pool, uint64_t chunks) {
   pthread_mutex_unlock(&pool->mutex);
 }
 
+/* Runs one piece. A fault in it is recorded for the caller, which re-raises it once every
+ * piece is done (dlc_thread_pool_run): the pool stays consistent, and no thread goes on
+ * writing buffers the failed run's caller has already given up. */
+static void dlc_run_piece(dlc_thread_pool_t *pool, int64_t begin, int64_t end) {
+  dlc_fault_guard_t guard;
+  if (sigsetjmp(guard.env, 0) == 0) {
+    dlc_fault_push(&guard);
+    pool->fn(pool->closure, begin, end);
+    dlc_fault_pop(&guard);
+    return;
+  }
+  int none = 0;
+  if (atomic_compare_exchange_strong(&pool->fault_signo, &none, (int)guard.signo))
+    atomic_store(&pool->fault_addr, guard.addr);
+}
+
 /* Runs pieces of generation `gen` until none is left; returns how many it ran. */
 static int64_t dlc_run_pieces(dlc_thread_pool_t *pool, uint64_t gen) {
   int64_t ran = 0;
@@ -135,7 +156,7 @@ static int64_t dlc_run_pieces(dlc_thread_pool_t *pool, uint64_t gen) {
       continue;
     int64_t begin, end;
     dlc_chunk(pool->n, (int32_t)pieces, (int32_t)i, &begin, &end);
-    pool->fn(pool->closure, begin, end);
+    dlc_run_piece(pool, begin, end);
     ++ran;
     /* Last piece wakes the caller if it went to sleep. Taking the mutex orders
      * this with the caller's check-then-wait. */
@@ -258,7 +279,15 @@ void dlc_thread_pool_run(dlc_thread_pool_t *pool, int64_t n,
      * whatever the thread count. */
     bool outer = dlc_tls_in_parallel;
     dlc_tls_in_parallel = true;
-    fn(closure, 0, n);
+    dlc_fault_guard_t guard;
+    if (sigsetjmp(guard.env, 0) == 0) {
+      dlc_fault_push(&guard);
+      fn(closure, 0, n);
+      dlc_fault_pop(&guard);
+    } else { /* restore this thread's state, then pass the fault on */
+      dlc_tls_in_parallel = outer;
+      dlc_fault_raise(guard.signo, guard.addr);
+    }
     dlc_tls_in_parallel = outer;
     return;
   }
@@ -298,5 +327,9 @@ void dlc_thread_pool_run(dlc_thread_pool_t *pool, int64_t n,
       pthread_cond_wait(&pool->done, &pool->mutex);
     pthread_mutex_unlock(&pool->mutex);
   }
+  int signo = atomic_exchange(&pool->fault_signo, 0);
+  void *addr = atomic_exchange(&pool->fault_addr, NULL);
   atomic_flag_clear_explicit(&pool->busy, memory_order_release);
+  if (signo)
+    dlc_fault_raise(signo, addr);
 }

@@ -49,6 +49,26 @@ int32_t scaleEntry(void **buffers, void *runtime_ctx) {
   return 0;
 }
 
+// Faults a model's code could raise: a store to an unmapped page, a trap instruction.
+void storeToUnmapped() { *reinterpret_cast<volatile int *>(static_cast<uintptr_t>(16)) = 1; }
+int32_t segvEntry(void **, void *) {
+  storeToUnmapped();
+  return 0;
+}
+int32_t trapEntry(void **, void *) { __builtin_trap(); }
+// "scale" whose last piece (on whichever thread claims it) faults while gFault is set.
+std::atomic<bool> gFault{true};
+void faultingScaleBody(void *closure, int64_t begin, int64_t end) {
+  if (end == 100000 && gFault.load())
+    storeToUnmapped();
+  scaleBody(closure, begin, end);
+}
+int32_t faultingScaleEntry(void **buffers, void *runtime_ctx) {
+  ScaleClosure c{static_cast<const double *>(buffers[0]), static_cast<double *>(buffers[1])};
+  dlc_runtime_parallel_for(runtime_ctx, 100000, faultingScaleBody, &c);
+  return 0;
+}
+
 ModulePtr makeModule(const char *descriptor, dlc_abi_entry_fn entry) {
   dlc_module_t *raw = nullptr;
   REQUIRE(dlc_module_create_from_symbols(descriptor, entry, nullptr, nullptr,
@@ -203,6 +223,53 @@ TEST_CASE("session reports a failed run-time check by its message",
   SessionPtr t = makeSession(bare.get(), 1);
   CHECK(dlc_session_run(t.get(), inputs, 1, outputs, 1) == DLC_ERROR_INTERNAL);
   CHECK(message() == "module '<in-process>': entry returned 2");
+}
+
+TEST_CASE("a fault in the model's code fails the run, not the process",
+          "[runtime][session]") {
+  TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  TensorPtr y = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  const dlc_tensor_t *inputs[] = {x.get()};
+  dlc_tensor_t *outputs[] = {y.get()};
+  ModulePtr segv = makeModule(kAddOneDescriptor, segvEntry);
+  SessionPtr s = makeSession(segv.get(), 1);
+  for (int run = 0; run < 3; ++run) { // and again: the signal is not left blocked
+    CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_ERROR_INTERNAL);
+    CHECK(message().find("module '<in-process>': the model's code raised SIGSEGV (invalid "
+                         "memory access) at address 0x10") == 0);
+  }
+  ModulePtr trap = makeModule(kAddOneDescriptor, trapEntry);
+  SessionPtr t = makeSession(trap.get(), 1);
+  CHECK(dlc_session_run(t.get(), inputs, 1, outputs, 1) == DLC_ERROR_INTERNAL);
+  CHECK(message().find("raised SIGILL (illegal instruction)") != std::string::npos);
+
+  // In a parallel loop: whichever thread runs the faulting piece, the run fails once
+  // every piece is done, and the session's pool keeps working.
+  ModulePtr scale = makeModule(kScaleDescriptor, faultingScaleEntry);
+  TensorPtr a = makeTensor(DLC_DTYPE_DOUBLE, {100000});
+  TensorPtr b = makeTensor(DLC_DTYPE_DOUBLE, {100000});
+  auto *ad = static_cast<double *>(dlc_tensor_data(a.get()));
+  auto *bd = static_cast<double *>(dlc_tensor_data(b.get()));
+  for (int i = 0; i < 100000; ++i)
+    ad[i] = i;
+  const dlc_tensor_t *in[] = {a.get()};
+  dlc_tensor_t *out[] = {b.get()};
+  for (int32_t threads : {1, 4}) {
+    INFO(threads << " threads");
+    SessionPtr p = makeSession(scale.get(), threads);
+    gFault = true;
+    for (int run = 0; run < 5; ++run) {
+      CHECK(dlc_session_run(p.get(), in, 1, out, 1) == DLC_ERROR_INTERNAL);
+      CHECK(message().find("raised SIGSEGV") != std::string::npos);
+    }
+    gFault = false;
+    for (int run = 0; run < 5; ++run)
+      REQUIRE(dlc_session_run(p.get(), in, 1, out, 1) == DLC_OK);
+    int wrong = 0;
+    for (int i = 0; i < 100000; ++i)
+      wrong += bd[i] != 2.0 * i;
+    CHECK(wrong == 0);
+  }
 }
 
 TEST_CASE("session thread counts", "[runtime][session]") {
