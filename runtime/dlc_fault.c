@@ -58,7 +58,18 @@ static void dlc_fault_handler(int signo, siginfo_t *info, void *context) {
   siglongjmp(guard->env, 1); /* SA_NODEFER: the signal is not left blocked */
 }
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DLC_FAULT_UNDER_TSAN 1
+#endif
+#endif
+
 void dlc_fault_install(void) {
+#ifdef DLC_FAULT_UNDER_TSAN
+  /* ThreadSanitizer owns signal delivery (a fault reaches no user handler synchronously):
+   * a TSan build keeps the default behaviour. */
+  return;
+#endif
   struct sigaction action;
   memset(&action, 0, sizeof(action));
   action.sa_sigaction = dlc_fault_handler;
