@@ -91,6 +91,14 @@ std::string findParserCrashHazard(llvm::StringRef text) {
              " deep (MLIR 22's recursive parser would overflow the stack)";
     if (llvm::StringRef(")]}>").contains(c) && depth > 0)
       --depth;
+    // `array<index ...>`: the dense-array parser asks `index` for a bit width (null type).
+    if (text.substr(i).starts_with("array<") && (i == 0 || !isIdentChar(text[i - 1]))) {
+      size_t j = skipSpace(text, i + 6);
+      if (text.substr(j).starts_with("index") &&
+          (j + 5 >= text.size() || !isIdentChar(text[j + 5])))
+        return std::to_string(line) + ":" + std::to_string(i - lineStart + 1) +
+               ": a dense array of 'index' (MLIR 22's parser crashes on it; use i64)";
+    }
     for (llvm::StringRef key : {"permutation", "dimensions"}) {
       if (!text.substr(i).starts_with(key) || (i > 0 && isIdentChar(text[i - 1])) ||
           (i + key.size() < text.size() && isIdentChar(text[i + key.size()])))

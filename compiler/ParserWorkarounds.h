@@ -11,6 +11,7 @@ namespace dlc {
 /// Text MLIR 22's parsers crash on, found before they see it:
 /// - brackets nested more than 512 deep (the parser recurses per level: 19,000 nested
 ///   `(` overflowed the stack);
+/// - `array<index ...>` (the dense-array parser reads a bit width `index` does not have);
 /// - a malformed `permutation = [...]` / `dimensions = [...]` list: linalg.transpose,
 ///   linalg.broadcast and linalg.reduce parse it with a helper that stores a null
 ///   attribute when the list is malformed, then dereference it (a segfault on e.g.
