@@ -1,5 +1,6 @@
 // ONNX ModelProto -> dlc_graph: model checks, graph inputs/initializers, node walk, outputs.
 #include "frontends/Onnx/Importer.h"
+#include "dialects/Graph/IR/CheckedBuild.h"
 #include "frontends/Onnx/UnsignedBuilders.h"
 #include "frontends/Onnx/LowPrecision.h"
 #include "frontends/Onnx/ModelFile.h"
@@ -186,6 +187,11 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const std::string &name,
                                 << "' has more elements than dlc supports (2^40)";
     count *= d;
   }
+  // An input over the memory budget cannot be run, and builders may allocate in proportion
+  // to its dims (a Hardmax along a dim of 10^9 built a 10 GB iota: a fuzz-onnx find).
+  std::string what = "input '" + name + "'";
+  if (failed(graph::checkTensorBytes(fileLoc, shape, elt, options.maxTensorBytes, what)))
+    return failure();
   return RankedTensorType::get(shape, elt);
 }
 

@@ -121,3 +121,11 @@ def m_mel_nan_edge(d):
     return model([n], [], [vi("y", None)],
                  consts({"bins": np.int64(2), "dft": np.int64(8), "sr": np.int64(8000),
                          "lo": np.float32(0), "hi": np.float32(np.nan)}))
+
+
+@case("a graph input of 2^39 floats (2 TB, over any --max-memory default) feeding Hardmax, "
+      "whose builder allocates in proportion to the input's dims (a fuzzer's find)",
+      "input 'x'", "would take")
+def m_input_over_memory(d):
+    n = helper.make_node("Hardmax", ["x"], ["y"], name="hm_huge", axis=0)
+    return model([n], [vi("x", [1 << 19, 1 << 20])], [vi("y", None)], opset=13)
