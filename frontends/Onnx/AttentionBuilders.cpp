@@ -113,13 +113,20 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   if (e.failed)
     return failure();
   int64_t hkv = tensorType(k).getDimSize(1), skv = tensorType(k).getDimSize(2);
+  // (A V with another head count than K divided by zero in repeatKvHeads: a fuzz-onnx find.)
+  if (tensorType(v).getDimSize(1) != hkv)
+    return n.error("K and V must have the same number of heads, got " + Twine(hkv) + " and " +
+                   Twine(tensorType(v).getDimSize(1)));
+  if (hq != hkv && (hkv <= 0 || hq % hkv != 0))
+    return n.error("the query heads (" + Twine(hq) + ") must be a multiple of the key/value "
+                   "heads (" + Twine(hkv) + ")");
 
   // Scale sqrt(scale) applied to both Q and K, as the reference does.
   double scale = std::isnan(*scaleAttr) ? 1.0 / std::sqrt((double)d) : *scaleAttr;
   Value s = e.c(std::sqrt(scale));
   Value qs = e.op<MulOp>({q, s}), ks = e.op<MulOp>({k, s});
 
-  if (hq != hkv && hkv > 0 && hq % hkv == 0) {
+  if (hq != hkv) {
     ks = repeatKvHeads(e, ks, hq);
     v = repeatKvHeads(e, v, hq);
   }
