@@ -41,7 +41,7 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
   // valid: target != ignore_index; safe target: 0 where ignored.
   Value valid, safe = target;
   if (ignore) {
-    auto ne = n.create<EqualOp>({target, n.scalarConstant(idxElt, (double)*ignore)});
+    auto ne = n.create<EqualOp>({target, n.intConstant(idxElt, *ignore)});
     TRY(ne);
     auto v = n.create<NotOp>({*ne});
     TRY(v);

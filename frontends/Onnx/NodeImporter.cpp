@@ -1,5 +1,7 @@
 // NodeImporter: attribute access, constant inputs, tensor protos and checked op creation.
 #include "frontends/Onnx/NodeImporter.h"
+
+#include <cmath>
 #include "frontends/Onnx/FileIO.h"
 #include "dialects/Graph/IR/CheckedBuild.h"
 
@@ -443,10 +445,19 @@ Value NodeImporter::constant(DenseElementsAttr value) {
 }
 
 Value NodeImporter::scalarConstant(Type elt, double v) {
+  if (!isa<FloatType>(elt)) // saturated: a double outside int64 has no integer value (UB)
+    return intConstant(elt, std::isnan(v)            ? 0
+                            : v >= 0x1p63            ? INT64_MAX
+                            : v < -0x1p63            ? INT64_MIN
+                                                     : (int64_t)v);
   auto type = RankedTensorType::get({}, elt);
-  Attribute a = isa<FloatType>(elt) ? Attribute(b.getFloatAttr(elt, v))
-                                    : Attribute(b.getIntegerAttr(elt, (int64_t)v));
-  return constant(DenseElementsAttr::get(type, a));
+  return constant(DenseElementsAttr::get(type, Attribute(b.getFloatAttr(elt, v))));
+}
+
+Value NodeImporter::intConstant(Type elt, int64_t v) {
+  unsigned width = elt.getIntOrFloatBitWidth();
+  APInt bits(width, (uint64_t)v, /*isSigned=*/true, /*implicitTrunc=*/true);
+  return constant(DenseElementsAttr::get(RankedTensorType::get({}, elt), bits));
 }
 
 FailureOr<Value> NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {

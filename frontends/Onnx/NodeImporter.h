@@ -165,7 +165,10 @@ public:
               llvm::ArrayRef<mlir::NamedAttribute> attrs, mlir::TypeRange resultTypes = {});
 
   mlir::Value constant(mlir::DenseElementsAttr value);
+  /// A 0-d constant; integer types take `v` saturated to int64, then truncated.
   mlir::Value scalarConstant(mlir::Type elt, double v);
+  /// A 0-d integer constant of `elt`, `v` truncated to its width (exact for int64).
+  mlir::Value intConstant(mlir::Type elt, int64_t v);
   /// Reshape helper (no-op when the type already matches).
   mlir::FailureOr<mlir::Value> reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
 
