@@ -229,9 +229,15 @@ dlc_status_t dlc_thread_pool_create(int32_t num_threads,
   pthread_cond_init(&pool->done, NULL);
 
   /* Workers inherit a full signal mask, so process signals go to the
-   * application's own threads. */
+   * application's own threads; but not the faults a model's code can raise on
+   * the worker itself (a blocked SIGSEGV kills the process; dlc_fault.h turns
+   * an unblocked one into a status). */
   sigset_t all, old;
   sigfillset(&all);
+  sigdelset(&all, SIGSEGV);
+  sigdelset(&all, SIGBUS);
+  sigdelset(&all, SIGFPE);
+  sigdelset(&all, SIGILL);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   int32_t started = 0;
   int err = 0;

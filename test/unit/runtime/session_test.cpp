@@ -60,10 +60,11 @@ int32_t segvEntry(void **, void *) {
   return 0;
 }
 int32_t trapEntry(void **, void *) { __builtin_trap(); }
-// "scale" whose last piece (on whichever thread claims it) faults while gFault is set.
-std::atomic<bool> gFault{true};
+// "scale" whose pieces fault while gFault is set: the last one (on whichever thread claims
+// it), or with gFaultAll every one (so workers fault too, not only the caller).
+std::atomic<bool> gFault{true}, gFaultAll{false};
 void faultingScaleBody(void *closure, int64_t begin, int64_t end) {
-  if (end == 100000 && gFault.load())
+  if ((end == 100000 || gFaultAll.load()) && gFault.load())
     storeToUnmapped();
   scaleBody(closure, begin, end);
 }
@@ -269,7 +270,8 @@ TEST_CASE("a fault in the model's code fails the run, not the process",
     INFO(threads << " threads");
     SessionPtr p = makeSession(scale.get(), threads);
     gFault = true;
-    for (int run = 0; run < 5; ++run) {
+    for (int run = 0; run < 10; ++run) {
+      gFaultAll = run % 2 == 1;
       CHECK(dlc_session_run(p.get(), in, 1, out, 1) == DLC_ERROR_INTERNAL);
       CHECK(message().find("raised SIGSEGV") != std::string::npos);
     }
