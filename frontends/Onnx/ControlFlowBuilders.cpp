@@ -50,7 +50,7 @@ LogicalResult ifOp(NodeImporter &n, Results &out) {
   // gets run-time checks (a check in the branch not taken must not fail the run).
   if (n.speculationDepth)
     ++*n.speculationDepth;
-  auto speculation = llvm::make_scope_exit([&] {
+  llvm::scope_exit speculation([&] {
     if (n.speculationDepth)
       --*n.speculationDepth;
   });

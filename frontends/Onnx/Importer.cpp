@@ -429,7 +429,7 @@ FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(const onnx::GraphPro
   std::string savedScope = scope;
   if (auto name = dyn_cast<NameLoc>(loc))
     scope = name.getName().str() + "/";
-  auto restore = llvm::make_scope_exit([&] {
+  llvm::scope_exit restore([&] {
     values = std::move(saved);
     scope = savedScope;
     --subgraphDepth;
