@@ -1,5 +1,6 @@
 // GraphBuilder: checked creation of dlc_graph ops from C++ calls, errors as one-line diagnostics.
 #include "frontends/Builder/Builder.h"
+#include "dialects/Graph/IR/Names.h"
 
 #include "dialects/Graph/IR/CheckedBuild.h"
 #include "dialects/Graph/IR/GraphDialect.h"
@@ -105,7 +106,7 @@ struct GraphBuilder::Impl {
     module = ModuleOp::create(loc);
     b.setInsertionPointToEnd(module->getBody());
     // The function type is set by finish(), once inputs and outputs are known.
-    func = func::FuncOp::create(b, loc, "main_graph", b.getFunctionType({}, {}));
+    func = func::FuncOp::create(b, loc, dlc::graph::kMainFunction, b.getFunctionType({}, {}));
     body = func.addEntryBlock();
   }
 
@@ -580,12 +581,12 @@ FailureOr<OwningOpRef<ModuleOp>> GraphBuilder::finish() {
   func::ReturnOp::create(s.b, loc, results);
   s.func.setFunctionType(s.b.getFunctionType(s.body->getArgumentTypes(), resultTypes));
   for (auto [i, in] : llvm::enumerate(s.inputs)) {
-    s.func.setArgAttr(i, "dlc.name", s.b.getStringAttr(in.first));
-    s.func.setArgAttr(i, "dlc.dtype", s.b.getI32IntegerAttr(int32_t(in.second)));
+    s.func.setArgAttr(i, dlc::graph::kNameAttr, s.b.getStringAttr(in.first));
+    s.func.setArgAttr(i, dlc::graph::kDtypeAttr, s.b.getI32IntegerAttr(int32_t(in.second)));
   }
   for (auto [i, out] : llvm::enumerate(s.outputs)) {
-    s.func.setResultAttr(i, "dlc.name", s.b.getStringAttr(out.first));
-    s.func.setResultAttr(i, "dlc.dtype",
+    s.func.setResultAttr(i, dlc::graph::kNameAttr, s.b.getStringAttr(out.first));
+    s.func.setResultAttr(i, dlc::graph::kDtypeAttr,
                          s.b.getI32IntegerAttr(int32_t(Tensor(out.second).dtype())));
   }
   s.finished = true;

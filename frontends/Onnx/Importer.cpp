@@ -1,5 +1,6 @@
 // ONNX ModelProto -> dlc_graph: model checks, graph inputs/initializers, node walk, outputs.
 #include "frontends/Onnx/Importer.h"
+#include "dialects/Graph/IR/Names.h"
 #include "dialects/Graph/IR/CheckedBuild.h"
 #include "frontends/Onnx/UnsignedBuilders.h"
 #include "frontends/Onnx/LowPrecision.h"
@@ -612,7 +613,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   SmallVector<Type> argTypes;
   for (const Argument &a : args)
     argTypes.push_back(a.type);
-  auto func = func::FuncOp::create(*builder, fileLoc, "main_graph",
+  auto func = func::FuncOp::create(*builder, fileLoc, dlc::graph::kMainFunction,
                                    FunctionType::get(&ctx, argTypes, {}));
   Block *entry = func.addEntryBlock();
   builder->setInsertionPointToEnd(entry);
@@ -622,8 +623,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
       unsignedValues.insert(arg);
     if (isStoredAsI8(a.dtype))
       storedTypes[arg] = a.dtype;
-    func.setArgAttr(i, "dlc.name", builder->getStringAttr(a.name));
-    func.setArgAttr(i, "dlc.dtype", builder->getI32IntegerAttr(a.dtype));
+    func.setArgAttr(i, dlc::graph::kNameAttr, builder->getStringAttr(a.name));
+    func.setArgAttr(i, dlc::graph::kDtypeAttr, builder->getI32IntegerAttr(a.dtype));
     auto given = options.inputValues.find(a.name);
     if (given != options.inputValues.end())
       if (auto attr = valueAttr(given->second, a.type, a.dtype))
@@ -688,7 +689,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     return failure();
   for (unsigned i = 0; i < args.size(); ++i)
     if (specializations.used.contains(entry->getArgument(i)))
-      func.setArgAttr(i, "dlc.value", specializations.known[entry->getArgument(i)]);
+      func.setArgAttr(i, dlc::graph::kValueAttr, specializations.known[entry->getArgument(i)]);
 
   SmallVector<Value> outs;
   SmallVector<std::pair<std::string, int>> named;
@@ -710,8 +711,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   func::ReturnOp::create(*builder, fileLoc, outs);
   func.setFunctionType(FunctionType::get(&ctx, argTypes, ValueRange(outs).getTypes()));
   for (auto [i, nd] : llvm::enumerate(named)) {
-    func.setResultAttr(i, "dlc.name", builder->getStringAttr(nd.first));
-    func.setResultAttr(i, "dlc.dtype", builder->getI32IntegerAttr(nd.second));
+    func.setResultAttr(i, dlc::graph::kNameAttr, builder->getStringAttr(nd.first));
+    func.setResultAttr(i, dlc::graph::kDtypeAttr, builder->getI32IntegerAttr(nd.second));
   }
   // Sequence and none values are gone once flattened: erase their casts.
   SmallVector<UnrealizedConversionCastOp> casts;

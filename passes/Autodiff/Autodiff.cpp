@@ -1,5 +1,6 @@
 // dlc-autodiff: gradients of a function's loss by one reverse walk over the Differentiable interface.
 #include "passes/Autodiff/Autodiff.h"
+#include "dialects/Graph/IR/Names.h"
 #include "passes/Autodiff/GradientBuilder.h"
 #include "passes/Autodiff/Passes.h"
 
@@ -108,12 +109,12 @@ LogicalResult appendGradients(func::FuncOp func, unsigned loss, ArrayRef<unsigne
   ret.erase();
   for (auto [i, a] : llvm::enumerate(wrt)) {
     NamedAttrList argAttrs(func.getArgAttrDict(a)), attrs;
-    auto name = argAttrs.get("dlc.name");
-    if (auto dtype = argAttrs.get("dlc.dtype"))
-      attrs.set("dlc.dtype", dtype);
+    auto name = argAttrs.get(dlc::graph::kNameAttr);
+    if (auto dtype = argAttrs.get(dlc::graph::kDtypeAttr))
+      attrs.set(dlc::graph::kDtypeAttr, dtype);
     std::string gradName =
         "grad_" + (name ? cast<StringAttr>(name).str() : ("arg" + std::to_string(a)));
-    attrs.set("dlc.name", b.getStringAttr(gradName));
+    attrs.set(dlc::graph::kNameAttr, b.getStringAttr(gradName));
     if (failed(func.insertResult(first + i, sources[i].getType(),
                                  attrs.getDictionary(func.getContext()))))
       return failure();
@@ -130,7 +131,7 @@ struct AutodiffPass : impl::AutodiffBase<AutodiffPass> {
     if (func.isExternal())
       return;
     auto nameOf = [](DictionaryAttr attrs) -> StringRef {
-      auto n = attrs ? attrs.getAs<StringAttr>("dlc.name") : StringAttr();
+      auto n = attrs ? attrs.getAs<StringAttr>(dlc::graph::kNameAttr) : StringAttr();
       return n ? n.getValue() : StringRef();
     };
     unsigned lossIndex = 0;

@@ -1,5 +1,6 @@
 // Training steps: parameters as state, loss, gradients and the optimizer update in one function.
 #include "passes/Autodiff/Training.h"
+#include "dialects/Graph/IR/Names.h"
 #include "passes/Autodiff/Autodiff.h"
 #include "passes/Autodiff/GradientBuilder.h"
 #include "dialects/Graph/IR/Recompute.h"
@@ -112,10 +113,10 @@ int32_t onnxDtype(Type t) {
   return 0;
 }
 
-func::FuncOp mainFunction(ModuleOp module) { return module.lookupSymbol<func::FuncOp>("main_graph"); }
+func::FuncOp mainFunction(ModuleOp module) { return module.lookupSymbol<func::FuncOp>(dlc::graph::kMainFunction); }
 
 StringRef nameOf(DictionaryAttr attrs) {
-  auto n = attrs ? attrs.getAs<StringAttr>("dlc.name") : StringAttr();
+  auto n = attrs ? attrs.getAs<StringAttr>(dlc::graph::kNameAttr) : StringAttr();
   return n ? n.getValue() : StringRef();
 }
 
@@ -153,8 +154,8 @@ LogicalResult parametersToArguments(ModuleOp module, const TrainingOptions &opti
   for (auto [c, name] : params) {
     unsigned index = func.getNumArguments();
     NamedAttrList attrs;
-    attrs.set("dlc.name", b.getStringAttr(name));
-    attrs.set("dlc.dtype", b.getI32IntegerAttr(onnxDtype(cast<RankedTensorType>(c.getType()).getElementType())));
+    attrs.set(dlc::graph::kNameAttr, b.getStringAttr(name));
+    attrs.set(dlc::graph::kDtypeAttr, b.getI32IntegerAttr(onnxDtype(cast<RankedTensorType>(c.getType()).getElementType())));
     attrs.set("dlc.param", b.getUnitAttr());
     attrs.set("dlc.param_init", c.getValue());
     if (failed(func.insertArgument(index, c.getType(), attrs.getDictionary(func.getContext()),
@@ -367,8 +368,8 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
       options.loss == "mse" ? outType
                             : RankedTensorType::get({outType.getDimSize(0)}, b.getI64Type());
   NamedAttrList labelAttrs;
-  labelAttrs.set("dlc.name", b.getStringAttr("labels"));
-  labelAttrs.set("dlc.dtype", b.getI32IntegerAttr(options.loss == "mse" ? onnxDtype(outType.getElementType()) : 7));
+  labelAttrs.set(dlc::graph::kNameAttr, b.getStringAttr("labels"));
+  labelAttrs.set(dlc::graph::kDtypeAttr, b.getI32IntegerAttr(options.loss == "mse" ? onnxDtype(outType.getElementType()) : 7));
   if (failed(func.insertArgument(labelsIndex, labelsType, labelAttrs.getDictionary(b.getContext()), loc)))
     return failure();
   for (unsigned &p : params)
@@ -380,8 +381,8 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
   func::ReturnOp::create(b, ret.getLoc(), ValueRange{loss});
   ret.erase();
   NamedAttrList lossAttrs;
-  lossAttrs.set("dlc.name", b.getStringAttr("loss"));
-  lossAttrs.set("dlc.dtype", b.getI32IntegerAttr(onnxDtype(outType.getElementType())));
+  lossAttrs.set(dlc::graph::kNameAttr, b.getStringAttr("loss"));
+  lossAttrs.set(dlc::graph::kDtypeAttr, b.getI32IntegerAttr(onnxDtype(outType.getElementType())));
   func.setFunctionType(FunctionType::get(func.getContext(), func.getArgumentTypes(), {loss.getType()}));
   func.setAllResultAttrs(ArrayRef<DictionaryAttr>{lossAttrs.getDictionary(b.getContext())});
   // The forward ops (not the return, which appendGradients replaces).
@@ -431,8 +432,8 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
     arg.replaceAllUsesWith(p);
     stateList.push_back(DictionaryAttr::get(
         u.getContext(), {u.getNamedAttr("symbol", pref),
-                         u.getNamedAttr("dlc.name", func.getArgAttr(a, "dlc.name")),
-                         u.getNamedAttr("dlc.dtype", func.getArgAttr(a, "dlc.dtype"))}));
+                         u.getNamedAttr(dlc::graph::kNameAttr, func.getArgAttr(a, dlc::graph::kNameAttr)),
+                         u.getNamedAttr(dlc::graph::kDtypeAttr, func.getArgAttr(a, dlc::graph::kDtypeAttr))}));
     Value g = ret.getOperand(1 + k);
     bool coupledDecay = options.weightDecay != 0 && options.optimizer != "adamw";
     if (coupledDecay)
@@ -521,7 +522,7 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
     paramArgs.set(a);
   if (failed(func.eraseArguments(paramArgs)))
     return failure();
-  module->setAttr("dlc.state", ArrayAttr::get(module.getContext(), stateList));
+  module->setAttr(dlc::graph::kStateAttr, ArrayAttr::get(module.getContext(), stateList));
   return success();
 }
 

@@ -2,6 +2,8 @@
 #ifndef DLC_CODEGEN_TARGET_X86_PASSES_H
 #define DLC_CODEGEN_TARGET_X86_PASSES_H
 
+#include "dialects/Graph/IR/Names.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -29,7 +31,7 @@ constexpr const char *kDescriptorAttr = "dlc.descriptor";
 /// Module attribute of a training step (set by dlc-training-step): one
 /// {symbol, dlc.name, dlc.dtype} dictionary per parameter global, exported as
 /// `state` records and `dlc_module_state_data` (dlc_abi.h).
-constexpr const char *kStateAttr = "dlc.state";
+constexpr llvm::StringLiteral kStateAttr = dlc::graph::kStateAttr;
 /// Module attribute: the serialized forward ONNX model a training step carries
 /// (for dlc train --save-onnx), exported as `dlc_module_onnx`.
 constexpr const char *kOnnxModelAttr = "dlc.onnx_model";

@@ -1,5 +1,6 @@
 // dlc-prepare-abi: the model function in destination-passing form over caller buffers.
 #include "codegen/Target/X86/Passes.h"
+#include "dialects/Graph/IR/Names.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
 
@@ -35,8 +36,8 @@ std::string encodeName(StringRef name) {
 
 std::string describe(StringRef kind, DictionaryAttr attrs, Type type, unsigned index) {
   auto t = cast<RankedTensorType>(type);
-  auto name = attrs ? attrs.getAs<StringAttr>("dlc.name") : StringAttr();
-  auto dtype = attrs ? attrs.getAs<IntegerAttr>("dlc.dtype") : IntegerAttr();
+  auto name = attrs ? attrs.getAs<StringAttr>(dlc::graph::kNameAttr) : StringAttr();
+  auto dtype = attrs ? attrs.getAs<IntegerAttr>(dlc::graph::kDtypeAttr) : IntegerAttr();
   std::string line = (kind + " " + encodeName(name ? name.getValue() : (kind + Twine(index)).str()) +
                       " " + Twine(dtype ? dtype.getInt() : 0) + " " + Twine(t.getRank()))
                          .str();
@@ -44,7 +45,7 @@ std::string describe(StringRef kind, DictionaryAttr attrs, Type type, unsigned i
     line += " " + std::to_string(d);
   line += "\n";
   // A value-specialized input: the runtime checks each run passes these bytes.
-  if (auto value = attrs ? attrs.getAs<DenseElementsAttr>("dlc.value") : DenseElementsAttr()) {
+  if (auto value = attrs ? attrs.getAs<DenseElementsAttr>(dlc::graph::kValueAttr) : DenseElementsAttr()) {
     line += "value ";
     unsigned bytes = value.getElementType().isInteger(1)
                          ? 1
@@ -93,7 +94,7 @@ void lowerRuntimeChecks(func::FuncOp entry, Value status) {
 struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto func = module.lookupSymbol<func::FuncOp>("main_graph");
+    auto func = module.lookupSymbol<func::FuncOp>(dlc::graph::kMainFunction);
     if (!func) {
       module.emitError("no @main_graph function to prepare");
       return signalPassFailure();

@@ -1,0 +1,24 @@
+// The names the frontends, the graph passes and codegen agree on: the model function, its
+// argument and result attributes, and a training step's module attribute.
+#ifndef DLC_DIALECTS_GRAPH_IR_NAMES_H
+#define DLC_DIALECTS_GRAPH_IR_NAMES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace dlc::graph {
+
+/// The function an imported or built model becomes (its arguments are the graph inputs,
+/// its results the outputs).
+inline constexpr llvm::StringLiteral kMainFunction = "main_graph";
+/// Argument/result attributes of the main function: the tensor's user-facing name, its
+/// ONNX TensorProto data type (an integer), and for a value-specialized input the value
+/// the runtime must be given (a DenseElementsAttr).
+inline constexpr llvm::StringLiteral kNameAttr = "dlc.name";
+inline constexpr llvm::StringLiteral kDtypeAttr = "dlc.dtype";
+inline constexpr llvm::StringLiteral kValueAttr = "dlc.value";
+/// Module attribute of a training step: one dictionary per parameter it updates.
+inline constexpr llvm::StringLiteral kStateAttr = "dlc.state";
+
+} // namespace dlc::graph
+
+#endif // DLC_DIALECTS_GRAPH_IR_NAMES_H
