@@ -22,6 +22,15 @@ static int dlc_fault_index(int signo) {
   return -1;
 }
 
+/* Restores the default action of `signo` (async-signal-safe). */
+static void dlc_fault_default(int signo) {
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof(dfl));
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(signo, &dfl, NULL);
+}
+
 /* Outside a guard: what would have happened without dlc (the previous handler, or the
  * default action: returning re-executes the faulting instruction, which then ends the
  * process; a signal sent with kill/raise is re-raised). */
@@ -37,11 +46,7 @@ static void dlc_fault_chain(int signo, siginfo_t *info, void *context) {
     prev->sa_handler(signo);
     return;
   }
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof(dfl));
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  sigaction(signo, &dfl, NULL);
+  dlc_fault_default(signo);
   if (!info || info->si_code <= 0) /* sent, not raised by an instruction */
     raise(signo);
 }
@@ -103,11 +108,7 @@ void dlc_fault_raise(int signo, void *addr) {
     guard->addr = addr;
     siglongjmp(guard->env, 1);
   }
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof(dfl));
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  sigaction(signo, &dfl, NULL);
+  dlc_fault_default(signo);
   raise(signo);
 }
 
