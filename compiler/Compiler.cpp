@@ -104,15 +104,10 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
   io.absentInputs = options.absentInputs;
   io.extraOutputs = options.extraOutputs;
   // Training / initializer gradients: parameters must not be folded by the builders.
-  if (!options.trainLoss.empty() || (!options.gradOf.empty() && options.gradInitializers)) {
+  if (options.training || (!options.gradOf.empty() && options.gradInitializers)) {
     io.initializersAsArguments = true;
-    autodiff::TrainingOptions parsed;
-    std::string error;
-    if (!options.trainLoss.empty() &&
-        !autodiff::parseTrainingOptions(options.trainLoss, options.trainOptimizer,
-                                        options.trainFreeze, parsed, error))
-      return fail(error);
-    io.frozenInitializers = parsed.frozen;
+    if (options.training)
+      io.frozenInitializers = options.training->frozen;
   }
   // The importer's file-level errors already carry the file location; print
   // them without repeating the path.
@@ -125,7 +120,7 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
   mod = std::move(*m);
   // A training step carries its forward model (dlc train --save-onnx), its trained
   // initializers stripped; embedded when the LLVM phase runs.
-  if (!options.trainLoss.empty()) {
+  if (options.training) {
     auto bytes = onnx_frontend::stripTrainableInitializers(*ctx, path, io.frozenInitializers);
     if (failed(bytes))
       return failure();
@@ -162,13 +157,12 @@ LogicalResult Compilation::runTo(Phase phase) {
     pm.enableVerifier(options.verifyEachPass);
     if (p == 1)
       buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf, options.gradInitializers,
-                                                  options.trainLoss, options.trainOptimizer,
-                                                  options.trainFreeze, options.trainRemat});
+                                                  options.training});
     else if (p == 2)
       buildLinalgPipeline(pm);
     else {
       if (!forwardModel.empty())
-        (*mod)->setAttr(x86::kOnnxModelAttr, StringAttr::get(ctx.get(), forwardModel));
+        (*mod)->setAttr(codegen::kOnnxModelAttr, StringAttr::get(ctx.get(), forwardModel));
       buildLLVMPipeline(pm, target);
     }
     if (failed(pm.run(*mod))) {
@@ -190,6 +184,10 @@ LogicalResult Compilation::runTo(Phase phase) {
     phasesDone = p;
   }
   return success();
+}
+
+std::optional<MemoryReport> Compilation::memoryReport() {
+  return mod ? autodiff::getMemoryReport(*mod) : std::nullopt;
 }
 
 x86::TargetOptions Compilation::targetOptions() const {

@@ -3,7 +3,10 @@
 #define DLC_COMPILER_COMPILER_H
 
 #include "codegen/Target/X86/Passes.h"
+#include "dialects/Graph/IR/Names.h"
 #include "frontends/Onnx/Importer.h"
+#include "passes/Autodiff/MemoryReport.h"
+#include "passes/Autodiff/TrainingOptions.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -12,10 +15,22 @@
 #include <map>
 #include <set>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace dlc {
+
+/// The importer's model-file API and the naming conventions the CLI and embedders need,
+/// re-exported (tools include only compiler/ and runtime/).
+using graph::sequenceElementName;
+using onnx_frontend::checkOnnxFile;
+using onnx_frontend::ImportOptions;
+using onnx_frontend::summarizeOnnxFile;
+using onnx_frontend::TensorSummary;
+using onnx_frontend::TensorValue;
+using autodiff::MemoryReport;
+using autodiff::TrainingOptions;
 
 /// The stages a compilation can stop at (`dlc compile --emit=`).
 enum class Phase { Graph, Linalg, LLVM, Obj, So };
@@ -54,10 +69,10 @@ struct CompileOptions {
   std::string gradOf;
   /// With gradOf: gradients of the float initializers too (--grad-initializers).
   bool gradInitializers = false;
-  /// Training step (dlc compile --train): loss, optimizer, frozen initializers as
-  /// given on the command line; empty trainLoss: an inference module.
-  std::string trainLoss, trainOptimizer = "sgd:lr=0.01", trainFreeze;
-  std::string trainRemat = "store-all"; // --remat
+  /// Training step (dlc compile --train): the loss, optimizer, frozen initializers and
+  /// rematerialization (compiler/TrainingSpec.h parses their textual forms); none: an
+  /// inference module.
+  std::optional<TrainingOptions> training;
   /// Values of the model that become outputs after its own (dlc verify).
   std::vector<std::string> extraOutputs;
 };
@@ -98,6 +113,9 @@ public:
   mlir::LogicalResult emitObject(std::string &object);
   /// Links the object into a shared library at `path` (written atomically).
   mlir::LogicalResult writeSharedLibrary(const std::string &path);
+
+  /// A training step's memory (none for an inference module or before phase 1).
+  std::optional<MemoryReport> memoryReport();
 
   /// The code generator's options (with DLC_INJECT_FAULT's fault, testing only).
   x86::TargetOptions targetOptions() const;

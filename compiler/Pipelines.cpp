@@ -5,6 +5,7 @@
 #include "dialects/Graph/Transforms/Passes.h"
 #include "passes/Autodiff/GradientBuilder.h"
 #include "passes/Autodiff/Passes.h"
+#include "passes/Autodiff/Training.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -19,14 +20,11 @@ using namespace mlir;
 namespace dlc {
 
 void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) {
-  autodiff::ParamsToArgsOptions train{options.trainLoss, options.trainOptimizer,
-                                      options.trainFreeze, options.trainRemat};
   // Training: parameters become arguments before anything can fold them.
-  if (!options.trainLoss.empty())
-    pm.addPass(autodiff::createParamsToArgs(train));
+  if (options.training)
+    pm.addPass(autodiff::createParamsToArgs(options.training->frozen));
   else if (!options.gradOf.empty() && options.gradInitializers)
-    pm.addPass(autodiff::createParamsToArgs(
-        autodiff::ParamsToArgsOptions{"mse:" + options.gradOf, "sgd:lr=1", "", "store-all"}));
+    pm.addPass(autodiff::createParamsToArgs(std::set<std::string>()));
   // Fold what the importer left (shape chains, identities, constant math).
   pm.addPass(createCanonicalizerPass());
   // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives.
@@ -35,9 +33,8 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
   pm.addPass(createCanonicalizerPass());
   // Loss, gradients and optimizer update as one step (differentiating the primitives,
   // before inference-only rewrites).
-  if (!options.trainLoss.empty()) {
-    pm.addPass(autodiff::createTrainingStep(
-        autodiff::TrainingStepOptions{train.loss, train.optimizer, train.freeze, train.remat}));
+  if (options.training) {
+    pm.addPass(autodiff::createTrainingStep(*options.training));
     pm.addPass(createCanonicalizerPass());
   }
   // Gradients, differentiating the primitives (before inference-only rewrites).
@@ -81,6 +78,7 @@ void registerPassesAndPipelines() {
     graph::registerGraphPasses();
     autodiff::registerAutodiffPasses();
     conversion::registerGraphToLinalgPasses();
+    codegen::registerTransformsPasses();
     x86::registerX86Passes();
     PassPipelineRegistration<>("dlc-graph-pipeline", "dlc graph phase (canonicalize, decompose)",
                                [](OpPassManager &pm) { buildGraphPipeline(pm); });

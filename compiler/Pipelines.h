@@ -3,7 +3,10 @@
 #define DLC_COMPILER_PIPELINES_H
 
 #include "codegen/Target/X86/Passes.h"
+#include "passes/Autodiff/TrainingOptions.h"
 #include "mlir/Pass/PassManager.h"
+
+#include <optional>
 
 namespace dlc {
 
@@ -14,11 +17,8 @@ struct GraphPipelineOptions {
   std::string gradOf;
   /// With gradOf: also the gradients of the float initializers (`grad_<name>`).
   bool gradInitializers = false;
-  /// Build a training step (`dlc compile --train`): the loss (`mse:OUTPUT` or
-  /// `xent:OUTPUT`; empty: inference), optimizer and frozen initializers, in the
-  /// forms autodiff::parseTrainingOptions reads.
-  std::string trainLoss, trainOptimizer = "sgd:lr=0.01", trainFreeze;
-  std::string trainRemat = "store-all";
+  /// Build a training step (`dlc compile --train`); none: inference.
+  std::optional<autodiff::TrainingOptions> training;
 };
 
 /// graph: canonicalize and fold, expand composite ops, [autodiff,] clean up

@@ -12,6 +12,7 @@
 // `step <i> loss <value>` per step, like `dlc train`. Errors: one line, exit code 1.
 #include "compiler/Jit/Jit.h"
 #include "compiler/Training.h"
+#include "compiler/TrainingSpec.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -95,8 +96,12 @@ int main(int argc, char **argv) {
 
   // 1. The training step: the model's inputs plus `labels` in, `loss` out.
   dlc::CompileOptions options;
-  options.trainLoss = argv[3];
-  options.trainOptimizer = argv[4];
+  dlc::TrainingOptions training;
+  std::string specError;
+  if (!dlc::parseLossSpec(argv[3], training, specError) ||
+      !dlc::parseOptimizerSpec(argv[4], training, specError))
+    return error("invalid LOSS or OPTIMIZER: " + specError);
+  options.training = training;
   std::vector<std::string> errors;
   Run step;
   step.module = dlc::jit::compileOnnxFile(model, options, errors);

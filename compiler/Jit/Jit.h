@@ -7,9 +7,9 @@
 // The returned module behaves exactly like one loaded from a `dlc compile`
 // shared library; free it with dlc_module_free (which releases the JIT code).
 //
-// Training: set CompileOptions::trainLoss ("mse:OUTPUT" / "xent:OUTPUT"),
-// trainOptimizer and trainFreeze (the forms of dlc compile --train) and
-// compileOnnxFile returns a training step: each dlc_session_run on (inputs...,
+// Training: set CompileOptions::training (a TrainingOptions: loss and output, optimizer,
+// frozen initializers; compiler/TrainingSpec.h parses dlc compile --train's textual
+// forms) and compileOnnxFile returns a training step: each dlc_session_run on (inputs...,
 // labels) updates the parameters it holds and returns `loss`; read them with
 // dlc_module_state_info or write the trained model with dlc::saveTrainedOnnx
 // (compiler/Training.h). examples/train_onnx.cpp is a complete loop.

@@ -480,7 +480,7 @@ GraphImporter::collectInputs(const llvm::StringMap<const onnx::TensorProto *> &i
         return emitError(fileLoc) << "input '" << vi.name()
                                   << "' is a sequence of non-tensors (not supported)";
       sequenceNames.insert(vi.name());
-      auto element = [&](int64_t i) { return vi.name() + "[" + std::to_string(i) + "]"; };
+      auto element = [&](int64_t i) { return graph::sequenceElementName(vi.name(), i); };
       int64_t length = 0;
       auto len = options.sequenceLengths.find(vi.name());
       if (len != options.sequenceLengths.end())
@@ -561,7 +561,7 @@ LogicalResult GraphImporter::collectOutput(const onnx::ValueInfoProto &vi,
                                 << declared << " but computes " << elt;
     int dtype = declared ? declared : onnxTypeFor(elt);
     outs.push_back(x);
-    named.push_back({isSequence(v) ? vi.name() + "[" + std::to_string(i) + "]" : vi.name(), dtype});
+    named.push_back({isSequence(v) ? graph::sequenceElementName(vi.name(), i) : vi.name(), dtype});
   }
   return success();
 }
@@ -607,8 +607,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     for (const std::string &name : options.frozenInitializers) {
       auto it = inits.find(name);
       if (it == inits.end() || !isFloatDtype(it->second->data_type()))
-        return emitError(fileLoc) << "--freeze: the model has no float initializer named '"
-                                  << name << "'";
+        return emitError(fileLoc) << "the model has no float initializer named '" << name
+                                  << "' to freeze";
     }
   SmallVector<Type> argTypes;
   for (const Argument &a : args)

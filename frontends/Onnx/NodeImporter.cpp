@@ -1,5 +1,6 @@
 // NodeImporter: attribute access, constant inputs, tensor protos and checked op creation.
 #include "frontends/Onnx/NodeImporter.h"
+#include "dialects/Graph/IR/DataType.h"
 
 #include <cmath>
 #include "frontends/Onnx/FileIO.h"
@@ -64,18 +65,7 @@ Type elementTypeFor(MLIRContext *ctx, int t) {
   }
 }
 
-int onnxTypeFor(Type elt) {
-  if (elt.isF32()) return onnx::TensorProto::FLOAT;
-  if (elt.isF64()) return onnx::TensorProto::DOUBLE;
-  if (elt.isF16()) return onnx::TensorProto::FLOAT16;
-  if (elt.isBF16()) return onnx::TensorProto::BFLOAT16;
-  if (elt.isInteger(1)) return onnx::TensorProto::BOOL;
-  if (elt.isInteger(8)) return onnx::TensorProto::INT8;
-  if (elt.isInteger(16)) return onnx::TensorProto::INT16;
-  if (elt.isInteger(32)) return onnx::TensorProto::INT32;
-  if (elt.isInteger(64)) return onnx::TensorProto::INT64;
-  return 0;
-}
+int onnxTypeFor(Type elt) { return int(graph::onnxDtypeOf(elt)); }
 
 /// Reads external data, refusing any location that leaves the model's directory, and any
 /// range other than `expectedBytes` (what the tensor's dims and type need), checked before

@@ -3,6 +3,7 @@
 #define DLC_PASSES_AUTODIFF_PASSES_H
 
 #include "dialects/Graph/IR/GraphOps.h"
+#include "passes/Autodiff/TrainingOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -1,7 +1,7 @@
 // fuzz_tensorproto.cpp - libFuzzer target: ONNX value files (TensorProto, SequenceProto,
 // OptionalProto) as `dlc run --input X.pb` reads them. The first byte picks the kind.
 #include "FuzzUtil.h"
-#include "frontends/Onnx/TensorFile.h"
+#include "compiler/TensorFile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)

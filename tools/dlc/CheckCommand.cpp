@@ -1,6 +1,5 @@
 // `dlc check`: every (op, opset, dtype, attribute) in a model dlc does not support, without compiling.
 #include "compiler/Compiler.h"
-#include "frontends/Onnx/Importer.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 
@@ -37,13 +36,13 @@ int checkCommand(int argc, char **argv) {
   if (args.positional.size() != 1)
     return fail("expected exactly one model (dlc check MODEL.onnx)");
   const std::string &path = args.positional[0];
-  onnx_frontend::ImportOptions options;
+  ImportOptions options;
   options.maxTensorBytes = defaultMaxMemory();
   if (!parseInputShapes(args, options.inputShapes, error))
     return fail(error);
   Compilation c({});
   c.setSourceName(path);
-  auto result = onnx_frontend::checkOnnxFile(c.context(), path, options);
+  auto result = checkOnnxFile(c.context(), path, options);
   if (failed(result)) {
     for (const std::string &e : c.errors())
       std::fprintf(stderr, "error: %s\n", e.c_str());

@@ -2,7 +2,7 @@
 #ifndef DLC_TOOLS_DLC_COMMANDS_H
 #define DLC_TOOLS_DLC_COMMANDS_H
 
-#include "frontends/Onnx/Importer.h"
+#include "compiler/Compiler.h"
 #include "runtime/dlc_runtime.h"
 
 #include <map>
@@ -45,7 +45,7 @@ dlc_module_t *loadModel(const std::string &path, const ModelInputs &inputs, std:
 /// Inputs up to this many elements may be specialized to their values.
 constexpr int64_t kMaxSpecializedElements = 4096;
 /// A tensor's dtype, shape and bytes, for CompileOptions::inputValues.
-onnx_frontend::TensorValue tensorValue(const dlc_tensor_t *t);
+TensorValue tensorValue(const dlc_tensor_t *t);
 
 /// Reads FILE.pb (ONNX TensorProto) or FILE.npy; null with `error` on failure.
 dlc_tensor_t *loadTensorFile(const std::string &file, std::string &error);

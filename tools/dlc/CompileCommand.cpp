@@ -1,7 +1,7 @@
 // `dlc compile`: ONNX -> shared library, or the IR/object of any phase with --emit.
 #include "compiler/Compiler.h"
-#include "frontends/Onnx/FileIO.h"
-#include "passes/Autodiff/Training.h"
+#include "compiler/TensorFile.h"
+#include "compiler/TrainingSpec.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 
@@ -70,15 +70,11 @@ static const char *kHelp =
     "  state, activations saved for the backward pass, and the peak of live tensors.\n"
     "  -h, --help                 show this help\n";
 
-/// A training step's memory (dlc-training-step's `dlc.memory_report`), on stderr.
+/// A training step's memory (dlc-training-step's analysis), on stderr.
 static void printMemoryReport(Compilation &c) {
-  auto report = c.module()->getAttrOfType<mlir::DictionaryAttr>("dlc.memory_report");
+  std::optional<MemoryReport> report = c.memoryReport();
   if (!report)
     return;
-  auto get = [&](const char *key) {
-    auto v = report.getAs<mlir::IntegerAttr>(key);
-    return v ? v.getInt() : 0;
-  };
   auto size = [](int64_t bytes) {
     char buf[32];
     if (bytes < 1024)
@@ -92,10 +88,10 @@ static void printMemoryReport(Compilation &c) {
   std::fprintf(stderr,
                "memory: parameters %s, gradients %s, optimizer state %s\n"
                "memory: saved activations %s (%lld tensors), peak planned %s\n",
-               size(get("parameter_bytes")).c_str(), size(get("gradient_bytes")).c_str(),
-               size(get("optimizer_state_bytes")).c_str(),
-               size(get("saved_activation_bytes")).c_str(), (long long)get("saved_activations"),
-               size(get("peak_bytes")).c_str());
+               size(report->parameterBytes).c_str(), size(report->gradientBytes).c_str(),
+               size(report->optimizerStateBytes).c_str(),
+               size(report->savedActivationBytes).c_str(), (long long)report->savedActivations,
+               size(report->peakBytes).c_str());
 }
 
 int compileCommand(int argc, char **argv) {
@@ -134,15 +130,21 @@ int compileCommand(int argc, char **argv) {
   if (args.has("--train")) {
     if (!args.has("--loss"))
       return fail("--train needs --loss=mse:OUTPUT or --loss=xent:OUTPUT");
-    options.trainLoss = args.get("--loss");
-    options.trainOptimizer = args.get("--optimizer", "sgd:lr=0.01");
-    options.trainFreeze = args.get("--freeze", "");
-    options.trainRemat = args.get("--remat", "store-all");
-    autodiff::TrainingOptions parsed;
-    if (!autodiff::parseTrainingOptions(options.trainLoss, options.trainOptimizer,
-                                        options.trainFreeze, parsed, error) ||
-        !autodiff::parseRemat(options.trainRemat, parsed, error))
+    // The library says what was expected; the message names the flag.
+    TrainingOptions training;
+    auto check = [&](bool ok, const char *flag, const std::string &spec) {
+      if (!ok)
+        error = "invalid " + std::string(flag) + " '" + spec + "': " + error;
+      return ok;
+    };
+    std::string loss = args.get("--loss"), optimizer = args.get("--optimizer", "sgd:lr=0.01"),
+                remat = args.get("--remat", "store-all");
+    if (!check(parseLossSpec(loss, training, error), "--loss", loss) ||
+        !check(parseOptimizerSpec(optimizer, training, error), "--optimizer", optimizer) ||
+        !check(parseRematSpec(remat, training, error), "--remat", remat))
       return fail(error);
+    parseFreezeList(args.get("--freeze", ""), training);
+    options.training = training;
     if (!options.gradOf.empty())
       return fail("--grad-of and --train cannot be combined");
   } else {

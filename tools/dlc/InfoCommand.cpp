@@ -1,6 +1,5 @@
 // `dlc info`: a model's inputs and outputs (names, dtypes, shapes) from .onnx or compiled .so.
 #include "compiler/Compiler.h"
-#include "frontends/Onnx/Importer.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 
@@ -36,7 +35,7 @@ int infoCommand(int argc, char **argv) {
   if (isOnnxPath(path)) {
     Compilation c({});
     c.setSourceName(path);
-    auto s = onnx_frontend::summarizeOnnxFile(c.context(), path);
+    auto s = summarizeOnnxFile(c.context(), path);
     if (failed(s)) {
       for (const auto &e : c.errors())
         std::fprintf(stderr, "error: %s\n", e.c_str());

@@ -1,6 +1,6 @@
 // NumPy .npz archives: the zip central directory, stored or deflated entries, .npy bytes.
 #include "tools/dlc/Npz.h"
-#include "frontends/Onnx/FileIO.h"
+#include "compiler/TensorFile.h"
 
 #include <zlib.h>
 

@@ -1,5 +1,5 @@
 // `dlc run` and `dlc bench`: run a model on .npy inputs, write/summarize/time outputs.
-#include "frontends/Onnx/TensorFile.h"
+#include "compiler/TensorFile.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 #include "tools/dlc/Runner.h"

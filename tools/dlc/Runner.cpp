@@ -1,7 +1,7 @@
 // Model loading (a .so, or a JIT-compiled .onnx) and input binding for run, bench and verify.
 #include "compiler/Compiler.h"
 #include "compiler/Jit/Jit.h"
-#include "frontends/Onnx/TensorFile.h"
+#include "compiler/TensorFile.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 #include "tools/dlc/Runner.h"
@@ -110,8 +110,8 @@ dlc_module_t *loadModel(const std::string &path, const ModelInputs &inputs, std:
   return m;
 }
 
-onnx_frontend::TensorValue tensorValue(const dlc_tensor_t *t) {
-  onnx_frontend::TensorValue v;
+TensorValue tensorValue(const dlc_tensor_t *t) {
+  TensorValue v;
   v.dtype = dlc_tensor_dtype(t);
   v.shape.assign(dlc_tensor_shape(t), dlc_tensor_shape(t) + dlc_tensor_rank(t));
   v.bytes.assign(static_cast<const char *>(dlc_tensor_data(t)), dlc_tensor_byte_size(t));
@@ -195,10 +195,10 @@ bool hasInput(const dlc_module_t *m, const std::string &name) {
 } // namespace
 
 std::string elementName(const std::string &name, size_t i) {
-  return name + "[" + std::to_string(i) + "]";
+  return sequenceElementName(name, int64_t(i));
 }
 
-const onnx_frontend::TensorSummary *Interface::input(const std::string &name) const {
+const TensorSummary *Interface::input(const std::string &name) const {
   for (const auto &t : inputs)
     if (t.name == name)
       return &t;
@@ -212,7 +212,7 @@ int readInputs(const Args &args, const Interface &iface, dlc_module_t *so, Model
     std::string name, file;
     if (!splitAssignment(spec, name, file))
       return fail("invalid --input '" + spec + "' (expected NAME=FILE.npy or NAME=FILE.pb)");
-    const onnx_frontend::TensorSummary *decl = iface.input(name);
+    const TensorSummary *decl = iface.input(name);
     bool sequence = decl ? decl->sequence
                          : so && !hasInput(so, name) && hasInput(so, elementName(name, 0));
     bool optional = decl && decl->optional;
@@ -263,7 +263,7 @@ int prepare(const Args &args, Runner &r, Interface &iface, const PrepareOptions 
     return fail(error);
   if (isOnnxPath(model) && llvm::sys::fs::exists(model)) {
     Compilation c({});
-    auto summary = onnx_frontend::summarizeOnnxFile(c.context(), model);
+    auto summary = summarizeOnnxFile(c.context(), model);
     if (succeeded(summary)) {
       iface.inputs = summary->inputs;
       iface.outputs = summary->outputs;

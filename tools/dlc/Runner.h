@@ -30,8 +30,8 @@ struct Runner {
 
 /// The declared graph inputs and outputs of an ONNX model (empty for a .so).
 struct Interface {
-  std::vector<onnx_frontend::TensorSummary> inputs, outputs;
-  const onnx_frontend::TensorSummary *input(const std::string &name) const;
+  std::vector<TensorSummary> inputs, outputs;
+  const TensorSummary *input(const std::string &name) const;
 };
 
 /// How prepare() loads and binds a model.

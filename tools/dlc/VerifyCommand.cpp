@@ -260,7 +260,7 @@ int verifyCommand(int argc, char **argv) {
 
   // The graph: nodes in order, what produces each value.
   Compilation summaryC({});
-  auto summary = onnx_frontend::summarizeOnnxFile(summaryC.context(), model);
+  auto summary = summarizeOnnxFile(summaryC.context(), model);
   if (failed(summary))
     return fail(summaryC.errors().empty() ? model + ": cannot read the model"
                                           : summaryC.errors().front());

@@ -1,6 +1,6 @@
 // dlc-math-approximation: polynomial f32 math so vectorized loops never call libm.
 #include "codegen/Target/X86/Passes.h"
-#include "codegen/Target/X86/RewriteConfig.h"
+#include "codegen/Transforms/RewriteConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -179,7 +179,7 @@ struct MathApproximationPass : dlc::x86::impl::MathApproximationBase<MathApproxi
     populateMathF32ExpansionPatterns(patterns, approximated);
     populateMathPolynomialApproximationPatterns(patterns, approximated);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     dlc::x86::patternPassConfig())))
+                                     dlc::codegen::patternPassConfig())))
       signalPassFailure();
   }
 };

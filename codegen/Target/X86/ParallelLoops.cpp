@@ -85,12 +85,12 @@ struct OutlineParallelLoopsPass
     // The runtime context rides along as dlc_main's last argument.
     if (failed(main.insertArgument(main.getNumArguments(), ptrType, {}, main.getLoc())))
       return signalPassFailure();
-    module->setAttr(dlc::x86::kRuntimeCtxArgAttr, UnitAttr::get(ctx));
+    module->setAttr(dlc::codegen::kRuntimeCtxArgAttr, UnitAttr::get(ctx));
     Value runtimeCtx = main.getArgument(main.getNumArguments() - 1);
 
     SmallVector<scf::ForOp> loops;
     main.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
-      if (!loop->hasAttr(dlc::x86::kParallelLoopAttr))
+      if (!loop->hasAttr(dlc::codegen::kParallelLoopAttr))
         return WalkResult::advance();
       loops.push_back(loop);
       return WalkResult::skip(); // nested marked loops run inside this one
@@ -98,7 +98,7 @@ struct OutlineParallelLoopsPass
     OpBuilder b(ctx);
     int counter = 0;
     for (scf::ForOp loop : loops) {
-      loop->removeAttr(dlc::x86::kParallelLoopAttr);
+      loop->removeAttr(dlc::codegen::kParallelLoopAttr);
       auto lb = getConstantIntValue(loop.getLowerBound()),
            ub = getConstantIntValue(loop.getUpperBound()), step = getConstantIntValue(loop.getStep());
       if (loop.getNumResults() || !lb || !ub || !step || *step <= 0 || *ub - *lb <= *step)

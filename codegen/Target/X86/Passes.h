@@ -1,8 +1,8 @@
-// x86 CPU target: ABI passes, the lowering pipeline to LLVM and object emission.
+// x86 CPU target: kernel passes, the lowering pipeline to LLVM and object emission.
 #ifndef DLC_CODEGEN_TARGET_X86_PASSES_H
 #define DLC_CODEGEN_TARGET_X86_PASSES_H
 
-#include "dialects/Graph/IR/Names.h"
+#include "codegen/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -21,29 +21,14 @@ class TargetMachine;
 } // namespace llvm
 
 namespace dlc::x86 {
+using codegen::kParallelLoopAttr;
+using codegen::kRuntimeCtxArgAttr;
+
 #define GEN_PASS_DECL
 #include "codegen/Target/X86/Passes.h.inc"
 #define GEN_PASS_REGISTRATION
 #include "codegen/Target/X86/Passes.h.inc"
 
-/// Name of the module attribute holding the I/O descriptor text.
-constexpr const char *kDescriptorAttr = "dlc.descriptor";
-/// Module attribute of a training step (set by dlc-training-step): one
-/// {symbol, dlc.name, dlc.dtype} dictionary per parameter global, exported as
-/// `state` records and `dlc_module_state_data` (dlc_abi.h).
-constexpr llvm::StringLiteral kStateAttr = dlc::graph::kStateAttr;
-/// Module attribute: the serialized forward ONNX model a training step carries
-/// (for dlc train --save-onnx), exported as `dlc_module_onnx`.
-constexpr const char *kOnnxModelAttr = "dlc.onnx_model";
-
-/// Unit attribute on an scf.for whose iterations are independent (the outer
-/// tile loop of a parallel dimension): dlc-outline-parallel-loops may split it
-/// over the runtime's threads.
-constexpr const char *kParallelLoopAttr = "dlc.parallel";
-/// Module attribute: dlc_main's last argument is the runtime context pointer.
-constexpr const char *kRuntimeCtxArgAttr = "dlc.runtime_ctx_arg";
-/// On the module: dlc_main's first argument is the buffer table (dlc-pack-entry-arguments).
-constexpr const char *kPackedBuffersAttr = "dlc.packed_buffers";
 /// Prefix of the functions that hold an outlined parallel loop body.
 constexpr const char *kParallelBodyPrefix = "dlc_parallel_body_";
 

@@ -1,8 +1,8 @@
 // dlc-cpu-tile-vectorize: applies KernelConfig tiles, vectorizes, keeps accumulators in registers.
 #include "codegen/Target/X86/KernelConfig.h"
-#include "codegen/Target/X86/NodeName.h"
+#include "codegen/Transforms/NodeName.h"
 #include "codegen/Target/X86/ParallelMark.h"
-#include "codegen/Target/X86/RewriteConfig.h"
+#include "codegen/Transforms/RewriteConfig.h"
 #include "codegen/Target/X86/RowBlocks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -589,7 +589,7 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "config: ";
-  if (StringRef node = nodeName(op.getLoc()); !node.empty())
+  if (StringRef node = dlc::codegen::nodeName(op.getLoc()); !node.empty())
     os << "'" << node << "' ";
   os << op->getName().getStringRef() << ": "
      << (cfg.kind == KernelKind::Contraction    ? "contraction"
@@ -655,9 +655,9 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
       if (epilogue && injectFault == "wrong-epilogue")
         corruptResults(epilogue);
       // (Named before the transformation, which replaces both ops.)
-      StringAttr kernelNode = rewriter.getStringAttr(nodeName(kernel.getLoc()));
+      StringAttr kernelNode = rewriter.getStringAttr(dlc::codegen::nodeName(kernel.getLoc()));
       StringAttr epilogueNode =
-          rewriter.getStringAttr(epilogue ? nodeName(epilogue.getLoc()) : StringRef());
+          rewriter.getStringAttr(epilogue ? dlc::codegen::nodeName(epilogue.getLoc()) : StringRef());
       transformRoot(rewriter, kernel, kernelCfg, describeIt ? &note : nullptr, epilogue);
       if (describeIt) {
         lines.push_back(line + ", " + note);
@@ -687,7 +687,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
       vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
       vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
       patterns.add<ReadOfSplatWrite>(ctx);
-      (void)applyPatternsGreedily(func, std::move(patterns), dlc::x86::patternPassConfig());
+      (void)applyPatternsGreedily(func, std::move(patterns), dlc::codegen::patternPassConfig());
     }
     // Accumulator read/write pairs become loop-carried vectors (registers).
     func.walk([&](scf::ForOp loop) { (void)hoistLoopInvariantSubsets(rewriter, loop); });
@@ -704,7 +704,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
                                                       vector::VectorTransposeLowering::Shuffle16x16);
       vector::populateVectorShapeCastLoweringPatterns(patterns);
       patterns.add<ReadOfSplatWrite>(ctx); // the hoisted accumulator reads
-      (void)applyPatternsGreedily(func, std::move(patterns), dlc::x86::patternPassConfig());
+      (void)applyPatternsGreedily(func, std::move(patterns), dlc::codegen::patternPassConfig());
     }
   }
 };

@@ -1,9 +1,13 @@
 // The names the frontends, the graph passes and codegen agree on: the model function, its
-// argument and result attributes, and a training step's module attribute.
+// argument and result attributes, sequence elements, and a training step's module attribute.
 #ifndef DLC_DIALECTS_GRAPH_IR_NAMES_H
 #define DLC_DIALECTS_GRAPH_IR_NAMES_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+
+#include <cstdint>
+#include <string>
 
 namespace dlc::graph {
 
@@ -18,6 +22,13 @@ inline constexpr llvm::StringLiteral kDtypeAttr = "dlc.dtype";
 inline constexpr llvm::StringLiteral kValueAttr = "dlc.value";
 /// Module attribute of a training step: one dictionary per parameter it updates.
 inline constexpr llvm::StringLiteral kStateAttr = "dlc.state";
+
+/// A sequence graph input or output is passed as one tensor per element, named `x[0]`,
+/// `x[1]`, ...: the main function's argument/result names, the runtime descriptor's
+/// tensor names and the CLI's file names all use this.
+inline std::string sequenceElementName(llvm::StringRef sequence, int64_t index) {
+  return (sequence + "[" + llvm::Twine(index) + "]").str();
+}
 
 } // namespace dlc::graph
 

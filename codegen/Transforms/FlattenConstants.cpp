@@ -1,16 +1,16 @@
 // dlc-flatten-constants: rank-N tensor constants as flat data + expand_shape (fast LLVM emission).
-#include "codegen/Target/X86/Passes.h"
-#include "codegen/Target/X86/RewriteConfig.h"
+#include "codegen/Transforms/Passes.h"
+#include "codegen/Transforms/RewriteConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_FLATTENCONSTANTS
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -33,12 +33,12 @@ struct FlattenConstant : OpRewritePattern<arith::ConstantOp> {
   }
 };
 
-struct FlattenConstantsPass : dlc::x86::impl::FlattenConstantsBase<FlattenConstantsPass> {
+struct FlattenConstantsPass : dlc::codegen::impl::FlattenConstantsBase<FlattenConstantsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FlattenConstant>(&getContext());
     // No folding: canonicalization would fold the reshape straight back.
-    GreedyRewriteConfig config = dlc::x86::patternPassConfig();
+    GreedyRewriteConfig config = dlc::codegen::patternPassConfig();
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();

@@ -1,6 +1,6 @@
 // dlc-plan-arena: a function's intermediate buffers as views of one arena, reused by liveness.
-#include "codegen/Target/X86/NodeName.h"
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Transforms/NodeName.h"
+#include "codegen/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -12,10 +12,10 @@
 
 #include <limits>
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_PLANARENA
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -133,14 +133,14 @@ void report(ArrayRef<Buffer> buffers, int64_t total) {
   llvm::stable_sort(atPeak, [](const Buffer *a, const Buffer *b) { return a->bytes > b->bytes; });
   for (const Buffer *b : ArrayRef(atPeak).take_front(8)) {
     memref::AllocOp alloc = b->alloc;
-    StringRef node = dlc::x86::nodeName(alloc.getLoc());
+    StringRef node = dlc::codegen::nodeName(alloc.getLoc());
     llvm::errs() << "arena:   " << formatBytes(b->bytes) << " from '" << (node.empty() ? "?" : node)
                  << "' " << alloc.getType() << ", live over top-level ops [" << b->begin << ", "
                  << b->end << "] of " << last + 1 << "\n";
   }
 }
 
-struct PlanArenaPass : dlc::x86::impl::PlanArenaBase<PlanArenaPass> {
+struct PlanArenaPass : dlc::codegen::impl::PlanArenaBase<PlanArenaPass> {
   using PlanArenaBase::PlanArenaBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();

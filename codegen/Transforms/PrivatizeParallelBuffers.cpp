@@ -1,14 +1,14 @@
 // dlc-privatize-parallel-buffers: scratch tensors of a parallel loop, one per iteration.
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_PRIVATIZEPARALLELBUFFERS
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -18,13 +18,13 @@ namespace {
 Operation *parallelLoopAround(Operation *op) {
   Operation *found = nullptr;
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (isa<scf::ForOp>(p) && p->hasAttr(dlc::x86::kParallelLoopAttr))
+    if (isa<scf::ForOp>(p) && p->hasAttr(dlc::codegen::kParallelLoopAttr))
       found = p;
   return found;
 }
 
 struct PrivatizeParallelBuffersPass
-    : dlc::x86::impl::PrivatizeParallelBuffersBase<PrivatizeParallelBuffersPass> {
+    : dlc::codegen::impl::PrivatizeParallelBuffersBase<PrivatizeParallelBuffersPass> {
   void runOnOperation() override {
     SmallVector<tensor::EmptyOp> empties;
     getOperation().walk([&](tensor::EmptyOp e) { empties.push_back(e); });

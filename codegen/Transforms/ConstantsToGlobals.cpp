@@ -1,5 +1,5 @@
 // dlc-constants-to-globals: tensor constants become memref.globals before bufferization, in O(n).
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -8,16 +8,16 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_CONSTANTSTOGLOBALS
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
 namespace {
 struct ConstantsToGlobalsPass
-    : dlc::x86::impl::ConstantsToGlobalsBase<ConstantsToGlobalsPass> {
+    : dlc::codegen::impl::ConstantsToGlobalsBase<ConstantsToGlobalsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);

@@ -1,5 +1,5 @@
 // ONNX TensorProto files <-> runtime tensors (see TensorFile.h).
-#include "frontends/Onnx/TensorFile.h"
+#include "compiler/TensorFile.h"
 #include "frontends/Onnx/FileIO.h"
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>

@@ -1,5 +1,5 @@
 // dlc-lower-global-state: a training step's ml_program globals as memref globals, before bufferization.
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
@@ -9,10 +9,10 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_LOWERGLOBALSTATE
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -59,7 +59,7 @@ Operation *earliestStorePoint(Block &block, Value newValue, ArrayRef<Value> oldV
   return point;
 }
 
-struct LowerGlobalStatePass : dlc::x86::impl::LowerGlobalStateBase<LowerGlobalStatePass> {
+struct LowerGlobalStatePass : dlc::codegen::impl::LowerGlobalStateBase<LowerGlobalStatePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     IRRewriter b(&getContext());

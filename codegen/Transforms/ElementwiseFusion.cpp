@@ -1,7 +1,7 @@
 // dlc-fuse-elementwise: elementwise fusion into elementwise ops and plain reductions, never
 // into contractions.
-#include "codegen/Target/X86/Passes.h"
-#include "codegen/Target/X86/RewriteConfig.h"
+#include "codegen/Transforms/Passes.h"
+#include "codegen/Transforms/RewriteConfig.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -10,10 +10,10 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_FUSEELEMENTWISE
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -176,7 +176,7 @@ bool readsCollapsedKernelView(linalg::GenericOp consumer) {
   });
 }
 
-struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwisePass> {
+struct FuseElementwisePass : dlc::codegen::impl::FuseElementwiseBase<FuseElementwisePass> {
   using FuseElementwiseBase::FuseElementwiseBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -235,7 +235,7 @@ struct FuseElementwisePass : dlc::x86::impl::FuseElementwiseBase<FuseElementwise
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     // Every rewrite leaves valid IR, so a pattern cycle the rules above missed costs only
     // some fusion: stop it after a bounded number of rewrites rather than fail the model.
-    GreedyRewriteConfig config = dlc::x86::patternPassConfig();
+    GreedyRewriteConfig config = dlc::codegen::patternPassConfig();
     int64_t ops = 0;
     getOperation()->walk([&](Operation *) { ++ops; });
     config.setMaxNumRewrites(64 * ops + 1024);

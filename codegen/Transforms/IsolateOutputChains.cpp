@@ -1,6 +1,6 @@
 // dlc-isolate-output-chains: the tensors an output is computed through before it lands in the
 // caller's buffer are not shared with another op that writes them.
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -11,10 +11,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_ISOLATEOUTPUTCHAINS
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -154,7 +154,7 @@ void isolateSharedChains(func::FuncOp func) {
 }
 
 struct IsolateOutputChainsPass
-    : dlc::x86::impl::IsolateOutputChainsBase<IsolateOutputChainsPass> {
+    : dlc::codegen::impl::IsolateOutputChainsBase<IsolateOutputChainsPass> {
   void runOnOperation() override {
     unshareFreshTensors(getOperation());
     isolateSharedChains(getOperation());

@@ -1,7 +1,7 @@
 // dlc-strided-copy-to-linalg: strided memref.copy as vector loops or linalg.copy, so no
 // runtime library is needed.
-#include "codegen/Target/X86/Passes.h"
-#include "codegen/Target/X86/RewriteConfig.h"
+#include "codegen/Transforms/Passes.h"
+#include "codegen/Transforms/RewriteConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -10,10 +10,10 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_STRIDEDCOPYTOLINALG
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -99,12 +99,12 @@ struct StridedCopy : OpRewritePattern<memref::CopyOp> {
 };
 
 struct StridedCopyToLinalgPass
-    : dlc::x86::impl::StridedCopyToLinalgBase<StridedCopyToLinalgPass> {
+    : dlc::codegen::impl::StridedCopyToLinalgBase<StridedCopyToLinalgPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<StridedCopy>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     dlc::x86::patternPassConfig())))
+                                     dlc::codegen::patternPassConfig())))
       signalPassFailure();
   }
 };

@@ -1,5 +1,5 @@
 // dlc-pack-entry-arguments: dlc_main takes the runtime's buffer table, not one memref per tensor.
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Transforms/Passes.h"
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -8,10 +8,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/BitVector.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_PACKENTRYARGUMENTS
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -28,7 +28,7 @@ bool describable(Type type) {
 }
 
 struct PackEntryArgumentsPass
-    : dlc::x86::impl::PackEntryArgumentsBase<PackEntryArgumentsPass> {
+    : dlc::codegen::impl::PackEntryArgumentsBase<PackEntryArgumentsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto main = module.lookupSymbol<func::FuncOp>("dlc_main");
@@ -71,7 +71,7 @@ struct PackEntryArgumentsPass
     erase.set(1, numBuffers + 1);
     if (failed(main.eraseArguments(erase)))
       return signalPassFailure();
-    module->setAttr(dlc::x86::kPackedBuffersAttr, UnitAttr::get(ctx));
+    module->setAttr(dlc::codegen::kPackedBuffersAttr, UnitAttr::get(ctx));
   }
 };
 } // namespace

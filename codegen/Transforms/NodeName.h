@@ -1,11 +1,11 @@
 // The ONNX node an op comes from, for --dump-config reports.
-#ifndef DLC_CODEGEN_TARGET_X86_NODENAME_H
-#define DLC_CODEGEN_TARGET_X86_NODENAME_H
+#ifndef DLC_CODEGEN_TRANSFORMS_NODENAME_H
+#define DLC_CODEGEN_TRANSFORMS_NODENAME_H
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 
 /// The node name of `loc` (NameLoc(node, ...), possibly first in a fused
 /// location), or "" when there is none.
@@ -17,6 +17,6 @@ inline llvm::StringRef nodeName(mlir::Location loc) {
   return "";
 }
 
-} // namespace dlc::x86
+} // namespace dlc::codegen
 
 #endif

@@ -1,5 +1,5 @@
 // dlc-prepare-abi: the model function in destination-passing form over caller buffers.
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Transforms/Passes.h"
 #include "dialects/Graph/IR/Names.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
@@ -13,10 +13,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_PREPAREABI
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -91,7 +91,7 @@ void lowerRuntimeChecks(func::FuncOp entry, Value status) {
   }
 }
 
-struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
+struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto func = module.lookupSymbol<func::FuncOp>(dlc::graph::kMainFunction);
@@ -106,7 +106,7 @@ struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
     for (unsigned i = 0; i < ft.getNumResults(); ++i)
       desc += describe("output", func.getResultAttrDict(i), ft.getResult(i), i);
     // A training step's parameters (mutable globals), for reading the trained weights.
-    if (auto state = module->getAttrOfType<ArrayAttr>(dlc::x86::kStateAttr))
+    if (auto state = module->getAttrOfType<ArrayAttr>(dlc::codegen::kStateAttr))
       for (auto [i, entry] : llvm::enumerate(state.getAsRange<DictionaryAttr>())) {
         auto sym = entry.getAs<FlatSymbolRefAttr>("symbol");
         auto global = sym ? module.lookupSymbol<ml_program::GlobalOp>(sym.getAttr()) : nullptr;
@@ -122,7 +122,7 @@ struct PrepareABIPass : dlc::x86::impl::PrepareABIBase<PrepareABIPass> {
     func.walk([&](dlc::graph::RuntimeCheckOp check) {
       desc += "error " + std::to_string(++numChecks) + " " + encodeName(check.getMessage()) + "\n";
     });
-    module->setAttr(dlc::x86::kDescriptorAttr, StringAttr::get(&getContext(), desc));
+    module->setAttr(dlc::codegen::kDescriptorAttr, StringAttr::get(&getContext(), desc));
 
     // Empty tensors have no data: they pass an unused pointer (typed as a
     // one-element buffer, since bare-pointer calls reject zero-sized memrefs).

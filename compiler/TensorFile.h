@@ -1,8 +1,9 @@
 // ONNX TensorProto files (`.pb`) <-> runtime tensors, for `dlc run --input X.pb`
 // and `--output-format=pb`. This is how ONNX's own test data is stored.
-#ifndef DLC_FRONTENDS_ONNX_TENSORFILE_H
-#define DLC_FRONTENDS_ONNX_TENSORFILE_H
+#ifndef DLC_COMPILER_TENSORFILE_H
+#define DLC_COMPILER_TENSORFILE_H
 
+#include "frontends/Onnx/FileIO.h" // the safe file I/O the CLI shares, re-exported
 #include "runtime/dlc_runtime.h"
 
 #include <string>

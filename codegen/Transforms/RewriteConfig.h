@@ -1,10 +1,10 @@
 // The greedy pattern driver's configuration for dlc's own rewrite passes.
-#ifndef DLC_CODEGEN_TARGET_X86_REWRITECONFIG_H
-#define DLC_CODEGEN_TARGET_X86_REWRITECONFIG_H
+#ifndef DLC_CODEGEN_TRANSFORMS_REWRITECONFIG_H
+#define DLC_CODEGEN_TRANSFORMS_REWRITECONFIG_H
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 
 /// No region simplification: after every sweep it erases unreachable blocks and runs
 /// region DCE over the whole function, 13 % of compiling a 100,000-node graph. These
@@ -16,6 +16,6 @@ inline mlir::GreedyRewriteConfig patternPassConfig() {
   return config;
 }
 
-} // namespace dlc::x86
+} // namespace dlc::codegen
 
 #endif

@@ -1,20 +1,20 @@
 // dlc-add-entry-point: the C entry `dlc_module_entry` and the `dlc_module_descriptor` global.
-#include "codegen/Target/X86/Passes.h"
+#include "codegen/Transforms/Passes.h"
 
 #include "runtime/dlc_abi.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_ADDENTRYPOINT
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
 namespace {
-struct AddEntryPointPass : dlc::x86::impl::AddEntryPointBase<AddEntryPointPass> {
+struct AddEntryPointPass : dlc::codegen::impl::AddEntryPointBase<AddEntryPointPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto desc = module->getAttrOfType<StringAttr>(dlc::x86::kDescriptorAttr);
+    auto desc = module->getAttrOfType<StringAttr>(dlc::codegen::kDescriptorAttr);
     auto main = module.lookupSymbol<LLVM::LLVMFuncOp>("dlc_main");
     if (!desc || !main) {
       module.emitError("dlc-add-entry-point needs dlc_main lowered to LLVM and a descriptor");
@@ -34,7 +34,7 @@ struct AddEntryPointPass : dlc::x86::impl::AddEntryPointBase<AddEntryPointPass> 
 
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     // A training step's parameter buffers, in the order of its `state` records.
-    if (auto state = module->getAttrOfType<ArrayAttr>(dlc::x86::kStateAttr)) {
+    if (auto state = module->getAttrOfType<ArrayAttr>(dlc::codegen::kStateAttr)) {
       auto arrayType = LLVM::LLVMArrayType::get(ptr, state.size());
       auto table = LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/true,
                                           LLVM::Linkage::External, DLC_ABI_STATE_DATA_SYMBOL,
@@ -54,7 +54,7 @@ struct AddEntryPointPass : dlc::x86::impl::AddEntryPointBase<AddEntryPointPass> 
       LLVM::ReturnOp::create(b, loc, array);
     }
     // The forward model a training step carries (dlc train --save-onnx).
-    if (auto model = module->getAttrOfType<StringAttr>(dlc::x86::kOnnxModelAttr)) {
+    if (auto model = module->getAttrOfType<StringAttr>(dlc::codegen::kOnnxModelAttr)) {
       LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(i8, model.size()), /*isConstant=*/true,
                              LLVM::Linkage::External, DLC_ABI_ONNX_SYMBOL, model);
       auto i64 = IntegerType::get(ctx, 64);
@@ -69,8 +69,8 @@ struct AddEntryPointPass : dlc::x86::impl::AddEntryPointBase<AddEntryPointPass> 
     SmallVector<Value> args;
     // Buffers (or the table itself, once packed), then (when dlc_main takes it) the
     // runtime context.
-    bool takesCtx = module->hasAttr(dlc::x86::kRuntimeCtxArgAttr);
-    bool packed = module->hasAttr(dlc::x86::kPackedBuffersAttr);
+    bool takesCtx = module->hasAttr(dlc::codegen::kRuntimeCtxArgAttr);
+    bool packed = module->hasAttr(dlc::codegen::kPackedBuffersAttr);
     unsigned numBuffers = main.getNumArguments() - (takesCtx ? 1 : 0);
     if (packed)
       args.push_back(block->getArgument(0));

@@ -1,6 +1,6 @@
 // dlc-pad-to-halo: tensor.pad as a filled halo plus the source inserted in place.
-#include "codegen/Target/X86/Passes.h"
-#include "codegen/Target/X86/RewriteConfig.h"
+#include "codegen/Transforms/Passes.h"
+#include "codegen/Transforms/RewriteConfig.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -11,11 +11,11 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-namespace dlc::x86 {
+namespace dlc::codegen {
 #define GEN_PASS_DEF_PADTOHALO
 #define GEN_PASS_DEF_READPADDEDINTERIOR
-#include "codegen/Target/X86/Passes.h.inc"
-} // namespace dlc::x86
+#include "codegen/Transforms/Passes.h.inc"
+} // namespace dlc::codegen
 
 using namespace mlir;
 
@@ -85,12 +85,12 @@ struct PadToHalo : OpRewritePattern<tensor::PadOp> {
   }
 };
 
-struct PadToHaloPass : dlc::x86::impl::PadToHaloBase<PadToHaloPass> {
+struct PadToHaloPass : dlc::codegen::impl::PadToHaloBase<PadToHaloPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<PadToHalo>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     dlc::x86::patternPassConfig())))
+                                     dlc::codegen::patternPassConfig())))
       signalPassFailure();
   }
 };
@@ -104,7 +104,7 @@ struct PadToHaloPass : dlc::x86::impl::PadToHaloBase<PadToHaloPass> {
 /// no write in between. No folding may run between this and bufferization (it
 /// would fold the extract of the insert back to %r).
 struct ReadPaddedInteriorPass
-    : dlc::x86::impl::ReadPaddedInteriorBase<ReadPaddedInteriorPass> {
+    : dlc::codegen::impl::ReadPaddedInteriorBase<ReadPaddedInteriorPass> {
   void runOnOperation() override {
     SmallVector<tensor::InsertSliceOp> inserts;
     getOperation()->walk([&](tensor::InsertSliceOp insert) {

@@ -1,0 +1,41 @@
+// Target-independent codegen passes (any target's pipeline may use them) and the
+// attribute names that connect them to the targets and the runtime ABI.
+#ifndef DLC_CODEGEN_TRANSFORMS_PASSES_H
+#define DLC_CODEGEN_TRANSFORMS_PASSES_H
+
+#include "dialects/Graph/IR/Names.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace dlc::codegen {
+#define GEN_PASS_DECL
+#include "codegen/Transforms/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "codegen/Transforms/Passes.h.inc"
+
+/// Name of the module attribute holding the I/O descriptor text (dlc-prepare-abi).
+constexpr llvm::StringLiteral kDescriptorAttr = "dlc.descriptor";
+/// Module attribute of a training step (set by dlc-training-step): one
+/// {symbol, dlc.name, dlc.dtype} dictionary per parameter global, exported as
+/// `state` records and `dlc_module_state_data` (dlc_abi.h).
+constexpr llvm::StringLiteral kStateAttr = dlc::graph::kStateAttr;
+/// Module attribute: the serialized forward ONNX model a training step carries
+/// (for dlc train --save-onnx), exported as `dlc_module_onnx`.
+constexpr llvm::StringLiteral kOnnxModelAttr = "dlc.onnx_model";
+/// Unit attribute on an scf.for whose iterations are independent (the outer tile loop
+/// of a parallel dimension): the target may split it over threads, and
+/// dlc-privatize-parallel-buffers gives each iteration its own scratch buffers.
+constexpr llvm::StringLiteral kParallelLoopAttr = "dlc.parallel";
+/// Module attribute: dlc_main's last argument is the runtime context pointer.
+constexpr llvm::StringLiteral kRuntimeCtxArgAttr = "dlc.runtime_ctx_arg";
+/// On the module: dlc_main's first argument is the buffer table (dlc-pack-entry-arguments).
+constexpr llvm::StringLiteral kPackedBuffersAttr = "dlc.packed_buffers";
+
+} // namespace dlc::codegen
+
+#endif
