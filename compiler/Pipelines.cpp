@@ -2,6 +2,8 @@
 #include "compiler/Pipelines.h"
 
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
+#include "codegen/Target/X86/KernelConfig.h"
+#include "dialects/Codegen/IR/CodegenDialect.h"
 #include "dialects/Graph/Transforms/Passes.h"
 #include "passes/Autodiff/GradientBuilder.h"
 #include "passes/Autodiff/Passes.h"
@@ -53,9 +55,11 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
   pm.addPass(createSymbolDCEPass());
 }
 
-void buildLinalgPipeline(OpPassManager &pm) {
-  // One parameterized pattern per op family.
-  pm.addPass(conversion::createConvertGraphToLinalg());
+void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target) {
+  // One parameterized pattern per op family; weights packed for the target's tiles.
+  conversion::ConvertGraphToLinalgOptions lowering;
+  lowering.packBlock = x86::packedWeightColumns(x86::CpuTarget::resolve(target.cpu));
+  pm.addPass(conversion::createConvertGraphToLinalg(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -65,7 +69,7 @@ void buildLLVMPipeline(OpPassManager &pm, const x86::TargetOptions &target) {
 }
 
 void registerDialects(DialectRegistry &registry) {
-  registry.insert<graph::GraphDialect>();
+  registry.insert<graph::GraphDialect, codegen::DlcDialect>();
   autodiff::registerGradientRules(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
@@ -83,7 +87,7 @@ void registerPassesAndPipelines() {
     PassPipelineRegistration<>("dlc-graph-pipeline", "dlc graph phase (canonicalize, decompose)",
                                [](OpPassManager &pm) { buildGraphPipeline(pm); });
     PassPipelineRegistration<>("dlc-linalg-pipeline", "dlc lowering of dlc_graph to linalg",
-                               buildLinalgPipeline);
+                               [](OpPassManager &pm) { buildLinalgPipeline(pm); });
     PassPipelineRegistration<>("dlc-llvm-pipeline", "dlc lowering of linalg to LLVM (host CPU)",
                                [](OpPassManager &pm) { buildLLVMPipeline(pm, {}); });
   });

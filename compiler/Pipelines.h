@@ -24,8 +24,9 @@ struct GraphPipelineOptions {
 /// graph: canonicalize and fold, expand composite ops, [autodiff,] clean up
 /// (dlc_graph -> dlc_graph).
 void buildGraphPipeline(mlir::OpPassManager &pm, const GraphPipelineOptions &options = {});
-/// linalg: primitive dlc_graph -> linalg/tensor/arith/math on tensors.
-void buildLinalgPipeline(mlir::OpPassManager &pm);
+/// linalg: primitive dlc_graph -> linalg/tensor/arith/math on tensors, constant weights
+/// packed for `target`'s register tiles.
+void buildLinalgPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target = {});
 /// llvm: linalg on tensors -> LLVM dialect with the runtime entry point (x86).
 void buildLLVMPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target);
 

@@ -10,7 +10,7 @@ bool saveTrainedOnnx(const dlc_module_t *module, const std::string &path, std::s
   const void *model = nullptr;
   size_t size = 0;
   if (dlc_module_embedded_onnx(module, &model, &size) != DLC_OK) {
-    error = std::string("--save-onnx: ") + dlc_status_message();
+    error = dlc_status_message();
     return false;
   }
   std::map<std::string, std::string> values;
@@ -26,12 +26,8 @@ bool saveTrainedOnnx(const dlc_module_t *module, const std::string &path, std::s
       bytes *= (size_t)info.shape[d];
     values[info.name] = std::string(static_cast<const char *>(data), bytes);
   }
-  if (!onnx_frontend::writeModelWithInitializers(
-          std::string(static_cast<const char *>(model), size), values, path, error)) {
-    error = "--save-onnx: " + error;
-    return false;
-  }
-  return true;
+  return onnx_frontend::writeModelWithInitializers(
+      std::string(static_cast<const char *>(model), size), values, path, error);
 }
 
 } // namespace dlc

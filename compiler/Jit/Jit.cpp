@@ -26,6 +26,7 @@ dlc_module_t *compile(Compilation &c, std::vector<std::string> &errors) {
     return fail();
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetAsmParser(); // inline assembly (AVX2 transposes)
   registerBuiltinDialectTranslation(c.context());
   registerLLVMDialectTranslation(c.context());
   ExecutionEngineOptions opts;

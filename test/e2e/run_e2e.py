@@ -150,7 +150,7 @@ def input_args(input_files: dict[str, Path]) -> list[str]:
 
 
 def run_mode(dlc: str, mode: str, work: Path, input_files, refs, rtol: float,
-             timeout: float, threads: int = 1) -> tuple[float, str]:
+             timeout: float, threads: int = 1, target: str = "") -> tuple[float, str]:
     """Run one mode; return (worst error, timing text). Raises Failure."""
     model = work / "model.onnx"
     out_dir = work / f"out_{mode}"
@@ -158,7 +158,8 @@ def run_mode(dlc: str, mode: str, work: Path, input_files, refs, rtol: float,
         shutil.rmtree(out_dir)
     if mode == "aot":
         so = work / "model.so"
-        t_c = run_cmd([dlc, "compile", str(model), "-o", str(so)], timeout, "dlc compile")
+        t_c = run_cmd([dlc, "compile", str(model), "-o", str(so),
+                       *([f"--target={target}"] if target else [])], timeout, "dlc compile")
         if not so.is_file():
             raise Failure(f"dlc compile exited 0 but did not write {so}")
         t_r = run_cmd([dlc, "run", str(so), *input_args(input_files), "--output-dir",
@@ -181,6 +182,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed for weights and inputs")
     ap.add_argument("--threads", type=int, default=1,
                     help="threads for dlc run (parallel loops split over them; default 1)")
+    ap.add_argument("--target", default="",
+                    help="dlc compile --target (x86-64-v3: the AVX2 kernels); AOT mode only, "
+                         "the JIT compiles for the host")
     ap.add_argument("--timeout", type=float, default=600.0,
                     help="timeout per dlc invocation in seconds (default 600)")
     ap.add_argument("--keep", action="store_true",
@@ -204,6 +208,11 @@ def main(argv=None) -> int:
         return 2
     names = args.models or list(suite)
     modes = ["aot", "jit"] if args.mode == "both" else [args.mode]
+    if args.target and "jit" in modes:
+        if args.mode == "jit":
+            print("error: --target applies to dlc compile (--mode aot)", file=sys.stderr)
+            return 2
+        modes = ["aot"]
 
     failures = 0
     total = 0
@@ -230,7 +239,7 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             try:
                 err, timing = run_mode(dlc, mode, work, input_files, refs, args.rtol,
-                                       args.timeout, args.threads)
+                                       args.timeout, args.threads, args.target)
                 dt = time.perf_counter() - t0
                 print(f"PASS {name:<18} {mode:<3}  err {err:9.3e}  time {dt:7.2f}s "
                       f"({timing}; ort {t_ort * 1000:8.2f}ms)", flush=True)

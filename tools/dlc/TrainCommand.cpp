@@ -214,7 +214,7 @@ int trainCommand(int argc, char **argv) {
   if (progress)
     std::fputs("\n", stderr);
   if (args.has("--save-onnx") && !saveTrainedOnnx(mod.m, args.get("--save-onnx"), error))
-    return fail(error);
+    return fail("--save-onnx: " + error);
   return 0;
 }
 

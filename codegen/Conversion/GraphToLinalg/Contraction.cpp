@@ -57,16 +57,17 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, ConvOp op, Value x, Value w,
   });
 }
 
-/// Output channels per packed weight block: the register tile's vector width.
-int64_t channelBlock(int64_t f) {
-  for (int64_t fb : {32, 16, 8})
+/// Output channels per packed weight block: the target's register tile width
+/// (`packBlock`, the pass option), or half or a quarter of it, down to 8.
+int64_t channelBlock(int64_t f, int64_t packBlock) {
+  for (int64_t fb = packBlock; fb >= 8; fb /= 2)
     if (f % fb == 0)
       return fb;
   return f;
 }
 
-/// Columns at or beyond which a count that 32 does not divide is padded up to a
-/// multiple of 32 (under 12.5 % more work) rather than packed in blocks of 8 or 16.
+/// Columns at or beyond which a count that the block does not divide is padded up to a
+/// multiple of it (under 12.5 % more work) rather than packed in smaller blocks.
 constexpr int64_t kMinPaddedColumns = 256;
 
 /// The constant `dense` ([K, N], row-major) with zero columns appended up to `np`.
@@ -94,17 +95,18 @@ Value padColumns(OpBuilder &b, Location loc, DenseElementsAttr dense, int64_t np
 /// loops (batch..., m, n1, n0, k), the result viewed as [..., M, N/NB, NB]. Wide N
 /// that 32 does not divide (1000 classes) is padded with zero columns to whole
 /// blocks of 32, and the product sliced back to N.
-Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs, Value rhs) {
+Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs, Value rhs,
+                   int64_t packBlock) {
   Type elt = type.getElementType();
   auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
-  int64_t k = rs[0], n = rs[1], nb = channelBlock(n);
+  int64_t k = rs[0], n = rs[1], nb = channelBlock(n, packBlock);
   RankedTensorType resultType = type;
-  if (n % 32 != 0 && n >= kMinPaddedColumns) {
+  if (n % packBlock != 0 && n >= kMinPaddedColumns) {
     DenseElementsAttr dense;
     if (!matchPattern(rhs, m_Constant(&dense)))
       return {};
-    n = (n + 31) / 32 * 32;
-    nb = 32;
+    n = llvm::divideCeil(n, packBlock) * packBlock;
+    nb = packBlock;
     rhs = padColumns(b, loc, dense, n);
     SmallVector<int64_t> padded(type.getShape());
     padded.back() = n;
@@ -152,7 +154,9 @@ Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
 }
 
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MatMulLowering(MLIRContext *ctx, int64_t packBlock) : OpConversionPattern(ctx), packBlock(packBlock) {}
+  /// The widest packed weight block: the target's register tile width.
+  int64_t packBlock;
   LogicalResult matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -165,7 +169,7 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     if (rs.size() == 2 && isa<FloatType>(elt) &&
         ((rs[1] % 8 == 0 && rs[1] >= 16) || rs[1] >= kMinPaddedColumns) &&
         ls.size() == (size_t)type.getRank() && matchPattern(rhs, m_Constant())) {
-      b.replaceOp(op, packedMatmul(b, loc, type, lhs, rhs));
+      b.replaceOp(op, packedMatmul(b, loc, type, lhs, rhs, packBlock));
       return success();
     }
     if (type.getRank() == 2) {
@@ -291,10 +295,10 @@ Value addBias(OpBuilder &b, Location loc, Value acc, Value bias) {
 /// viewed as [N, OH, OW, F/FB, FB]. Tiled with kh, kw, c by 1 the op becomes a
 /// plain matmul tile that vectorizes to broadcast-FMA outer products.
 Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, Value w,
-                   Value bias, ArrayRef<int64_t> dilations) {
+                   Value bias, ArrayRef<int64_t> dilations, int64_t packBlock) {
   Type elt = type.getElementType();
   auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
-  int64_t f = ws[3], fb = channelBlock(f);
+  int64_t f = ws[3], fb = channelBlock(f, packBlock);
   Value blocked = reshapeTensor(
       b, loc, w, RankedTensorType::get({ws[0], ws[1], ws[2], f / fb, fb}, elt));
   Value packed = permuteTensor(b, loc, blocked, {3, 0, 1, 2, 4});
@@ -330,7 +334,9 @@ Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, V
 /// weights; depthwise: the [KH, KW, 1, C] weights viewed as HWC), accumulating
 /// onto the bias broadcast over N, H, W.
 struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ConvNhwcLowering(MLIRContext *ctx, int64_t packBlock) : OpConversionPattern(ctx), packBlock(packBlock) {}
+  /// The widest packed weight block: the target's register tile width.
+  int64_t packBlock;
   LogicalResult matchAndRewrite(ConvNhwcOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -358,7 +364,8 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
           steps.push_back(b.getIndexAttr(s));
         x = tensor::ExtractSliceOp::create(b, loc, sliced, x, off, sizes, steps);
       }
-      b.replaceOp(op, implicitGemm(b, loc, type, x, w, adaptor.getBias(), op.getDilations()));
+      b.replaceOp(op, implicitGemm(b, loc, type, x, w, adaptor.getBias(), op.getDilations(),
+                                   packBlock));
       return success();
     }
     Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
@@ -385,8 +392,9 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
 
 } // namespace
 
-void populateContractionLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatMulLowering, ConvLowering, ConvNhwcLowering>(patterns.getContext());
+void populateContractionLoweringPatterns(RewritePatternSet &patterns, int64_t packBlock) {
+  patterns.add<ConvLowering>(patterns.getContext());
+  patterns.add<MatMulLowering, ConvNhwcLowering>(patterns.getContext(), packBlock);
 }
 
 } // namespace dlc::conversion

@@ -16,8 +16,15 @@ using namespace mlir;
 namespace {
 struct ConvertGraphToLinalgPass
     : dlc::conversion::impl::ConvertGraphToLinalgBase<ConvertGraphToLinalgPass> {
+  using ConvertGraphToLinalgBase::ConvertGraphToLinalgBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (packBlock < 8 || packBlock > 1024 || !llvm::isPowerOf2_64(packBlock)) {
+      getOperation()->emitError() << "convert-graph-to-linalg: pack-block must be a power of "
+                                     "two in [8, 1024], not "
+                                  << int64_t(packBlock);
+      return signalPassFailure();
+    }
     ConversionTarget target(*ctx);
     target.addIllegalDialect<dlc::graph::GraphDialect>();
     // Run-time checks stay until dlc-prepare-abi gives the entry its status.
@@ -26,7 +33,7 @@ struct ConvertGraphToLinalgPass
                            math::MathDialect, func::FuncDialect, scf::SCFDialect>();
     RewritePatternSet patterns(ctx);
     dlc::conversion::populateElementwiseLoweringPatterns(patterns);
-    dlc::conversion::populateContractionLoweringPatterns(patterns);
+    dlc::conversion::populateContractionLoweringPatterns(patterns, packBlock);
     dlc::conversion::populatePoolingLoweringPatterns(patterns);
     dlc::conversion::populateReductionLoweringPatterns(patterns);
     dlc::conversion::populateDataMovementLoweringPatterns(patterns);

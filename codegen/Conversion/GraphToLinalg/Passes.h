@@ -16,7 +16,10 @@ namespace dlc::conversion {
 #include "codegen/Conversion/GraphToLinalg/Passes.h.inc"
 
 void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
-void populateContractionLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// Matmuls and convolutions; constant weights are packed in blocks of `packBlock`
+/// columns (or half or a quarter of it): the target's register tile width.
+void populateContractionLoweringPatterns(mlir::RewritePatternSet &patterns,
+                                         int64_t packBlock = 32);
 void populatePoolingLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);

@@ -12,8 +12,12 @@ def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
     matmul to `linalg.matmul`/`linalg.generic`, convolution and pooling to
     the named NCHW linalg ops with `tensor.pad`, reductions to
     `linalg.generic` with reduction iterators, data movement to tensor ops.
-    Composite ops must have been removed by `dlc-decompose` first.
+    Composite ops must have been removed by `dlc-decompose` first. Constant
+    matmul and convolution weights are packed in blocks of `pack-block` columns
+    (the target's register tile width: 32 for AVX-512, 16 for AVX2).
   }];
+  let options = [Option<"packBlock", "pack-block", "int64_t", /*default=*/"32",
+                        "the widest packed weight block (columns; a power of two >= 8)">];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect", "::mlir::scf::SCFDialect"];

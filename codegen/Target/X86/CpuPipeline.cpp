@@ -31,8 +31,15 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
   pm.addPass(codegen::createPrepareABI());
   // Padded inputs (convolutions, pools): zero only the halo.
   pm.addNestedPass<FuncOp>(codegen::createPadToHalo());
-  // Register tiles and vectors for every linalg op (KernelConfig.cpp decides).
+  // Each linalg op's kernel for the target CPU (KernelConfig.cpp decides; recorded on
+  // the op as #dlc.kernel_config), normalization chains in row blocks...
+  SelectKernelsOptions selection;
+  selection.cpu = options.cpu;
+  selection.dumpTarget = options.dumpConfig;
+  pm.addNestedPass<FuncOp>(createSelectKernels(selection));
+  // ... then register tiles and vectors as recorded.
   TileAndVectorizeOptions tiling;
+  tiling.cpu = options.cpu;
   tiling.dumpConfig = options.dumpConfig;
   tiling.recordConfig = options.untilKernels;
   tiling.injectFault = options.injectFault;

@@ -1,15 +1,29 @@
-// Per-op tiling choices for the x86 CPU (register tiles, vector widths).
+// Per-op kernel choices for the x86 CPU (register tiles, vector widths, thread split).
 #include "codegen/Target/X86/KernelConfig.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
 namespace dlc::x86 {
 
-/// Weights larger than this (half of a Zen 4 core's 1 MiB L2) are streamed block by
-/// block: their column/channel blocks become the outermost loop.
-constexpr int64_t kWeightBlockingBytes = 512 * 1024;
+codegen::KernelConfigAttr KernelConfig::toAttr(MLIRContext *ctx) const {
+  return codegen::KernelConfigAttr::get(ctx, kind, tiles, interchange, split, epilogue,
+                                        partialSums, rowBlock);
+}
+
+KernelConfig KernelConfig::fromAttr(codegen::KernelConfigAttr attr) {
+  KernelConfig cfg;
+  cfg.kind = attr.getKind();
+  cfg.tiles.assign(attr.getTiles().begin(), attr.getTiles().end());
+  cfg.interchange.assign(attr.getInterchange().begin(), attr.getInterchange().end());
+  cfg.split = attr.getSplit();
+  cfg.epilogue = attr.getEpilogue();
+  cfg.partialSums = attr.getPartialSums();
+  cfg.rowBlock = attr.getRowBlock();
+  return cfg;
+}
 
 /// Bytes of the op's second input (the weights of a contraction or convolution).
 static int64_t weightBytes(linalg::LinalgOp op) {
@@ -21,9 +35,12 @@ static int64_t weightBytes(linalg::LinalgOp op) {
   return type.getNumElements() * type.getElementTypeBitWidth() / 8;
 }
 
-/// `outer` first, then the other loops in order, when the weights are large.
-static void blockOuterWhenLarge(linalg::LinalgOp op, KernelConfig &cfg, unsigned outer) {
-  if (weightBytes(op) <= kWeightBlockingBytes)
+/// `outer` first, then the other loops in order, when the weights are large: more
+/// than half of a core's L2, they are streamed block by block, their column/channel
+/// blocks the outermost loop.
+static void blockOuterWhenLarge(linalg::LinalgOp op, KernelConfig &cfg, unsigned outer,
+                                const CpuTarget &target) {
+  if (weightBytes(op) <= target.l2Bytes / 2)
     return;
   cfg.interchange.push_back(outer);
   for (unsigned d = 0; d < op.getNumLoops(); ++d)
@@ -54,7 +71,7 @@ static int64_t divisorOrPartialTile(int64_t n, std::initializer_list<int64_t> ca
   return d >= good || d == n ? d : wholeOrPartialTile(n, preferred);
 }
 
-std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
+std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTarget &target) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0)
     return std::nullopt;
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
@@ -63,9 +80,13 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
     return std::nullopt;
   unsigned n = bounds.size();
   KernelConfig cfg;
+  // Register tiles fit the register file: accumulators, a few loads and a broadcast.
+  // AVX-512: 32 zmm of 16 floats; AVX2: 16 ymm of 8.
+  bool avx512 = target.isa == Isa::AVX512;
 
-  // Contraction: an RM x RN register tile (8 x 32 fp32 = 16 zmm accumulators),
-  // the K loop stepped by one inside (CPU-GEMM-NOTES.md variant b).
+  // Contraction: an RM x RN register tile (AVX-512: 8 x 32 fp32 = 16 zmm accumulators;
+  // AVX2: 6 x 16 = 12 ymm, with 2 loads of B and a broadcast of A, 15 of 16), the K loop
+  // stepped by one inside (CPU-GEMM-NOTES.md variant b).
   if (isa<linalg::MatmulOp>(op) || linalg::isaContractionOpInterface(op)) {
     // Several M or N dims (e.g. a matmul with reshapes folded in) tile the
     // innermost one of each to the register tile and the others to 1.
@@ -76,13 +97,14 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
       // Row counts 8 does not divide (a sequence of 77, a batch of 12) keep 8-row
       // tiles and one last partial tile; so do column counts beyond 32.
       int64_t rows = bounds[dims->m.back()], cols = bounds[dims->n.back()];
-      cfg.tiles[dims->m.back()] = wholeOrPartialTile(rows, 8);
-      cfg.tiles[dims->n.back()] = cols % 32 == 0 || cols > 32 ? wholeOrPartialTile(cols, 32)
-                                                               : wholeOrPartialTile(cols, 16);
+      int64_t rm = avx512 ? 8 : 6, rn = avx512 ? 32 : 16;
+      cfg.tiles[dims->m.back()] = wholeOrPartialTile(rows, rm);
+      cfg.tiles[dims->n.back()] = cols % rn == 0 || cols > rn ? wholeOrPartialTile(cols, rn)
+                                                               : wholeOrPartialTile(cols, rn / 2);
       // Packed weights ([N/NB][K][NB]) that do not fit L2: column blocks outermost, so
       // one block's panel stays in L2 while every row tile uses it.
       if (dims->n.size() == 2)
-        blockOuterWhenLarge(op, cfg, dims->n.front());
+        blockOuterWhenLarge(op, cfg, dims->n.front(), target);
       return cfg;
     }
   }
@@ -102,13 +124,21 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
         cfg.kind = KernelKind::ImplicitGemm;
         cfg.tiles.assign(n, 1);
         int64_t fb = bounds[f0], ow = dims->outputImage[1];
-        cfg.tiles[f0] = fb;
-        cfg.tiles[ow] = fb >= 32 ? divisorOrPartialTile(bounds[ow], {8, 7, 6, 5, 4, 3, 2}, 4, 8)
-                                 : divisorOrPartialTile(bounds[ow],
-                                                        {16, 14, 12, 10, 8, 7, 6, 5, 4, 3, 2},
-                                                        8, 16);
+        if (avx512) {
+          cfg.tiles[f0] = fb;
+          cfg.tiles[ow] = fb >= 32 ? divisorOrPartialTile(bounds[ow], {8, 7, 6, 5, 4, 3, 2}, 4, 8)
+                                   : divisorOrPartialTile(bounds[ow],
+                                                          {16, 14, 12, 10, 8, 7, 6, 5, 4, 3, 2},
+                                                          8, 16);
+        } else {
+          // 16 channels (two ymm) of a block x 6 pixels, or 8 x 12: 12 accumulators.
+          cfg.tiles[f0] = std::min<int64_t>(fb, 16);
+          cfg.tiles[ow] = fb >= 16 ? divisorOrPartialTile(bounds[ow], {6, 5, 4, 3, 2}, 4, 6)
+                                   : divisorOrPartialTile(bounds[ow],
+                                                          {12, 10, 8, 7, 6, 5, 4, 3, 2}, 6, 12);
+        }
         cfg.tiles[dims->inputChannel[0]] = 0;
-        blockOuterWhenLarge(op, cfg, f1);
+        blockOuterWhenLarge(op, cfg, f1, target);
         return cfg;
       }
     }
@@ -118,7 +148,8 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
       // Channels last (NHWC convs, depthwise included): channels in the vector lanes,
       // a few output pixels of one row, the whole filter width, input channels one
       // at a time: 8 pixels x 32 channels = 16 zmm accumulators (CONV-NOTES.md
-      // routes a and d; depthwise keeps 4 x 32 to fit its loads).
+      // routes a and d; depthwise keeps 4 x 32 to fit its loads). AVX2: 4 pixels x 16
+      // channels = 8 ymm, the filter row's weights beside them.
       // Channels: F of a conv, C of a depthwise conv, and for a pool the dim it shares
       // with its input but not with its window (linalg counts it as a batch dim).
       SmallVector<unsigned> chans;
@@ -133,20 +164,28 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
         // allows, else up to 8 pixels of 16 channels.
         bool wide = !depthwise || ow % 4 == 0;
         int64_t channels = bounds[chans.front()];
-        int64_t fb = wide ? divisorTile(channels, {32, 16, 8, 4, 2})
-                          : divisorTile(channels, {16, 8, 4, 2});
-        // A few channels that no vector width divides (LeNet's 6): all of them in one
-        // partial vector rather than 2 lanes at a time.
-        if (fb < 8 && channels <= 16)
-          fb = channels;
+        int64_t fb;
+        if (avx512) {
+          fb = wide ? divisorTile(channels, {32, 16, 8, 4, 2}) : divisorTile(channels, {16, 8, 4, 2});
+          // A few channels that no vector width divides (LeNet's 6): all of them in one
+          // partial vector rather than 2 lanes at a time.
+          if (fb < 8 && channels <= 16)
+            fb = channels;
+          cfg.tiles[dims->outputImage[1]] =
+              depthwise && fb == 32 ? divisorOrPartialTile(ow, {4, 2}, 2, 4)
+                                    : divisorOrPartialTile(ow, {8, 7, 6, 5, 4, 3, 2}, 4, 8);
+        } else {
+          fb = wide ? divisorTile(channels, {16, 8, 4, 2}) : divisorTile(channels, {8, 4, 2});
+          if (fb < 4 && channels <= 8)
+            fb = channels;
+          cfg.tiles[dims->outputImage[1]] = fb >= 16 ? divisorOrPartialTile(ow, {4, 3, 2}, 2, 4)
+                                                     : divisorOrPartialTile(ow, {8, 7, 6, 5, 4, 3, 2}, 4, 8);
+        }
         cfg.tiles[chans.front()] = fb;
-        cfg.tiles[dims->outputImage[1]] = depthwise && fb == 32
-                                              ? divisorOrPartialTile(ow, {4, 2}, 2, 4)
-                                              : divisorOrPartialTile(ow, {8, 7, 6, 5, 4, 3, 2}, 4, 8);
         cfg.tiles[dims->filterLoop[1]] = 0;
         // Large filters: channel blocks outermost, so one block's filters (up to
         // 3x3x512x32 floats) stay in L2 across all output pixels.
-        blockOuterWhenLarge(op, cfg, chans.front());
+        blockOuterWhenLarge(op, cfg, chans.front(), target);
         return cfg;
       }
       for (unsigned d : dims->outputChannel)
@@ -167,7 +206,7 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
   cfg.tiles.assign(n, 1);
   bool innerParallel = op.getIteratorTypesArray().back() == utils::IteratorType::parallel;
   // Transposing (an input read along another loop than the output's innermost): a
-  // 16 x 16 tile, read as 16 contiguous rows of that input and transposed in
+  // 16 x 16 tile (AVX2: 8 x 8), read as contiguous rows of that input and transposed in
   // registers. Vectorized along the innermost loop alone, each vector was 16
   // scalar loads 'a row' apart (which, for power-of-two rows, also all fall into
   // the same L1 sets).
@@ -179,7 +218,9 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
       if (!type || type.getElementTypeBitWidth() != 32 || !map.isPermutation())
         continue;
       unsigned d = cast<AffineDimExpr>(map.getResults().back()).getPosition();
-      int64_t inner = divisorTile(bounds[n - 1], {16, 8}), across = divisorTile(bounds[d], {16, 8});
+      std::initializer_list<int64_t> sides = avx512 ? std::initializer_list<int64_t>{16, 8}
+                                                    : std::initializer_list<int64_t>{8};
+      int64_t inner = divisorTile(bounds[n - 1], sides), across = divisorTile(bounds[d], sides);
       if (d != n - 1 && inner >= 8 && across >= 8) {
         cfg.tiles[n - 1] = inner;
         cfg.tiles[d] = across;
@@ -187,18 +228,112 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op) {
       }
     }
   }
-  // An innermost parallel loop steps 32 lanes (two zmm): LLVM splits each op into
-  // two adjacent instructions, so two independent chains interleave in source order
-  // (x86 schedules in it); one 16-lane chain per step left gelu's erf latency-bound.
-  // An innermost reduction keeps this many partial sums across the row and adds them
-  // up serially at its end: about sqrt(row) balances the two (16 for softmax rows of
-  // 128, 32 for 1024, 64 beyond).
-  int64_t row = bounds[n - 1];
-  cfg.tiles[n - 1] = innerParallel ? wholeOrPartialTile(row, 32)
+  // An innermost parallel loop steps two vectors (32 lanes of zmm, 16 of ymm): LLVM
+  // splits each op into two adjacent instructions, so two independent chains interleave
+  // in source order (x86 schedules in it); one 16-lane chain per step left gelu's erf
+  // latency-bound. An innermost reduction keeps this many partial sums across the row
+  // and adds them up serially at its end: about sqrt(row) balances the two (16 for
+  // softmax rows of 128, 32 for 1024, 64 beyond), at most 4 vectors.
+  int64_t row = bounds[n - 1], lanes = target.f32Lanes();
+  cfg.tiles[n - 1] = innerParallel ? wholeOrPartialTile(row, 2 * lanes)
                      : row <= 256  ? wholeOrPartialTile(row, 16)
                      : row <= 2048 ? wholeOrPartialTile(row, 32)
-                                   : wholeOrPartialTile(row, 64);
+                                   : wholeOrPartialTile(row, std::min<int64_t>(64, 4 * lanes));
   return cfg;
+}
+
+int64_t workOf(linalg::LinalgOp op) {
+  int64_t work = 1;
+  for (int64_t r : op.getStaticLoopRanges())
+    work = ShapedType::isDynamic(r) ? work : work * r;
+  return work;
+}
+
+/// Whether `v` is computed by a generic kernel with reduction loops, possibly through a
+/// few elementwise generic kernels (rstd = 1 / sqrt(var + eps)).
+static bool comesFromReduction(Value v, const CpuTarget &target, int depth = 4) {
+  auto producer = v.getDefiningOp<linalg::LinalgOp>();
+  if (!producer || depth == 0 || !producer.hasPureTensorSemantics())
+    return false;
+  auto cfg = chooseKernelConfig(producer, target);
+  if (!cfg || cfg->kind != KernelKind::Generic)
+    return false;
+  if (producer.getNumReductionLoops() > 0)
+    return true;
+  return llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *in) {
+    return comesFromReduction(in->get(), target, depth - 1);
+  });
+}
+
+std::optional<int64_t> chooseRowBlock(linalg::GenericOp root, const CpuTarget &target) {
+  // An all-parallel generic reading, through a map that drops its last dim, a per-row
+  // statistic computed by a reduction: out[.., j] = f(x[.., j], stat[..]).
+  if (root.getNumLoops() < 2 || root.getNumLoops() != root.getNumParallelLoops() ||
+      root->getNumResults() != 1 || root->getParentOfType<scf::ForOp>() ||
+      !root.hasPureTensorSemantics())
+    return std::nullopt;
+  SmallVector<int64_t> bounds = root.getStaticLoopRanges();
+  int64_t elements = 1;
+  for (int64_t r : bounds)
+    elements = ShapedType::isDynamic(r) ? 0 : elements * r;
+  if (elements < kMinRowBlockElements)
+    return std::nullopt;
+  unsigned last = root.getNumLoops() - 1;
+  if (!llvm::any_of(root.getDpsInputOperands(), [&](OpOperand *in) {
+        AffineMap map = root.getMatchingIndexingMap(in);
+        return map.isProjectedPermutation() && !map.isFunctionOfDim(last) &&
+               map.getNumResults() > 0 && comesFromReduction(in->get(), target);
+      }))
+    return std::nullopt;
+  // One block of the chain's intermediate takes about 1/16 of L2 (64 KiB of a Zen 4
+  // core's 1 MiB): a few of them fit together.
+  int64_t blockBytes = target.l2Bytes / 16;
+  Type elt = getElementTypeOrSelf(root->getResult(0).getType());
+  int64_t rowBytes = bounds.back() * std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
+  int64_t rows = bounds[bounds.size() - 2];
+  // Rows per block: the largest divisor of the row count within the block budget.
+  for (int64_t b = std::max<int64_t>(1, blockBytes / rowBytes); b > 1; --b)
+    if (rows % b == 0)
+      return b;
+  return 1;
+}
+
+std::optional<int64_t> chooseThreadSplit(linalg::LinalgOp op, const KernelConfig &cfg) {
+  if (workOf(op) < kMinParallelWork)
+    return std::nullopt;
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  auto iters = op.getIteratorTypesArray();
+  SmallVector<int64_t> order = cfg.interchange;
+  if (order.empty())
+    order = llvm::to_vector(llvm::seq<int64_t>(0, cfg.tiles.size()));
+  // The outermost parallel tile loop with more than one tile.
+  for (int64_t d : order)
+    if (cfg.tiles[d] && iters[d] == utils::IteratorType::parallel &&
+        llvm::divideCeil(bounds[d], cfg.tiles[d]) > 1)
+      return d;
+  return std::nullopt;
+}
+
+bool computesAsEpilogue(linalg::LinalgOp consumer, linalg::LinalgOp producer,
+                        const KernelConfig &producerCfg) {
+  auto generic = dyn_cast<linalg::GenericOp>(consumer.getOperation());
+  if (!generic || generic.getNumLoops() != generic.getNumParallelLoops() ||
+      generic->getNumResults() != 1 || producerCfg.kind == KernelKind::Generic ||
+      !producer->hasOneUse() || producer->getNumResults() != 1 ||
+      !producer.getIndexingMapMatchingResult(producer->getResult(0)).isProjectedPermutation())
+    return false;
+  return llvm::any_of(generic.getDpsInputOperands(), [&](OpOperand *in) {
+    return in->get().getDefiningOp() == producer.getOperation() &&
+           generic.getMatchingIndexingMap(in).isIdentity();
+  });
+}
+
+bool isInnerReduction(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic->getNumResults() != 1 || generic.getNumReductionLoops() != 1 ||
+      !isa<PartialReductionOpInterface>(op))
+    return false;
+  return generic.getIteratorTypesArray().back() == utils::IteratorType::reduction;
 }
 
 std::optional<ReassociationIndices> collapsibleReductionLoops(linalg::GenericOp op) {

@@ -1,16 +1,24 @@
-// Per-op tiling choices for the x86 CPU: the one place heuristics live.
+// Per-op kernel choices for the x86 CPU: the one place heuristics and tuning constants
+// live. dlc-cpu-select-kernels records them on each op as #dlc.kernel_config; tiling,
+// vectorization and row blocking read the attribute.
 #ifndef DLC_CODEGEN_TARGET_X86_KERNELCONFIG_H
 #define DLC_CODEGEN_TARGET_X86_KERNELCONFIG_H
 
+#include "codegen/Target/X86/CpuTarget.h"
+#include "dialects/Codegen/IR/CodegenDialect.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
 
 namespace dlc::x86 {
 
 /// Contraction: matmul-like. Convolution: named conv/pool ops decomposed to 1-D.
 /// ImplicitGemm: a conv generic over packed weights whose kh/kw tiles fold into a
 /// matmul tile. Generic: everything else.
-enum class KernelKind { Contraction, Convolution, ImplicitGemm, Generic };
+using codegen::KernelKind;
 
+/// The in-memory form of #dlc.kernel_config (see its description in CodegenAttrs.td).
 struct KernelConfig {
   KernelKind kind = KernelKind::Generic;
   /// Tile size per loop of the op (0 = not tiled). Parallel loops are tiled
@@ -19,15 +27,80 @@ struct KernelConfig {
   /// Order of the parallel tile loops, outermost first, as loop dims of the op
   /// (empty: dim order).
   llvm::SmallVector<int64_t> interchange;
+  /// The loop whose tile loop the runtime's threads split (none: one thread).
+  std::optional<int64_t> split;
+  /// The op's only user, elementwise, is computed on each register tile.
+  bool epilogue = false;
+  /// The innermost reduction keeps tiles.back() partial sums across the row.
+  bool partialSums = false;
+  /// Rows per block of the row block this op roots.
+  std::optional<int64_t> rowBlock;
+
+  codegen::KernelConfigAttr toAttr(mlir::MLIRContext *ctx) const;
+  static KernelConfig fromAttr(codegen::KernelConfigAttr attr);
 };
 
-/// Chooses how to tile `op`, or nothing when it should stay as it is.
-std::optional<KernelConfig> chooseKernelConfig(mlir::linalg::LinalgOp op);
+//===----------------------------------------------------------------------===//
+// Tuning constants that are not per-op tile choices (used by the passes named).
+//===----------------------------------------------------------------------===//
+
+/// Iterations (elements times reduction length) below which an op stays on one thread:
+/// waking the others costs a few microseconds.
+constexpr int64_t kMinParallelWork = 1 << 13;
+/// dlc-cpu-tile-vectorize vectorizes static tiles of at most this many elements (a
+/// whole untiled op would become one huge vector).
+constexpr int64_t kMaxVectorTileElements = 4096;
+/// The implicit GEMM's input-channel loop, after kh and kw fold away, is stepped by this.
+constexpr int64_t kImplicitGemmChannelStep = 1;
+/// Normalization-like chains smaller than this are not row-blocked (the loop would not
+/// pay off).
+constexpr int64_t kMinRowBlockElements = 1 << 16;
+/// dlc-streaming-stores / dlc-prefetch-streams: buffers of at least this many bytes
+/// (more than a core's share of L2 and L3 keeps between the caller and the model) are
+/// written with non-temporal stores and read with prefetches this far ahead, whole
+/// 64-byte lines at a time.
+constexpr int64_t kMinStreamingBytes = 4 << 20;
+constexpr int64_t kCacheLineBytes = 64;
+constexpr int64_t kPrefetchBytes = 8 << 10;
+
+//===----------------------------------------------------------------------===//
+// Per-op choices.
+//===----------------------------------------------------------------------===//
+
+/// How to tile `op` on `target` (kind, tiles, loop order), or nothing when it should
+/// stay as it is (dynamic or empty iteration space, no loops, buffers).
+std::optional<KernelConfig> chooseKernelConfig(mlir::linalg::LinalgOp op, const CpuTarget &target);
+
+/// When `root` starts a row block (an all-parallel generic reading a per-row statistic
+/// that a reduction computes, large enough to pay off), the rows per block: a block of
+/// the chain's intermediates takes about 1/16 of L2.
+std::optional<int64_t> chooseRowBlock(mlir::linalg::GenericOp root, const CpuTarget &target);
+
+/// The loop of `op` whose tile loop the threads split under `cfg`: the outermost tile
+/// loop (in `cfg`'s order) with more than one iteration, when the op has enough work.
+std::optional<int64_t> chooseThreadSplit(mlir::linalg::LinalgOp op, const KernelConfig &cfg);
+
+/// The columns of a packed weight block (convert-graph-to-linalg's pack-block): one
+/// register tile's width, two vectors (32 floats with AVX-512, 16 with AVX2).
+inline int64_t packedWeightColumns(const CpuTarget &target) { return 2 * target.f32Lanes(); }
+
+/// Iterations of `op` (elements times reduction length).
+int64_t workOf(mlir::linalg::LinalgOp op);
+
+/// Whether `consumer` (an all-parallel generic with one result, reading `producer`'s
+/// only result through an identity map) is computed as the epilogue of `producer`'s
+/// kernel `producerCfg` (a contraction or convolution).
+bool computesAsEpilogue(mlir::linalg::LinalgOp consumer, mlir::linalg::LinalgOp producer,
+                        const KernelConfig &producerCfg);
 
 /// The trailing reduction loops of `op`, when there are two or more and they are
-/// contiguous in every operand (a mean over [H, W]): dlc-cpu-tile-vectorize collapses
+/// contiguous in every operand (a mean over [H, W]): dlc-cpu-select-kernels collapses
 /// them into one, which then gets an innermost reduction's partial sums.
 std::optional<mlir::ReassociationIndices> collapsibleReductionLoops(mlir::linalg::GenericOp op);
+
+/// A generic with one output and one reduction loop, the innermost: its partial
+/// sums can live in a vector across that loop.
+bool isInnerReduction(mlir::Operation *op);
 
 /// Whether `op`'s reduction is tiled with vector partial sums carried across one innermost
 /// reduction loop (about sqrt(n) of them), directly or after collapsing its loops.

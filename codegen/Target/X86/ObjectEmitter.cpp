@@ -41,6 +41,7 @@ static std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOpti
                                                                 std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetAsmParser(); // inline assembly (AVX2 transposes)
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)

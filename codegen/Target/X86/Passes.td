@@ -34,6 +34,27 @@ def PrefetchStreams : Pass<"dlc-prefetch-streams", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def SelectKernels : Pass<"dlc-cpu-select-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Choose each linalg op's kernel for the target CPU (#dlc.kernel_config)";
+  let description = [{
+    Resolves the target (`cpu`: ISA and vector width, registers, caches, cores;
+    CpuTarget.cpp) and records on every linalg op that will be tiled on its own
+    a `#dlc.kernel_config` (KernelConfig.cpp decides: kind, register tiles,
+    loop order, the loop the threads split, partial sums, a fused epilogue).
+    Normalization chains whose root gets a `row_block` are then tiled by blocks
+    of rows (RowBlocks.cpp, reading the attributes), trailing reduction loops
+    that are contiguous in every operand are collapsed into one, and every op
+    is chosen again on its final shape. dlc-cpu-tile-vectorize, right after,
+    only reads the attributes.
+  }];
+  let options = [Option<"cpu", "cpu", "std::string", /*default=*/"\"host\"",
+                        "host, x86-64-v3, x86-64-v4 or an LLVM x86 CPU name">,
+                 Option<"dumpTarget", "dump-target", "bool", /*default=*/"false",
+                        "Print the resolved target to stderr (dlc compile --dump-config)">];
+  let dependentDialects = ["::dlc::codegen::DlcDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
+}
+
 def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg ops to register-sized blocks and vectorize them (x86)";
   let description = [{
@@ -47,9 +68,11 @@ def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
     epilogue: tiled with the kernel's tile, the kernel fused in. Chains
     feeding a per-row statistic (normalizations, softmax) are first tiled
     by blocks of rows (RowBlocks.cpp); row reductions keep vector partial
-    sums. Everything else is vectorized along its innermost dimension. Tile
-    sizes come from `KernelConfig.cpp`; an op whose tiling or vectorization
-    fails stays as it is and later becomes scalar loops, never an error.
+    sums. Everything else is vectorized along its innermost dimension. Every
+    choice is read from the op's `#dlc.kernel_config` (dlc-cpu-select-kernels
+    writes them; the attributes are removed here); an op whose tiling or
+    vectorization fails stays as it is and later becomes scalar loops, never an
+    error. `cpu` picks the vector lowerings (AVX2: 8x8 transposes).
   }];
   let options = [Option<"dumpConfig", "dump-config", "bool", /*default=*/"false",
                         "Print each op's kernel configuration to stderr (dlc compile --dump-config)">,
@@ -58,9 +81,13 @@ def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
                         "[{node, epilogue, config}] in program order (dlc verify)">,
                  Option<"injectFault", "inject-fault", "std::string", /*default=*/"\"\"",
                         "Testing only: 'wrong-epilogue' adds 1 to every fused epilogue's "
-                        "result (dlc verify's test of a broken build)">];
+                        "result (dlc verify's test of a broken build)">,
+                 Option<"cpu", "cpu", "std::string", /*default=*/"\"host\"",
+                        "the target CPU, as for dlc-cpu-select-kernels">];
+  // LLVM: AVX2's 8x8 transposes blend with inline assembly.
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
-                           "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
+                           "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def MathApproximation : Pass<"dlc-math-approximation"> {

@@ -18,11 +18,6 @@ using namespace dlc::x86;
 
 namespace {
 
-/// How far ahead of a read its line is prefetched. LayerNorm(gelu(x)) on 4096 x 1024
-/// (a compute-heavy pass reading x, then an L2 pass writing the output) ran, at 1
-/// thread: 2.93 ms without prefetch, 2.77 / 2.71 / 2.58 / 2.50 / 2.45 / 2.48 ms with
-/// 0.5 / 1 / 2 / 4 / 8 / 16 KiB, 2.6 ms with 32-64 KiB; at 2 threads 1.45 -> 1.33 ms.
-constexpr int64_t kPrefetchBytes = 8 << 10;
 
 /// One prefetch (into all cache levels) per line `read` covers, kPrefetchBytes
 /// ahead. Past the buffer's end it fetches someone else's line (x86 prefetches do
@@ -34,7 +29,7 @@ void prefetchAhead(RewriterBase &b, vector::TransferReadOp read) {
   VectorType vec = read.getVectorType();
   int64_t bytes = vec.getNumElements() * vec.getElementTypeBitWidth() / 8;
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-  for (int64_t offset = 0; offset < bytes; offset += kLineBytes) {
+  for (int64_t offset = 0; offset < bytes; offset += kCacheLineBytes) {
     Value ahead = arith::AddIOp::create(
         b, loc, address, arith::ConstantIndexOp::create(b, loc, offset + kPrefetchBytes));
     Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), ahead);

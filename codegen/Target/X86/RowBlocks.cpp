@@ -16,64 +16,16 @@ using namespace mlir;
 namespace dlc::x86 {
 namespace {
 
-/// Bytes of one block of a chain's intermediate: a few of them fit L2 together.
-constexpr int64_t kRowBlockBytes = 64 * 1024;
-/// Chains smaller than this stay as they are (the loop would not pay off).
-constexpr int64_t kMinRowBlockElements = 1 << 16;
-
-/// A linalg op the block may absorb: elementwise or reduction generics and fills,
-/// not contractions or convolutions (they keep their own register tiling).
+/// A linalg op the block may absorb: one whose kernel is generic (elementwise or
+/// reduction generics and fills), not contractions or convolutions (they keep their
+/// own register tiling).
 bool isFusable(Operation *op) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
-    return false;
-  auto cfg = chooseKernelConfig(linalgOp);
-  return cfg && cfg->kind == KernelKind::Generic;
+  auto cfg = codegen::getKernelConfig(op);
+  return cfg && cfg.getKind() == KernelKind::Generic;
 }
 
-/// Whether `v` is computed by a reduction, possibly through a few fusable
-/// elementwise ops (rstd = 1 / sqrt(var + eps)).
-bool comesFromReduction(Value v, int depth = 4) {
-  auto producer = v.getDefiningOp<linalg::LinalgOp>();
-  if (!producer || !isFusable(producer) || depth == 0)
-    return false;
-  if (producer.getNumReductionLoops() > 0)
-    return true;
-  return llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *in) {
-    return comesFromReduction(in->get(), depth - 1);
-  });
-}
-
-/// An all-parallel generic reading, through a map that drops its last dim, a
-/// per-row statistic computed by a reduction: out[.., j] = f(x[.., j], stat[..]).
-bool isRowBlockRoot(linalg::GenericOp op) {
-  if (op.getNumLoops() < 2 || op.getNumLoops() != op.getNumParallelLoops() ||
-      op->getNumResults() != 1 || op->getParentOfType<scf::ForOp>())
-    return false;
-  int64_t elements = 1;
-  for (int64_t r : op.getStaticLoopRanges())
-    elements = ShapedType::isDynamic(r) ? 0 : elements * r;
-  if (elements < kMinRowBlockElements)
-    return false;
-  unsigned last = op.getNumLoops() - 1;
-  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-    AffineMap map = op.getMatchingIndexingMap(in);
-    return map.isProjectedPermutation() && !map.isFunctionOfDim(last) &&
-           map.getNumResults() > 0 && comesFromReduction(in->get());
-  });
-}
-
-void tileRowBlocks(RewriterBase &rewriter, linalg::GenericOp op) {
+void tileRowBlocks(RewriterBase &rewriter, linalg::GenericOp op, int64_t block) {
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-  int64_t rowBytes = bounds.back() * 4;
-  int64_t rows = bounds[bounds.size() - 2];
-  // Rows per block: the largest divisor of the row count within the block budget.
-  int64_t block = 1;
-  for (int64_t b = std::max<int64_t>(1, kRowBlockBytes / rowBytes); b >= 1; --b)
-    if (rows % b == 0) {
-      block = b;
-      break;
-    }
   SmallVector<int64_t> tiles(bounds.size(), 1);
   tiles[bounds.size() - 2] = block;
   tiles.back() = 0;
@@ -125,15 +77,16 @@ void tileRowBlocks(RewriterBase &rewriter, linalg::GenericOp op) {
 } // namespace
 
 void formRowBlocks(func::FuncOp func, RewriterBase &rewriter) {
-  SmallVector<linalg::GenericOp> roots;
+  SmallVector<std::pair<linalg::GenericOp, int64_t>> roots;
   func.walk([&](linalg::GenericOp op) {
-    if (isRowBlockRoot(op))
-      roots.push_back(op);
+    if (auto cfg = codegen::getKernelConfig(op); cfg && cfg.getRowBlock() &&
+                                                 !op->getParentOfType<scf::ForOp>())
+      roots.push_back({op, *cfg.getRowBlock()});
   });
   // Consumers first: a chain's producers are then still top level to fuse.
-  for (linalg::GenericOp op : llvm::reverse(roots))
+  for (auto [op, block] : llvm::reverse(roots))
     if (!op->use_empty() && !op->getParentOfType<scf::ForOp>())
-      tileRowBlocks(rewriter, op);
+      tileRowBlocks(rewriter, op, block);
   if (roots.empty())
     return;
   // The fused chains' original ops are dead now: erase them (consumers first) so
@@ -149,6 +102,10 @@ void formRowBlocks(func::FuncOp func, RewriterBase &rewriter) {
 bool isInRowBlock(Operation *op) {
   Operation *parent = op->getParentOp();
   return parent && isa<scf::ForOp>(parent) && parent->hasAttr(kRowBlockAttr);
+}
+
+bool isRootPosition(Operation *op) {
+  return !op->getParentOfType<scf::ForOp>() || isInRowBlock(op);
 }
 
 } // namespace dlc::x86

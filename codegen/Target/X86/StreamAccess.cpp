@@ -42,7 +42,7 @@ bool transfersWholeLines(VectorTransferOpInterface xfer) {
   if (failed(memref.getStridesAndOffset(strides, offset)) || strides.empty() ||
       strides.back() != 1)
     return false;
-  return bytes % kLineBytes == 0;
+  return bytes % kCacheLineBytes == 0;
 }
 
 Value transferAddress(OpBuilder &b, VectorTransferOpInterface xfer) {

@@ -3,16 +3,13 @@
 #ifndef DLC_CODEGEN_TARGET_X86_STREAMACCESS_H
 #define DLC_CODEGEN_TARGET_X86_STREAMACCESS_H
 
+#include "codegen/Target/X86/KernelConfig.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace dlc::x86 {
-
-/// Buffers at least this large stream: they exceed what a core's share of L2 + L3
-/// keeps between the caller and the model.
-constexpr int64_t kMinStreamingBytes = 4 << 20;
-constexpr int64_t kLineBytes = 64;
 
 /// The function argument `v` views (through subviews and casts), if any.
 mlir::BlockArgument viewedArgument(mlir::Value v);

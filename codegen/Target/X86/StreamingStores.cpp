@@ -29,7 +29,7 @@ void streamWrite(RewriterBase &b, vector::TransferWriteOp write) {
   Value dest = write.getBase();
   Value address = transferAddress(b, write);
   Value low = arith::AndIOp::create(b, loc, address,
-                                    arith::ConstantIndexOp::create(b, loc, kLineBytes - 1));
+                                    arith::ConstantIndexOp::create(b, loc, kCacheLineBytes - 1));
   Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low,
                                         arith::ConstantIndexOp::create(b, loc, 0));
   auto branch = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
@@ -38,7 +38,7 @@ void streamWrite(RewriterBase &b, vector::TransferWriteOp write) {
   Value flat = vector::ShapeCastOp::create(
       b, loc, VectorType::get({vec.getNumElements()}, vec.getElementType()), write.getVector());
   vector::StoreOp::create(b, loc, flat, dest, write.getIndices(), /*nontemporal=*/true,
-                          llvm::MaybeAlign(kLineBytes));
+                          llvm::MaybeAlign(kCacheLineBytes));
   b.moveOpBefore(write, branch.elseBlock(), branch.elseBlock()->begin());
 }
 

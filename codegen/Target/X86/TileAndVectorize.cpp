@@ -1,7 +1,8 @@
-// dlc-cpu-tile-vectorize: applies KernelConfig tiles, vectorizes, keeps accumulators in registers.
+// dlc-cpu-tile-vectorize: applies each op's #dlc.kernel_config, vectorizes, keeps accumulators
+// in registers.
 #include "codegen/Target/X86/KernelConfig.h"
+#include "codegen/Target/X86/Passes.h"
 #include "codegen/Transforms/NodeName.h"
-#include "codegen/Target/X86/ParallelMark.h"
 #include "codegen/Transforms/RewriteConfig.h"
 #include "codegen/Target/X86/RowBlocks.h"
 
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/X86Vector/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
@@ -30,9 +32,6 @@ namespace {
 SmallVector<OpFoldResult> asOFR(Builder &b, ArrayRef<int64_t> v) {
   return llvm::map_to_vector(v, [&](int64_t x) -> OpFoldResult { return b.getIndexAttr(x); });
 }
-
-/// Iterations (elements times reduction length) below which an op stays on one thread.
-constexpr int64_t kMinParallelWork = 1 << 13;
 
 /// A read of a tensor that a splat constant was just written over entirely is
 /// that splat. A tile's accumulator starts as its vectorized zero fill, read back
@@ -62,21 +61,14 @@ struct ReadOfSplatWrite : OpRewritePattern<vector::TransferReadOp> {
   }
 };
 
-/// Iterations of `op` (elements times reduction length).
-int64_t workOf(linalg::LinalgOp op) {
-  int64_t work = 1;
-  for (int64_t r : op.getStaticLoopRanges())
-    work = ShapedType::isDynamic(r) ? work : work * r;
-  return work;
-}
-
 /// Tiles `op`, fusing into the tile loop the producers of its init (fill, bias
-/// broadcast) and `fuseProducer` (a contraction whose epilogue `op` is). `work`
-/// decides whether threads split the loop. Returns the tiled op, then the tiled
-/// producers.
+/// broadcast) and `fuseProducer` (a contraction whose epilogue `op` is). Threads split
+/// the tile loop of dim `split` (none: one thread; `small` says why, in the note).
+/// Returns the tiled op, then the tiled producers.
 FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, TilingInterface op,
                                                     ArrayRef<int64_t> tiles,
-                                                    ArrayRef<int64_t> interchange, int64_t work,
+                                                    ArrayRef<int64_t> interchange,
+                                                    std::optional<int64_t> split, bool small,
                                                     Operation *fuseProducer,
                                                     std::string *note = nullptr) {
   scf::SCFTilingOptions tiling;
@@ -101,23 +93,26 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   auto result = scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
   if (failed(result))
     return failure();
-  // Tile loops of parallel dims run independent iterations: threads may split the
-  // outermost one that has more than one (dlc-outline-parallel-loops), when the op
-  // has enough work to pay for waking the other threads (a few microseconds).
+  // Tile loops of parallel dims run independent iterations: threads split the one
+  // the kernel config names (dlc-outline-parallel-loops).
   SmallVector<int64_t> tiledDims; // the dim of each tile loop, outermost first
   for (int64_t d : interchange.empty() ? llvm::to_vector(llvm::seq<int64_t>(0, tiles.size()))
                                        : llvm::to_vector(interchange))
     if (tiles[d])
       tiledDims.push_back(d);
-  if (work >= kMinParallelWork)
-    if (auto split = markParallelLoop(result->loops); split && note &&
-                                                      split->first < tiledDims.size())
-      *note = "threads split loop " + std::to_string(tiledDims[split->first]) + " (" +
-              std::to_string(split->second) + " tiles)";
+  auto position = split ? llvm::find(tiledDims, *split) : tiledDims.end();
+  if (position != tiledDims.end() && size_t(position - tiledDims.begin()) < result->loops.size()) {
+    auto loop = dyn_cast<scf::ForOp>(result->loops[position - tiledDims.begin()].getOperation());
+    std::optional<APInt> trips = loop ? loop.getStaticTripCount() : std::nullopt;
+    if (trips) {
+      loop->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+      if (note)
+        *note = "threads split loop " + std::to_string(*split) + " (" +
+                std::to_string(trips->getSExtValue()) + " tiles)";
+    }
+  }
   if (note && note->empty())
-    *note = isInRowBlock(op) ? "in a row block"
-            : work < kMinParallelWork ? "one thread (small)"
-                                      : "one thread";
+    *note = isInRowBlock(op) ? "in a row block" : small ? "one thread (small)" : "one thread";
   for (OpResult r : op->getResults())
     if (Value v = result->replacements.lookup(r))
       rewriter.replaceAllUsesWith(r, v);
@@ -166,7 +161,7 @@ void tryVectorize(RewriterBase &rewriter, Operation *op) {
   int64_t volume = 1;
   for (int64_t b : bounds)
     volume = ShapedType::isDynamic(b) ? INT64_MAX / 2 : volume * b;
-  if (volume > 4096)
+  if (volume > kMaxVectorTileElements)
     return;
   rewriter.setInsertionPoint(op);
   auto result = linalg::vectorize(rewriter, op);
@@ -174,25 +169,15 @@ void tryVectorize(RewriterBase &rewriter, Operation *op) {
     rewriter.replaceOp(op, result->replacements);
 }
 
-/// The contraction or convolution whose only use is `op`, an elementwise generic that
-/// reads its result through an identity map: `op` is then computed as its epilogue,
-/// on each register tile before it is stored (bias, activation, residual add).
+/// The contraction or convolution whose kernel computes `op` as its epilogue (its
+/// config says so, and `op` is its only use): `op` is then computed on each register
+/// tile before it is stored (bias, activation, residual add).
 std::optional<std::pair<linalg::LinalgOp, KernelConfig>> epilogueProducer(linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || generic.getNumLoops() != generic.getNumParallelLoops() ||
-      generic->getNumResults() != 1)
-    return std::nullopt;
-  for (OpOperand *in : generic.getDpsInputOperands()) {
-    auto producer = in->get().getDefiningOp<linalg::LinalgOp>();
-    if (!producer || !producer->hasOneUse() || producer->getNumResults() != 1 ||
-        !generic.getMatchingIndexingMap(in).isIdentity())
-      continue;
-    auto cfg = chooseKernelConfig(producer);
-    if (!cfg || cfg->kind == KernelKind::Generic)
-      continue;
-    if (!producer.getIndexingMapMatchingResult(producer->getResult(0)).isProjectedPermutation())
-      continue;
-    return std::make_pair(producer, *cfg);
+  for (Value in : op.getDpsInputs()) {
+    auto producer = in.getDefiningOp<linalg::LinalgOp>();
+    auto attr = producer ? dlc::codegen::getKernelConfig(producer) : dlc::codegen::KernelConfigAttr();
+    if (attr && attr.getEpilogue() && producer->hasOneUse() && *producer->user_begin() == op)
+      return std::make_pair(producer, KernelConfig::fromAttr(attr));
   }
   return std::nullopt;
 }
@@ -239,42 +224,6 @@ void accumulateInEpilogueTile(linalg::LinalgOp epilogueTile, linalg::LinalgOp ke
   }
   start->set(dest.get());
   dest.set(kernelTile->getResult(0));
-}
-
-/// An op tiled on its own: not inside a tile loop, except directly in a row block.
-bool isRootPosition(Operation *op) {
-  return !op->getParentOfType<scf::ForOp>() || isInRowBlock(op);
-}
-
-/// A generic with one output and one reduction loop, the innermost: its partial
-/// sums can live in a vector across that loop.
-bool isInnerReduction(Operation *op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic->getNumResults() != 1 || generic.getNumReductionLoops() != 1 ||
-      !isa<PartialReductionOpInterface>(op))
-    return false;
-  return generic.getIteratorTypesArray().back() == utils::IteratorType::reduction;
-}
-
-/// A reduction over several trailing loops (a LayerNorm over [C, D, H, W], a mean over
-/// [H, W]) whose loops are contiguous in every operand, rewritten as one reduction over
-/// their product: it then gets an innermost reduction's config, about sqrt(n) partial sums
-/// across the row, instead of 16 lanes each summing n / 16 values in a chain. Faster, and
-/// the sum's rounding error grows with sqrt(n), not n / 16 (a LayerNorm of a constant
-/// 11,088-value region, whose exact result is its bias, was off by 3 %).
-linalg::LinalgOp collapseTrailingReductions(RewriterBase &rewriter, linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || !generic.hasPureTensorSemantics())
-    return op;
-  std::optional<ReassociationIndices> group = collapsibleReductionLoops(generic);
-  if (!group)
-    return op;
-  rewriter.setInsertionPoint(op);
-  auto collapsed = linalg::collapseOpIterationDims(op, {*group}, rewriter);
-  if (failed(collapsed))
-    return op;
-  rewriter.replaceOp(op, collapsed->results);
-  return collapsed->collapsedOp;
 }
 
 /// Roles of a tile's ops while its loops are peeled (the copies keep them).
@@ -360,7 +309,7 @@ void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile
     accumulateInEpilogueTile(cast<linalg::LinalgOp>(epilogueTile), cast<linalg::LinalgOp>(root));
     toVectorize.insert(toVectorize.begin(), epilogueTile);
   }
-  if (hasReductionTiles && cfg.kind == KernelKind::Generic && isInnerReduction(root)) {
+  if (hasReductionTiles && cfg.partialSums) {
     // Partial sums: a vector of accumulators carried across the reduced dim, one
     // horizontal reduction per row at the end (instead of one per tile).
     rewriter.setInsertionPoint(root);
@@ -411,7 +360,7 @@ void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile
       return;
     SmallVector<int64_t> cTiles;
     for (utils::IteratorType it : folded.getIteratorTypesArray())
-      cTiles.push_back(it == utils::IteratorType::reduction ? 1 : 0);
+      cTiles.push_back(it == utils::IteratorType::reduction ? kImplicitGemmChannelStep : 0);
     rewriter.setInsertionPoint(folded);
     auto inner = tileOnly(rewriter, folded, cTiles);
     if (failed(inner))
@@ -459,6 +408,7 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
   // The epilogue's loops are the op's result dims: same tiles, same loop order.
   linalg::LinalgOp tileOp = epilogue ? epilogue : op;
   SmallVector<int64_t> tiles(parallelTiles), order(cfg.interchange);
+  std::optional<int64_t> split = cfg.split;
   if (epilogue) {
     auto resultDims = op.getIndexingMapMatchingResult(op->getResult(0)).getResults();
     auto dimOf = [&](unsigned i) { return cast<AffineDimExpr>(resultDims[i]).getPosition(); };
@@ -470,12 +420,16 @@ void transformRoot(RewriterBase &rewriter, linalg::LinalgOp op, const KernelConf
       for (unsigned i = 0; i < resultDims.size(); ++i)
         if (dimOf(i) == d)
           order.push_back(i);
+    split.reset();
+    for (unsigned i = 0; i < resultDims.size(); ++i)
+      if (cfg.split && dimOf(i) == *cfg.split)
+        split = i;
   }
   rewriter.setInsertionPoint(tileOp);
   Block *home = tileOp->getBlock();
   OperationName name = op->getName();
   auto tiled = tileAndFuseInit(rewriter, cast<TilingInterface>(tileOp.getOperation()), tiles,
-                               order, isInRowBlock(op) ? 0 : workOf(op),
+                               order, split, workOf(op) < kMinParallelWork,
                                epilogue ? op.getOperation() : nullptr, note);
   if (failed(tiled))
     return;
@@ -614,22 +568,13 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
-    // Roots: every linalg op except the fills and broadcasts that fuse into a consumer's tile.
+    // Roots: every op dlc-cpu-select-kernels chose a kernel for (the fills and broadcasts
+    // that fuse into a consumer's tile are skipped below).
     SmallVector<std::pair<linalg::LinalgOp, KernelConfig>> roots;
     IRRewriter rewriter(ctx);
-    formRowBlocks(func, rewriter);
-    SmallVector<linalg::LinalgOp> candidates;
     func.walk([&](linalg::LinalgOp op) {
-      if (isRootPosition(op) && !isInRowBlock(op))
-        candidates.push_back(op);
-    });
-    for (linalg::LinalgOp op : candidates)
-      (void)collapseTrailingReductions(rewriter, op);
-    func.walk([&](linalg::LinalgOp op) {
-      if (!isRootPosition(op))
-        return;
-      if (auto cfg = chooseKernelConfig(op))
-        roots.push_back({op, *cfg});
+      if (auto attr = dlc::codegen::getKernelConfig(op); attr && isRootPosition(op))
+        roots.push_back({op, KernelConfig::fromAttr(attr)});
     });
     SmallVector<std::string> lines; // --dump-config
     SmallVector<Attribute> records; // record-config
@@ -644,7 +589,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
       // An elementwise op whose input is a contraction's only use becomes its epilogue.
       linalg::LinalgOp kernel = op, epilogue;
       KernelConfig kernelCfg = cfg;
-      if (auto producer = epilogueProducer(op)) {
+      if (auto producer = epilogueProducer(op); producer && !fusedAway.contains(producer->first)) {
         std::tie(kernel, kernelCfg) = *producer;
         epilogue = op;
         fusedAway.insert(kernel);
@@ -676,6 +621,9 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
       func->setAttr("dlc.kernels", ArrayAttr::get(ctx, records));
     }
 
+    // The decisions are applied: the clones tiling made carry them no further.
+    func.walk([](Operation *op) { op->removeAttr(dlc::codegen::kKernelConfigAttr); });
+
     // Clean up: contractions from reductions, fold slices into transfers.
     {
       RewritePatternSet patterns(ctx);
@@ -702,6 +650,11 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
       vector::populateVectorOuterProductLoweringPatterns(patterns);
       vector::populateVectorTransposeLoweringPatterns(patterns,
                                                       vector::VectorTransposeLowering::Shuffle16x16);
+      // AVX2's transposes are 8 x 8 (KernelConfig): unpack/shuffle/blend in ymm registers.
+      if (CpuTarget::resolve(cpu).isa == Isa::AVX2)
+        x86vector::avx2::populateSpecializedTransposeLoweringPatterns(
+            patterns, x86vector::avx2::LoweringOptions().setTransposeOptions(
+                          x86vector::avx2::TransposeLoweringOptions().lower8x8xf32()));
       vector::populateVectorShapeCastLoweringPatterns(patterns);
       patterns.add<ReadOfSplatWrite>(ctx); // the hoisted accumulator reads
       (void)applyPatternsGreedily(func, std::move(patterns), dlc::codegen::patternPassConfig());

@@ -1,4 +1,4 @@
-// RUN: dlc-opt %s -split-input-file -dlc-cpu-tile-vectorize -canonicalize | FileCheck %s
+// RUN: dlc-opt %s -split-input-file -dlc-cpu-select-kernels=cpu=x86-64-v4 -dlc-cpu-tile-vectorize -canonicalize | FileCheck %s
 // Register-tiled matmul: 8x32 tiles, fill fused, K stepped by one with the
 // accumulator carried in registers; elementwise ops vectorized along the last dim,
 // two zmm vectors per step (LLVM splits each op into two adjacent instructions, so
