@@ -176,8 +176,12 @@ std::optional<std::pair<linalg::LinalgOp, KernelConfig>> epilogueProducer(linalg
   for (Value in : op.getDpsInputs()) {
     auto producer = in.getDefiningOp<linalg::LinalgOp>();
     auto attr = producer ? dlc::codegen::getKernelConfig(producer) : dlc::codegen::KernelConfigAttr();
-    if (attr && attr.getEpilogue() && producer->hasOneUse() && *producer->user_begin() == op)
-      return std::make_pair(producer, KernelConfig::fromAttr(attr));
+    if (!attr || !attr.getEpilogue())
+      continue;
+    // (Checked again: dlc-opt's input may carry any verified config.)
+    KernelConfig cfg = KernelConfig::fromAttr(attr);
+    if (computesAsEpilogue(op, producer, cfg))
+      return std::make_pair(producer, cfg);
   }
   return std::nullopt;
 }
@@ -309,7 +313,7 @@ void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile
     accumulateInEpilogueTile(cast<linalg::LinalgOp>(epilogueTile), cast<linalg::LinalgOp>(root));
     toVectorize.insert(toVectorize.begin(), epilogueTile);
   }
-  if (hasReductionTiles && cfg.partialSums) {
+  if (hasReductionTiles && cfg.partialSums && isInnerReduction(root)) {
     // Partial sums: a vector of accumulators carried across the reduced dim, one
     // horizontal reduction per row at the end (instead of one per tile).
     rewriter.setInsertionPoint(root);
@@ -573,7 +577,8 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
     SmallVector<std::pair<linalg::LinalgOp, KernelConfig>> roots;
     IRRewriter rewriter(ctx);
     func.walk([&](linalg::LinalgOp op) {
-      if (auto attr = dlc::codegen::getKernelConfig(op); attr && isRootPosition(op))
+      if (auto attr = dlc::codegen::getKernelConfig(op);
+          attr && isRootPosition(op) && op.hasPureTensorSemantics())
         roots.push_back({op, KernelConfig::fromAttr(attr)});
     });
     SmallVector<std::string> lines; // --dump-config
