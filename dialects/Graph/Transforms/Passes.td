@@ -31,6 +31,23 @@ def GraphDecompose : Pass<"dlc-decompose"> {
   let dependentDialects = ["::dlc::graph::GraphDialect", "::mlir::arith::ArithDialect"];
 }
 
+def GraphRaiseAttention : Pass<"dlc-raise-attention"> {
+  let summary = "Exporters' MatMul-Softmax-MatMul chains -> dlc_graph.attention";
+  let description = [{
+    Finds `matmul(softmax(s), V)` where s is, from the inside out,
+    `matmul(Q, K^T)`, optionally divided or multiplied by a splat constant,
+    optionally a `where` against a splat fill, optionally plus an additive
+    mask, and the probabilities optionally NaN-guarded with
+    `where(is_nan(p), 0, p)` (torch SDPA, HF BERT and GPT-2 eager exports), on
+    rank-4 [batch, heads, seq, dim] tensors without broadcasting, and replaces
+    it with one `dlc_graph.attention` whose decomposition rebuilds exactly those
+    ops. Every intermediate must have no other use and keep its operand's type;
+    anything else is left alone. Inference only: autodiff differentiates
+    primitives.
+  }];
+  let dependentDialects = ["::dlc::graph::GraphDialect"];
+}
+
 def GraphFoldConvAffine : Pass<"dlc-fold-conv-affine"> {
   let summary = "Fold per-channel constant scales and shifts into the preceding conv";
   let description = [{
