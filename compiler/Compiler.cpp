@@ -159,7 +159,7 @@ LogicalResult Compilation::runTo(Phase phase) {
       buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf, options.gradInitializers,
                                                   options.training});
     else if (p == 2)
-      buildLinalgPipeline(pm, target);
+      buildLinalgPipeline(pm, target, options.maxMemory);
     else {
       if (!forwardModel.empty())
         (*mod)->setAttr(codegen::kOnnxModelAttr, StringAttr::get(ctx.get(), forwardModel));

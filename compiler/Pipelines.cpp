@@ -29,8 +29,16 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
     pm.addPass(autodiff::createParamsToArgs(std::set<std::string>()));
   // Fold what the importer left (shape chains, identities, constant math).
   pm.addPass(createCanonicalizerPass());
-  // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives.
-  pm.addPass(graph::createGraphDecompose());
+  // Autodiff rules exist only for primitives: differentiating builds expand everything now.
+  bool differentiates = options.training || !options.gradOf.empty();
+  // Exporters' MatMul-Softmax-MatMul chains -> dlc_graph.attention (inference only).
+  if (!differentiates)
+    pm.addPass(graph::createGraphRaiseAttention());
+  // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives; inference keeps
+  // attention, rnn, gru and lstm whole until the linalg phase.
+  graph::GraphDecomposeOptions decompose;
+  decompose.keepRegions = !differentiates;
+  pm.addPass(graph::createGraphDecompose(decompose));
   // Constant parameters of the expanded ops (e.g. BatchNorm scale) fold now.
   pm.addPass(createCanonicalizerPass());
   // Loss, gradients and optimizer update as one step (differentiating the primitives,
@@ -55,7 +63,14 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
   pm.addPass(createSymbolDCEPass());
 }
 
-void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target) {
+void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
+                         uint64_t maxTensorBytes) {
+  // The composite regions the graph phase kept whole (attention, recurrences) -> primitives,
+  // then the graph phase's cleanup over what they became (only when there were any).
+  graph::GraphDecomposeOptions decompose;
+  decompose.cleanup = true;
+  decompose.maxTensorBytes = maxTensorBytes;
+  pm.addPass(graph::createGraphDecompose(decompose));
   // One parameterized pattern per op family; weights packed for the target's tiles.
   conversion::ConvertGraphToLinalgOptions lowering;
   lowering.packBlock = x86::packedWeightColumns(x86::CpuTarget::resolve(target.cpu));

@@ -21,12 +21,14 @@ struct GraphPipelineOptions {
   std::optional<autodiff::TrainingOptions> training;
 };
 
-/// graph: canonicalize and fold, expand composite ops, [autodiff,] clean up
-/// (dlc_graph -> dlc_graph).
+/// graph: canonicalize and fold, raise attention, expand composite ops (inference keeps
+/// attention and recurrences whole), [autodiff,] clean up (dlc_graph -> dlc_graph).
 void buildGraphPipeline(mlir::OpPassManager &pm, const GraphPipelineOptions &options = {});
-/// linalg: primitive dlc_graph -> linalg/tensor/arith/math on tensors, constant weights
-/// packed for `target`'s register tiles.
-void buildLinalgPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target = {});
+/// linalg: expand the composite regions, then primitive dlc_graph -> linalg/tensor/arith/math
+/// on tensors, constant weights packed for `target`'s register tiles. `maxTensorBytes`
+/// bounds what the expansions create (0: no limit).
+void buildLinalgPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target = {},
+                         uint64_t maxTensorBytes = 0);
 /// llvm: linalg on tensors -> LLVM dialect with the runtime entry point (x86).
 void buildLLVMPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target);
 

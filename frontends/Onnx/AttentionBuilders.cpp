@@ -1,7 +1,7 @@
-// ONNX Attention (opset 23+) -> dlc_graph, as its function body: optional 3-D head split,
-// KV cache concat, grouped-query head repeat, scaled QK^T, softcap, boolean/additive masks,
-// offset-aligned causal and sliding-window masks, non-padded KV lengths, the fully-masked-row
-// guard, and the four qk_matmul_output modes.
+// ONNX Attention (opset 23+) -> dlc_graph.attention (expanded by dlc-decompose), with its
+// optional 3-D head split, KV cache concat and mask padding around it; and the other
+// attention-family ops (TensorScatter, FlexAttention, LinearAttention, RotaryEmbedding)
+// as their function bodies.
 #include "frontends/Onnx/Expr.h"
 
 #include <cmath>
@@ -26,35 +26,6 @@ Value splitHeads(Expr &e, Value x, int64_t heads) {
     return e.fail();
   }
   return e.transpose(e.reshape(x, {b, s, heads, hd / heads}), {0, 2, 1, 3});
-}
-
-/// An i1 constant [rows, cols]: allowed(i, j) iff diff = i + offset - j has diff <= below
-/// and -diff <= above
-/// (below/above < 0: unbounded on that side; causal is below = -1, above = 0).
-Value bandMask(Expr &e, int64_t rows, int64_t cols, int64_t offset, int64_t below, int64_t above) {
-  SmallVector<bool> v;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) {
-      int64_t diff = i + offset - j;
-      v.push_back((below < 0 || diff <= below) && (above < 0 || -diff <= above));
-    }
-  auto type = RankedTensorType::get({rows, cols}, e.n.b.getI1Type());
-  return e.n.constant(DenseElementsAttr::get(type, ArrayRef<bool>(v)));
-}
-
-/// Grouped-query attention: K/V [B, Hkv, S, D] with each head repeated Hq/Hkv times
-/// ([h0, h0, h1, h1, ...]) -> [B, Hq, S, D].
-Value repeatKvHeads(Expr &e, Value x, int64_t hq) {
-  if (e.failed || !x) // an earlier builder failed
-    return Value();
-  if (e.failed || !x)
-    return e.fail();
-  auto t = tensorType(x);
-  int64_t batch = t.getDimSize(0), hkv = t.getDimSize(1), s = t.getDimSize(2), d = t.getDimSize(3);
-  Value u = e.reshape(x, {batch, hkv, 1, s, d});
-  Value b = e.op<ExpandOp>(
-      {u}, {}, {RankedTensorType::get({batch, hkv, hq / hkv, s, d}, t.getElementType())});
-  return e.reshape(b, {batch, hq, s, d});
 }
 
 LogicalResult attention(NodeImporter &n, Results &out) {
@@ -121,23 +92,7 @@ LogicalResult attention(NodeImporter &n, Results &out) {
     return n.error("the query heads (" + Twine(hq) + ") must be a multiple of the key/value "
                    "heads (" + Twine(hkv) + ")");
 
-  // Scale sqrt(scale) applied to both Q and K, as the reference does.
-  double scale = std::isnan(*scaleAttr) ? 1.0 / std::sqrt((double)d) : *scaleAttr;
-  Value s = e.c(std::sqrt(scale));
-  Value qs = e.op<MulOp>({q, s}), ks = e.op<MulOp>({k, s});
-
-  if (hq != hkv) {
-    ks = repeatKvHeads(e, ks, hq);
-    v = repeatKvHeads(e, v, hq);
-  }
-  Value qk = e.op<MatMulOp>({qs, e.transpose(ks, {0, 1, 3, 2})});
-  if (*softcap > 0)
-    qk = e.op<MulOp>({e.op<TanhOp>({e.op<DivOp>({qk, e.c(*softcap)})}), e.c(*softcap)});
-  Value qkOut = qk;
-
-  // The additive bias [.., sq, skv]: mask (padded to skv), causal, window, padding.
-  Value negInf = e.c(-INFINITY), zero = e.c(0);
-  Value bias;
+  // The mask padded to skv positions (false / -inf).
   if (mask) {
     auto mt = tensorType(mask);
     if (mt.getRank() == 0) // a fuzz-onnx find: a scalar mask's last dim was read
@@ -148,98 +103,65 @@ LogicalResult attention(NodeImporter &n, Results &out) {
       SmallVector<int64_t> pads(2 * mt.getRank(), 0);
       pads[2 * mt.getRank() - 1] = pad;
       mask = e.pad(mask, pads, isBool ? 0.0 : -INFINITY);
+      if (e.failed)
+        return failure();
     }
-    bias = isBool ? e.where(mask, zero, negInf) : e.cast(mask, elt);
   }
-  auto addBias = [&](Value extra) { bias = bias ? e.op<AddOp>({bias, extra}) : extra; };
-  auto offsetMask = [&](int64_t below, int64_t above) -> Value {
-    // Constants of [sq, skv] and [skv] (an empty batch or head dim leaves them unbounded).
-    if (failed(n.checkShape({sq, skv}, n.b.getI1Type(), "the attention mask")) ||
-        failed(n.checkShape({skv}, n.b.getI64Type(), "the key positions")))
-      return e.fail();
-    if (!nonpad)
-      return e.where(bandMask(e, sq, skv, pastLen, below, above), zero, negInf);
-    // Per batch: offset[b] = nonpad[b] - sq; allowed iff band(i + offset[b] - j).
-    Type i64 = n.b.getI64Type();
-    SmallVector<int64_t> iv, jv;
-    for (int64_t i = 0; i < sq; ++i)
-      iv.push_back(i);
-    for (int64_t j = 0; j < skv; ++j)
-      jv.push_back(j);
-    Value ii = e.ints({sq, 1}, iv);
-    Value jj = e.ints({1, skv}, jv);
-    Value off = e.op<SubOp>({e.reshape(e.cast(nonpad, i64), {batch, 1, 1}), e.c(i64, sq)});
-    Value diff = e.op<SubOp>({e.op<AddOp>({ii, off}), jj}); // [B, sq, skv]
-    Value ok;
-    auto both = [&](Value c) { ok = ok ? e.op<AndOp>({ok, c}) : c; };
-    if (below >= 0)
-      both(e.op<LessEqualOp>({diff, e.c(i64, below)}));
-    if (above >= 0)
-      both(e.op<LessEqualOp>({e.op<NegOp>({diff}), e.c(i64, above)}));
-    if (!ok)
-      return e.reshape(e.op<MulOp>({diff, e.c(i64, 0)}), {batch, 1, sq, skv}); // unreachable
-    return e.reshape(e.where(ok, zero, negInf), {batch, 1, sq, skv});
-  };
-  if (*isCausal)
-    addBias(offsetMask(-1, 0)); // j <= i + offset
-  if (*left >= 0 || *right >= 0)
-    addBias(offsetMask(*left, *right));
-  if (nonpad) {
-    if (failed(n.checkShape({skv}, n.b.getI64Type(), "the key positions")))
-      return failure();
-    SmallVector<int64_t> jv;
-    for (int64_t j = 0; j < skv; ++j)
-      jv.push_back(j);
-    Type i64 = n.b.getI64Type();
-    Value jj = e.ints({1, skv}, jv);
-    Value valid = e.op<LessOp>({jj, e.reshape(e.cast(nonpad, i64), {batch, 1})});
-    addBias(e.reshape(e.where(valid, zero, negInf), {batch, 1, 1, skv}));
-  }
-  Value logits = bias ? e.op<AddOp>({qk, bias}) : qk;
-  if (*mode == 2)
-    qkOut = logits;
-
-  // Softmax that maps an all -inf row to zeros (no NaN), in softmax_precision.
+  // The mask constants the expansion builds: [sq, skv] bands, [skv] key positions.
+  if ((*isCausal || *left >= 0 || *right >= 0) &&
+      (failed(n.checkShape({sq, skv}, n.b.getI1Type(), "the attention mask")) ||
+       failed(n.checkShape({skv}, n.b.getI64Type(), "the key positions"))))
+    return failure();
+  if (nonpad && failed(n.checkShape({skv}, n.b.getI64Type(), "the key positions")))
+    return failure();
   Type smElt = elt;
   if (*precision) {
     smElt = elementTypeFor(n.b.getContext(), *precision);
     if (!smElt || !isa<FloatType>(smElt))
       return n.error("unsupported softmax_precision " + Twine(*precision));
   }
-  Value x = e.cast(logits, smElt);
-  if (e.failed) // the Values above are null
+  // What the expansion materializes (the op is kept whole until then): the scores, and
+  // K and V repeated over the query heads.
+  if (failed(n.checkShape({batch, hq, sq, skv}, elt, "the attention scores")) ||
+      failed(n.checkShape({batch, hq, sq, skv}, smElt, "the attention scores")) ||
+      (hq != hkv && (failed(n.checkShape({batch, hq, skv, d}, elt, "the repeated keys")) ||
+                     failed(n.checkShape({batch, hq, skv, tensorType(v).getDimSize(3)}, elt,
+                                         "the repeated values")))))
     return failure();
-  int64_t last = tensorType(qk).getRank() - 1;
-  Value mx = e.reduce<ReduceMaxOp>(x, {last}, true);
-  if (e.failed)
-    return failure();
-  auto mxType = tensorType(mx);
-  Value rowMasked = e.op<IsInfOp>({mx}, {n.named("detect_positive", n.b.getBoolAttr(false)),
-                                         n.named("detect_negative", n.b.getBoolAttr(true))},
-                                  {RankedTensorType::get(mxType.getShape(), n.b.getI1Type())});
-  Value smZero = e.c(smElt, 0), smOne = e.c(smElt, 1);
-  Value ex = e.op<ExpOp>({e.op<SubOp>({x, e.where(rowMasked, smZero, mx)})});
-  Value sum = e.reduce<ReduceSumOp>(ex, {last}, true);
-  sum = e.where(e.op<EqualOp>({sum, smZero}), smOne, sum);
-  Value p = e.op<DivOp>({ex, sum});
-  if (e.failed)
-    return failure();
-  if (bias) {
-    // Rows whose bias is entirely -inf attend to nothing: their probabilities are 0.
-    Value bmax = e.reduce<ReduceMaxOp>(bias, {(int64_t)tensorType(bias).getRank() - 1}, true);
-    if (e.failed)
-      return failure();
-    Value dead = e.op<IsInfOp>({bmax}, {n.named("detect_positive", n.b.getBoolAttr(false)),
-                                        n.named("detect_negative", n.b.getBoolAttr(true))},
-                               {RankedTensorType::get(tensorType(bmax).getShape(), n.b.getI1Type())});
-    p = e.where(dead, smZero, p);
+
+  // Q and K are each scaled by sqrt(scale), as the reference does.
+  double scale = std::isnan(*scaleAttr) ? 1.0 / std::sqrt((double)d) : *scaleAttr;
+  SmallVector<NamedAttribute> attrs = {
+      n.named("qk_factor", n.b.getF64FloatAttr(std::sqrt(scale))),
+      n.named("masked_rows_zero", n.b.getUnitAttr())};
+  if (mask)
+    attrs.push_back(n.named("has_mask", n.b.getUnitAttr()));
+  if (nonpad)
+    attrs.push_back(n.named("has_kv_lengths", n.b.getUnitAttr()));
+  if (*softcap > 0)
+    attrs.push_back(n.named("softcap", n.b.getF64FloatAttr(*softcap)));
+  if (*isCausal)
+    attrs.push_back(n.named("is_causal", n.b.getUnitAttr()));
+  if (pastLen)
+    attrs.push_back(n.named("causal_offset", n.b.getI64IntegerAttr(pastLen)));
+  if (*left >= 0 || *right >= 0) {
+    attrs.push_back(n.named("window_left", n.b.getI64IntegerAttr(std::max<int64_t>(*left, -1))));
+    attrs.push_back(n.named("window_right", n.b.getI64IntegerAttr(std::max<int64_t>(*right, -1))));
   }
-  if (*mode == 3)
-    qkOut = p;
-  p = e.cast(p, elt);
-  Value y = e.op<MatMulOp>({p, v});
-  if (e.failed) // y is null
+  if (smElt != elt)
+    attrs.push_back(n.named("softmax_type", TypeAttr::get(smElt)));
+  bool qkOutput = n.numUsedOutputs() > 3;
+  if (qkOutput)
+    attrs.push_back(n.named("scores_mode", n.b.getI64IntegerAttr(*mode)));
+  SmallVector<Value> operands = {q, k, v};
+  if (mask)
+    operands.push_back(mask);
+  if (nonpad)
+    operands.push_back(nonpad);
+  auto att = n.createMulti(AttentionOp::getOperationName(), operands, attrs);
+  if (failed(att))
     return failure();
+  Value y = (*att)[0];
   if (rank == 3) {
     // heads x head size (an empty batch or sequence leaves the heads attribute unbounded)
     auto hidden = n.product({hq, tensorType(y).getDimSize(3)}, "the output hidden size");
@@ -252,9 +174,10 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   if (n.numUsedOutputs() > 1) {
     out.push_back(presentK);
     out.push_back(presentV);
-    out.push_back(e.cast(qkOut, elt));
+    // qk_matmul_output (when unused, a placeholder that nothing reads).
+    out.push_back(qkOutput ? (*att)[1] : presentK);
   }
-  return e.failed ? failure() : success();
+  return success();
 }
 
 /// x[..., start : start + size : step] along the last dim.
@@ -478,7 +401,7 @@ LogicalResult flexAttention(NodeImporter &n, Results &out) {
   // sqrt(scale) (computed in f32) applied to Q and K, as the reference does.
   double scale = std::isnan(*scaleAttr) ? 1.0 / std::sqrt((double)qt.getDimSize(3)) : *scaleAttr;
   Value s = e.c(std::sqrt((float)scale));
-  Value ks = repeatKvHeads(e, e.op<MulOp>({*k, s}), hq), vs = repeatKvHeads(e, *v, hq);
+  Value ks = e.repeatHeads(e.op<MulOp>({*k, s}), hq), vs = e.repeatHeads(*v, hq);
   Value scores = e.cast(e.op<MatMulOp>({e.op<MulOp>({*q, s}), e.transpose(ks, {0, 1, 3, 2})}), smElt);
   if (e.failed)
     return failure();

@@ -435,19 +435,11 @@ Value NodeImporter::constant(DenseElementsAttr value) {
 }
 
 Value NodeImporter::scalarConstant(Type elt, double v) {
-  if (!isa<FloatType>(elt)) // saturated: a double outside int64 has no integer value (UB)
-    return intConstant(elt, std::isnan(v)            ? 0
-                            : v >= 0x1p63            ? INT64_MAX
-                            : v < -0x1p63            ? INT64_MIN
-                                                     : (int64_t)v);
-  auto type = RankedTensorType::get({}, elt);
-  return constant(DenseElementsAttr::get(type, Attribute(b.getFloatAttr(elt, v))));
+  return graph::rank0Constant(b, loc, elt, v);
 }
 
 Value NodeImporter::intConstant(Type elt, int64_t v) {
-  unsigned width = elt.getIntOrFloatBitWidth();
-  APInt bits(width, (uint64_t)v, /*isSigned=*/true, /*implicitTrunc=*/true);
-  return constant(DenseElementsAttr::get(RankedTensorType::get({}, elt), bits));
+  return graph::rank0IntConstant(b, loc, elt, v);
 }
 
 FailureOr<Value> NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {

@@ -1,6 +1,5 @@
-// ONNX RNN / GRU / LSTM unrolled over the (static) sequence: per step, the gates are
-// x_t W^T + h R^T + biases, then the cell update, as ONNX specifies (forward, reverse or
-// bidirectional; layout 0 or 1; activations, clip, linear_before_reset, peepholes).
+// ONNX RNN / GRU / LSTM -> dlc_graph.rnn / gru / lstm (unrolled by dlc-decompose): checks,
+// activation defaults resolved per direction, layout 1 transposed to and from layout 0.
 #include "frontends/Onnx/Expr.h"
 
 using namespace mlir;
@@ -13,56 +12,10 @@ using Results = SmallVectorImpl<Value>;
 
 enum class Kind { RNN, GRU, LSTM };
 
-Value sliceDim(Expr &e, Value x, int64_t dim, int64_t start, int64_t size) {
-  if (e.failed || !x) // an earlier builder failed
-    return Value();
-  auto t = tensorType(x);
-  int64_t r = t.getRank();
-  SmallVector<int64_t> starts(r, 0), sizes(t.getShape()), steps(r, 1);
-  starts[dim] = start;
-  sizes[dim] = size;
-  return e.slice(x, starts, sizes, steps);
-}
-
-/// x[d] of a [dirs, ...] tensor, without the leading dim.
-Value direction(Expr &e, Value x, int64_t d) {
-  if (e.failed || !x) // an earlier builder failed
-    return Value();
-  auto t = tensorType(x);
-  return e.reshape(sliceDim(e, x, 0, d, 1), t.getShape().drop_front());
-}
-
 struct Activation {
   std::string name;
   double alpha, beta;
 };
-
-Value activate(Expr &e, const Activation &a, Value x) {
-  const std::string &f = a.name;
-  if (f == "Sigmoid")
-    return e.op<SigmoidOp>({x});
-  if (f == "Tanh")
-    return e.op<TanhOp>({x});
-  if (f == "Relu")
-    return e.op<ReluOp>({x});
-  if (f == "LeakyRelu")
-    return e.where(e.op<LessOp>({x, e.c(0)}), e.op<MulOp>({x, e.c(a.alpha)}), x);
-  if (f == "ThresholdedRelu")
-    return e.where(e.op<GreaterOp>({x, e.c(a.alpha)}), x, e.c(0));
-  if (f == "ScaledTanh")
-    return e.op<MulOp>({e.c(a.alpha), e.op<TanhOp>({e.op<MulOp>({x, e.c(a.beta)})})});
-  if (f == "HardSigmoid")
-    return e.op<MaxOp>({e.c(0), e.op<MinOp>({e.c(1), e.op<AddOp>({e.op<MulOp>({x, e.c(a.alpha)}), e.c(a.beta)})})});
-  if (f == "Elu")
-    return e.where(e.op<LessOp>({x, e.c(0)}), e.op<MulOp>({e.c(a.alpha), e.op<SubOp>({e.op<ExpOp>({x}), e.c(1)})}), x);
-  if (f == "Softsign")
-    return e.op<DivOp>({x, e.op<AddOp>({e.c(1), e.op<AbsOp>({x})})});
-  if (f == "Softplus")
-    return e.softplus(x);
-  if (f == "Affine")
-    return e.op<AddOp>({e.op<MulOp>({x, e.c(a.alpha)}), e.c(a.beta)});
-  return e.fail();
-}
 
 LogicalResult recurrence(NodeImporter &n, Results &out, Kind kind) {
   auto x0 = n.requiredInput(0), w = n.requiredInput(1), r = n.requiredInput(2);
@@ -164,88 +117,51 @@ LogicalResult recurrence(NodeImporter &n, Results &out, Kind kind) {
   }
   auto initial = [&](unsigned i) -> Value {
     Value v = n.input(i);
-    if (!v)
-      return n.constant(DenseElementsAttr::get(RankedTensorType::get({dirs, Bt, H}, elt),
-                                               n.b.getZeroAttr(elt)));
-    return *layout ? e.transpose(v, {1, 0, 2}) : v;
+    return v && *layout ? e.transpose(v, {1, 0, 2}) : v;
   };
   Value h0 = initial(5), c0 = kind == Kind::LSTM ? initial(6) : Value();
-  auto clipped = [&](Value v) {
-    return *clip > 0 ? e.op<MaxOp>({e.op<MinOp>({v, e.c(*clip)}), e.c(-*clip)}) : v;
-  };
-  auto cat = [&](ArrayRef<Value> vs, int64_t axis) -> Value {
-    if (vs.size() == 1 || e.failed)
-      return vs[0];
-    auto rr = n.create<ConcatOp>(SmallVector<Value>(vs), {n.named("axis", n.b.getI64IntegerAttr(axis))});
-    return failed(rr) ? e.fail() : *rr;
-  };
-  SmallVector<Value> ys, hs, cs;
-  for (int64_t d = 0; d < dirs; ++d) {
-    bool reverse = *dirAttr == "reverse" || d == 1;
-    const Activation *f = &acts[d * per], *g = per > 1 ? &acts[d * per + 1] : nullptr,
-                     *hAct = per > 2 ? &acts[d * per + 2] : nullptr;
-    Value Wd = direction(e, *w, d), Rd = direction(e, *r, d);
-    Value WT = e.transpose(Wd, {1, 0}), RT = e.transpose(Rd, {1, 0});
-    Value Wb, Rb;
-    if (Value bias = n.input(3)) {
-      Value Bd = direction(e, bias, d);
-      Wb = sliceDim(e, Bd, 0, 0, G * H);
-      Rb = sliceDim(e, Bd, 0, G * H, G * H);
-    } else {
-      Wb = Rb = n.constant(DenseElementsAttr::get(RankedTensorType::get({G * H}, elt),
-                                                  n.b.getZeroAttr(elt)));
-    }
-    // All input projections at once: [S*B, I] @ [I, G*H].
-    Value xp = e.reshape(e.op<AddOp>({e.op<MatMulOp>({e.reshape(X, {S * Bt, I}), WT}), Wb}),
-                         {S, Bt, G * H});
-    Value h = direction(e, h0, d), c = c0 ? direction(e, c0, d) : Value();
-    Value P = kind == Kind::LSTM && n.input(7) ? direction(e, n.input(7), d) : Value();
-    SmallVector<Value> steps(S);
-    for (int64_t s = 0; s < S; ++s) {
-      int64_t t = reverse ? S - 1 - s : s;
-      Value xg = e.reshape(sliceDim(e, xp, 0, t, 1), {Bt, G * H});
-      Value hr = e.op<AddOp>({e.op<MatMulOp>({h, RT}), Rb}); // [B, G*H]
-      auto gate = [&](Value v, int64_t k) { return sliceDim(e, v, 1, k * H, H); };
-      if (kind == Kind::RNN) {
-        h = activate(e, *f, clipped(e.op<AddOp>({xg, hr})));
-      } else if (kind == Kind::GRU) {
-        Value z = activate(e, *f, clipped(e.op<AddOp>({gate(xg, 0), gate(hr, 0)})));
-        Value rr = activate(e, *f, clipped(e.op<AddOp>({gate(xg, 1), gate(hr, 1)})));
-        Value cand;
-        if (*lbr) {
-          cand = e.op<AddOp>({gate(xg, 2), e.op<MulOp>({rr, gate(hr, 2)})});
-        } else {
-          Value rh = e.op<MatMulOp>({e.op<MulOp>({rr, h}), sliceDim(e, RT, 1, 2 * H, H)});
-          cand = e.op<AddOp>({e.op<AddOp>({gate(xg, 2), rh}), sliceDim(e, Rb, 0, 2 * H, H)});
-        }
-        Value hh = activate(e, *g, clipped(cand));
-        h = e.op<AddOp>({e.op<MulOp>({e.op<SubOp>({e.c(1), z}), hh}), e.op<MulOp>({z, h})});
-      } else {
-        Value gs = e.op<AddOp>({xg, hr});
-        Value i = gate(gs, 0), o = gate(gs, 1), fg = gate(gs, 2), cc = gate(gs, 3);
-        if (P) {
-          i = e.op<AddOp>({i, e.op<MulOp>({sliceDim(e, P, 0, 0, H), c})});
-          fg = e.op<AddOp>({fg, e.op<MulOp>({sliceDim(e, P, 0, 2 * H, H), c})});
-        }
-        i = activate(e, *f, clipped(i));
-        fg = activate(e, *f, clipped(fg));
-        cc = activate(e, *g, clipped(cc));
-        c = e.op<AddOp>({e.op<MulOp>({fg, c}), e.op<MulOp>({i, cc})});
-        if (P)
-          o = e.op<AddOp>({o, e.op<MulOp>({sliceDim(e, P, 0, H, H), c})});
-        o = activate(e, *f, clipped(o));
-        h = e.op<MulOp>({o, activate(e, *hAct, c)});
-      }
-      if (e.failed)
-        return failure();
-      steps[t] = e.reshape(h, {1, 1, Bt, H});
-    }
-    ys.push_back(cat(steps, 0)); // [S, 1, B, H]
-    hs.push_back(e.reshape(h, {1, Bt, H}));
-    if (c)
-      cs.push_back(e.reshape(c, {1, Bt, H}));
+  if (e.failed)
+    return failure();
+  // What the expansion materializes first: all input projections at once.
+  if (failed(n.checkShape({S, Bt, G * H}, elt, "the input projections")))
+    return failure();
+  SmallVector<StringRef> actNames;
+  SmallVector<double> alpha, beta;
+  for (const Activation &a : acts) {
+    actNames.push_back(a.name);
+    alpha.push_back(a.alpha);
+    beta.push_back(a.beta);
   }
-  Value Y = cat(ys, 1), Yh = cat(hs, 0), Yc = cs.empty() ? Value() : cat(cs, 0);
+  // Zeros for the omitted bias and initial states (adding a zero bias is what the ONNX
+  // reference does too); peepholes stay optional (0 * c is NaN for an infinite c).
+  auto zeros = [&](ArrayRef<int64_t> shape) {
+    return n.constant(
+        DenseElementsAttr::get(RankedTensorType::get(shape, elt), n.b.getZeroAttr(elt)));
+  };
+  Value bias = n.input(3) ? n.input(3) : zeros({dirs, 2 * G * H});
+  SmallVector<Value> operands = {X, *w, *r, bias, h0 ? h0 : zeros({dirs, Bt, H})};
+  if (kind == Kind::LSTM) {
+    operands.push_back(c0 ? c0 : zeros({dirs, Bt, H}));
+    if (Value p = n.input(7))
+      operands.push_back(p);
+  }
+  SmallVector<NamedAttribute> attrs = {
+      n.named("hidden_size", n.b.getI64IntegerAttr(H)),
+      n.named("direction", n.b.getStringAttr(*dirAttr)),
+      n.named("activations", n.b.getStrArrayAttr(actNames)),
+      n.named("activation_alpha", n.b.getDenseF64ArrayAttr(alpha)),
+      n.named("activation_beta", n.b.getDenseF64ArrayAttr(beta))};
+  if (*clip > 0)
+    attrs.push_back(n.named("clip", n.b.getF64FloatAttr(*clip)));
+  if (kind == Kind::GRU && *lbr)
+    attrs.push_back(n.named("linear_before_reset", n.b.getUnitAttr()));
+  StringRef opName = kind == Kind::RNN   ? RnnOp::getOperationName()
+                     : kind == Kind::GRU ? GruOp::getOperationName()
+                                         : LstmOp::getOperationName();
+  auto results = n.createMulti(opName, operands, attrs);
+  if (failed(results))
+    return failure();
+  Value Y = (*results)[0], Yh = (*results)[1], Yc = kind == Kind::LSTM ? (*results)[2] : Value();
   if (*layout) {
     Y = e.transpose(Y, {2, 0, 1, 3});
     Yh = e.transpose(Yh, {1, 0, 2});

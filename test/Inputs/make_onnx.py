@@ -224,6 +224,35 @@ def _single(op, inputs, out_shape, inits=(), opset=23, out_type=TP.FLOAT, **attr
                  opset=opset, check=False)
 
 
+# Composite regions imported whole (dlc_graph.attention, rnn, gru, lstm).
+def attention_causal():
+    return _single("Attention", [("q", TP.FLOAT, [1, 4, 8]), ("k", TP.FLOAT, [1, 6, 8]),
+                                 ("v", TP.FLOAT, [1, 6, 8])], [1, 4, 8], is_causal=1,
+                   q_num_heads=2, kv_num_heads=2)
+
+
+def _recurrent(op, gates, **attrs):
+    # X [S=3, B=2, I=5], hidden 4, forward; W and R as graph inputs.
+    ins = [("x", TP.FLOAT, [3, 2, 5]), ("w", TP.FLOAT, [1, 4 * gates, 5]),
+           ("r", TP.FLOAT, [1, 4 * gates, 4])]
+    node = h.make_node(op, [i[0] for i in ins], ["y", "y_h"], name="n", hidden_size=4, **attrs)
+    return model([node], [vi(*i) for i in ins],
+                 [vi("y", TP.FLOAT, [3, 1, 2, 4]), vi("y_h", TP.FLOAT, [1, 2, 4])], (),
+                 opset=23, check=False)
+
+
+def rnn_forward():
+    return _recurrent("RNN", 1)
+
+
+def gru_forward():
+    return _recurrent("GRU", 3, linear_before_reset=1)
+
+
+def lstm_forward():
+    return _recurrent("LSTM", 4)
+
+
 # Diagnostics of the composite (function-body) builders.
 def attention_3d_no_heads():
     return _single("Attention", [("q", TP.FLOAT, [1, 2, 8]), ("k", TP.FLOAT, [1, 2, 8]),

@@ -3,6 +3,7 @@
 #include "FuzzContext.h"
 #include "compiler/ParserWorkarounds.h"
 #include "compiler/Pipelines.h"
+#include "dialects/Graph/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -27,6 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   mlir::PassManager pm(context);
   dlc::buildGraphPipeline(pm);
+  // The linalg phase's first pass: the composite regions the graph phase kept, expanded.
+  dlc::graph::GraphDecomposeOptions expand;
+  expand.maxTensorBytes = 64u << 20;
+  pm.addPass(dlc::graph::createGraphDecompose(expand));
   (void)pm.run(*module);
   return 0;
 }

@@ -3,6 +3,7 @@
 #include "FuzzUtil.h"
 #include "FuzzContext.h"
 #include "compiler/Pipelines.h"
+#include "dialects/Graph/Transforms/Passes.h"
 #include "frontends/Onnx/Importer.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -28,6 +29,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::abort(); // the importer must build valid IR or report an error
   mlir::PassManager pm(context);
   dlc::buildGraphPipeline(pm);
+  // The linalg phase's first pass: the composite regions the graph phase kept, expanded.
+  dlc::graph::GraphDecomposeOptions expand;
+  expand.maxTensorBytes = 64u << 20;
+  pm.addPass(dlc::graph::createGraphDecompose(expand));
   (void)pm.run(**module);
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include <cmath>
 #include <string>
 
 using namespace mlir;
@@ -45,6 +46,25 @@ LogicalResult checkTensorBytes(Location loc, ArrayRef<int64_t> shape, Type elt,
                           << " bytes, over the limit of " << maxTensorBytes
                           << " bytes (--max-memory)";
   return success();
+}
+
+Value rank0Constant(OpBuilder &b, Location loc, Type elt, double v) {
+  if (!isa<FloatType>(elt)) // saturated: a double outside int64 has no integer value (UB)
+    return rank0IntConstant(b, loc, elt,
+                       std::isnan(v)   ? 0
+                       : v >= 0x1p63   ? INT64_MAX
+                       : v < -0x1p63   ? INT64_MIN
+                                       : (int64_t)v);
+  auto type = RankedTensorType::get({}, elt);
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(type, Attribute(b.getFloatAttr(elt, v))));
+}
+
+Value rank0IntConstant(OpBuilder &b, Location loc, Type elt, int64_t v) {
+  unsigned width = elt.getIntOrFloatBitWidth();
+  APInt bits(width, (uint64_t)v, /*isSigned=*/true, /*implicitTrunc=*/true);
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(RankedTensorType::get({}, elt), bits));
 }
 
 FailureOr<SmallVector<Value>> createChecked(OpBuilder &b, Location loc, StringRef opName,

@@ -32,6 +32,12 @@ mlir::LogicalResult checkTensorBytes(mlir::Location loc, llvm::ArrayRef<int64_t>
                                      mlir::Type elt, uint64_t maxTensorBytes,
                                      llvm::StringRef what = "a tensor");
 
+/// A 0-d arith.constant of `elt` holding `v`; integer types take `v` saturated to int64
+/// (a double outside int64 has no integer value), then truncated to their width.
+mlir::Value rank0Constant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, double v);
+/// A 0-d integer arith.constant of `elt`, `v` truncated to its width (exact for int64).
+mlir::Value rank0IntConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, int64_t v);
+
 } // namespace dlc::graph
 
 #endif

@@ -20,7 +20,9 @@ def Graph_Dialect : Dialect {
     verifier-valid graph is shape-correct by construction.
 
     Composite ops (gemm, softmax, layer_norm, ...) are expanded into
-    primitive ops by `dlc-decompose` before lowering to linalg.
+    primitive ops by `dlc-decompose` before lowering to linalg; the composite
+    regions (attention, rnn, gru, lstm) stay whole through the graph phase of
+    inference builds and are expanded at the start of the linalg phase.
   }];
   let cppNamespace = "::dlc::graph";
   // arith and math: the scalar bodies of elementwise ops, which their folders evaluate.

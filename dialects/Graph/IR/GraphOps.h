@@ -36,6 +36,12 @@ llvm::LogicalResult inferBroadcastResult(std::optional<mlir::Location> loc,
 /// does not fold.
 mlir::OpFoldResult foldElementwise(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands);
 
+/// dlc_graph.attention's optional input `role` (0: mask, 1: select, 2: kv_lengths) in
+/// `masks`, which holds the present ones in that order; null when absent (or when
+/// `masks` is shorter than its flags say, which the verifier rejects).
+mlir::Value attentionMaskOperand(mlir::ValueRange masks, bool hasMask, bool hasSelect,
+                                 bool hasKvLengths, unsigned role);
+
 /// Largest constant (in elements) the folders materialize: folding is for the
 /// small shape computations exporters emit, not for weights.
 constexpr int64_t kMaxFoldElements = 1 << 16;

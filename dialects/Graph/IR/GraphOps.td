@@ -525,4 +525,6 @@ def Graph_RuntimeCheckOp : Graph_Op<"runtime_check", [MemoryEffects<[MemWrite]>]
   let hasVerifier = 1;
 }
 
+include "dialects/Graph/IR/CompositeRegionOps.td"
+
 #endif // DLC_GRAPH_OPS_TD

@@ -1,5 +1,9 @@
 // dlc-decompose: composite dlc_graph ops expressed with primitive ones.
+#include "dialects/Graph/Transforms/Expansions.h"
 #include "dialects/Graph/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -167,14 +171,56 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
 };
 
 struct GraphDecomposePass : dlc::graph::impl::GraphDecomposeBase<GraphDecomposePass> {
+  using GraphDecomposeBase::GraphDecomposeBase;
+
+  /// Expands the region ops with a plain builder, outside the greedy driver: createChecked
+  /// folds and erases ops behind a rewriter's back. Returns how many it expanded, or
+  /// failure (reported at the op) when an expansion would exceed max-tensor-bytes.
+  FailureOr<int> expandRegions() {
+    SmallVector<Operation *> regions;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<AttentionOp, RnnOp, GruOp, LstmOp>(op))
+        regions.push_back(op);
+    });
+    for (Operation *op : regions) {
+      OpBuilder b(op);
+      GraphExpr e(b, op->getLoc(), Type(), maxTensorBytes);
+      auto values = isa<AttentionOp>(op) ? expandAttention(e, cast<AttentionOp>(op))
+                                         : expandRecurrence(e, op);
+      if (failed(values))
+        return failure();
+      op->replaceAllUsesWith(*values);
+      op->erase();
+    }
+    return (int)regions.size();
+  }
+
   void runOnOperation() override {
+    int expanded = 0;
+    if (!keepRegions) {
+      auto n = expandRegions();
+      if (failed(n))
+        return signalPassFailure();
+      expanded = *n;
+    }
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeGemm, DecomposeGelu, DecomposeClip,
                  DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
                  DecomposeGlobalAveragePool, DecomposeBatchNorm, DecomposeLayerNorm>(
         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    if (cleanup && expanded) {
+      // What the graph phase ran after its own decompose (Pipelines.cpp): the expansion's
+      // transposes sink and compose like those of the ops the importer wrote out.
+      OpPassManager pm(getOperation()->getName());
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createGraphChannelsLast());
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+      if (failed(runPipeline(pm, getOperation())))
+        signalPassFailure();
+    }
   }
 };
 

@@ -12,8 +12,40 @@ def GraphDecompose : Pass<"dlc-decompose"> {
     elementwise dlc_graph ops, so lowering handles only primitives. Runs
     after canonicalization, so BatchNorm parameters that are constants fold
     into a per-channel scale and shift.
+
+    The composite regions (attention, rnn, gru, lstm) are expanded too unless
+    `keep-regions` is set: inference keeps them whole through the graph phase
+    (a fusion decision sees attention as one op) and the linalg phase starts
+    with this pass again, with `cleanup` (canonicalize, channels-last,
+    canonicalize, cse once more when something was expanded, so the result is
+    what the graph phase would have made of the expanded ops).
   }];
+  let options = [
+    Option<"keepRegions", "keep-regions", "bool", /*default=*/"false",
+           "leave attention, rnn, gru and lstm whole">,
+    Option<"cleanup", "cleanup", "bool", /*default=*/"false",
+           "after expanding a region op, run canonicalize, dlc-channels-last, canonicalize and cse">,
+    Option<"maxTensorBytes", "max-tensor-bytes", "uint64_t", /*default=*/"0",
+           "largest tensor an expansion may create (--max-memory; 0: no limit)">,
+  ];
   let dependentDialects = ["::dlc::graph::GraphDialect", "::mlir::arith::ArithDialect"];
+}
+
+def GraphRaiseAttention : Pass<"dlc-raise-attention"> {
+  let summary = "Exporters' MatMul-Softmax-MatMul chains -> dlc_graph.attention";
+  let description = [{
+    Finds `matmul(softmax(s), V)` where s is, from the inside out,
+    `matmul(Q, K^T)`, optionally divided or multiplied by a splat constant,
+    optionally a `where` against a splat fill, optionally plus an additive
+    mask, and the probabilities optionally NaN-guarded with
+    `where(is_nan(p), 0, p)` (torch SDPA, HF BERT and GPT-2 eager exports), on
+    rank-4 [batch, heads, seq, dim] tensors without broadcasting, and replaces
+    it with one `dlc_graph.attention` whose decomposition rebuilds exactly those
+    ops. Every intermediate must have no other use and keep its operand's type;
+    anything else is left alone. Inference only: autodiff differentiates
+    primitives.
+  }];
+  let dependentDialects = ["::dlc::graph::GraphDialect"];
 }
 
 def GraphFoldConvAffine : Pass<"dlc-fold-conv-affine"> {
