@@ -15,14 +15,14 @@ template <typename Body>
 LogicalResult activation(NodeImporter &n, Results &out,
                          std::initializer_list<std::pair<const char *, float>> attrs, Body body) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   Type elt = tensorType(*x).getElementType();
   if (!isa<FloatType>(elt))
     return n.error("expects a floating-point input");
   SmallVector<double> values;
   for (auto [name, dflt] : attrs) {
     auto v = n.floatAttr(name, dflt);
-    TRY(v);
+    DLC_TRY(v);
     values.push_back(*v);
   }
   Expr e{n, elt};
@@ -105,9 +105,9 @@ LogicalResult thresholdedRelu(NodeImporter &n, Results &out) {
 LogicalResult shrink(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto bias = n.floatAttr("bias", 0.0f), lambd = n.floatAttr("lambd", 0.5f);
-  TRY(x);
-  TRY(bias);
-  TRY(lambd);
+  DLC_TRY(x);
+  DLC_TRY(bias);
+  DLC_TRY(lambd);
   Expr e{n, tensorType(*x).getElementType()};
   Value lo = e.op<AddOp>({*x, e.c(*bias)}), hi = e.op<SubOp>({*x, e.c(*bias)});
   Value r = e.where(e.op<LessOp>({*x, e.c(-*lambd)}), lo,
@@ -121,7 +121,7 @@ LogicalResult shrink(NodeImporter &n, Results &out) {
 /// SwiGLU(a, b) = a * sigmoid(alpha * a) * b (same shapes).
 LogicalResult swiglu(NodeImporter &n, Results &out) {
   auto b = n.requiredInput(1);
-  TRY(b);
+  DLC_TRY(b);
   return activation(n, out, {{"alpha", 1.0f}}, [&](Expr &e, Value a, ArrayRef<double> at) {
     if (tensorType(a) != tensorType(*b)) {
       (void)n.error("A and B must have the same shape and type");

@@ -30,24 +30,24 @@ Value splitHeads(Expr &e, Value x, int64_t heads) {
 
 LogicalResult attention(NodeImporter &n, Results &out) {
   auto q0 = n.requiredInput(0), k0 = n.requiredInput(1), v0 = n.requiredInput(2);
-  TRY(q0);
-  TRY(k0);
-  TRY(v0);
+  DLC_TRY(q0);
+  DLC_TRY(k0);
+  DLC_TRY(v0);
   Value mask = n.input(3), pastK = n.input(4), pastV = n.input(5), nonpad = n.input(6);
   auto isCausal = n.intAttr("is_causal", 0), qHeads = n.intAttr("q_num_heads", 0),
        kvHeads = n.intAttr("kv_num_heads", 0), mode = n.intAttr("qk_matmul_output_mode", 0),
        precision = n.intAttr("softmax_precision", 0), left = n.intAttr("left_window_size", -1),
        right = n.intAttr("right_window_size", -1);
   auto scaleAttr = n.floatAttr("scale", NAN), softcap = n.floatAttr("softcap", 0.0f);
-  TRY(isCausal);
-  TRY(qHeads);
-  TRY(kvHeads);
-  TRY(mode);
-  TRY(precision);
-  TRY(left);
-  TRY(right);
-  TRY(scaleAttr);
-  TRY(softcap);
+  DLC_TRY(isCausal);
+  DLC_TRY(qHeads);
+  DLC_TRY(kvHeads);
+  DLC_TRY(mode);
+  DLC_TRY(precision);
+  DLC_TRY(left);
+  DLC_TRY(right);
+  DLC_TRY(scaleAttr);
+  DLC_TRY(softcap);
   auto qt = tensorType(*q0);
   Type elt = qt.getElementType();
   int64_t rank = qt.getRank();
@@ -165,7 +165,7 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   if (rank == 3) {
     // heads x head size (an empty batch or sequence leaves the heads attribute unbounded)
     auto hidden = n.product({hq, tensorType(y).getDimSize(3)}, "the output hidden size");
-    TRY(hidden);
+    DLC_TRY(hidden);
     y = e.reshape(e.transpose(y, {0, 2, 1, 3}), {batch, sq, *hidden});
   }
   if (e.failed)
@@ -199,12 +199,12 @@ LogicalResult rotaryEmbedding(NodeImporter &n, Results &out) {
   auto x0 = n.requiredInput(0), cos0 = n.requiredInput(1), sin0 = n.requiredInput(2);
   auto interleaved = n.intAttr("interleaved", 0), rotDim = n.intAttr("rotary_embedding_dim", 0),
        heads = n.intAttr("num_heads", 0);
-  TRY(x0);
-  TRY(cos0);
-  TRY(sin0);
-  TRY(interleaved);
-  TRY(rotDim);
-  TRY(heads);
+  DLC_TRY(x0);
+  DLC_TRY(cos0);
+  DLC_TRY(sin0);
+  DLC_TRY(interleaved);
+  DLC_TRY(rotDim);
+  DLC_TRY(heads);
   auto xt = tensorType(*x0);
   Type elt = xt.getElementType();
   if (!isa<FloatType>(elt) || (xt.getRank() != 3 && xt.getRank() != 4))
@@ -270,13 +270,13 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
   auto rule = n.stringAttr("update_rule", "gated_delta");
   auto hq = n.intAttr("q_num_heads", 0), hkv = n.intAttr("kv_num_heads", 0);
   auto scaleAttr = n.floatAttr("scale", 0.0f);
-  TRY(q0);
-  TRY(k0);
-  TRY(v0);
-  TRY(rule);
-  TRY(hq);
-  TRY(hkv);
-  TRY(scaleAttr);
+  DLC_TRY(q0);
+  DLC_TRY(k0);
+  DLC_TRY(v0);
+  DLC_TRY(rule);
+  DLC_TRY(hq);
+  DLC_TRY(hkv);
+  DLC_TRY(scaleAttr);
   if (*rule != "linear" && *rule != "gated" && *rule != "delta" && *rule != "gated_delta")
     return n.error("unsupported update_rule '" + *rule + "'");
   if (*hq <= 0 || *hkv <= 0 || *hq % *hkv)
@@ -353,11 +353,11 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
   Value y = outs.size() == 1 ? outs[0] : Value();
   if (!y) {
     auto c = n.create<ConcatOp>(outs, {n.named("axis", n.b.getI64IntegerAttr(2))});
-    TRY(c);
+    DLC_TRY(c);
     y = *c;
   }
   auto hidden = n.product({Hq, dv}, "the output hidden size");
-  TRY(hidden);
+  DLC_TRY(hidden);
   y = e.cast(e.reshape(e.transpose(y, {0, 2, 1, 3}), {B, T, *hidden}), elt);
   Value present = e.cast(state, stateElt);
   if (e.failed)
@@ -373,11 +373,11 @@ LogicalResult flexAttention(NodeImporter &n, Results &out) {
   auto q = n.requiredInput(0), k = n.requiredInput(1), v = n.requiredInput(2);
   auto scaleAttr = n.floatAttr("scale", NAN);
   auto precision = n.intAttr("softmax_precision", 0);
-  TRY(q);
-  TRY(k);
-  TRY(v);
-  TRY(scaleAttr);
-  TRY(precision);
+  DLC_TRY(q);
+  DLC_TRY(k);
+  DLC_TRY(v);
+  DLC_TRY(scaleAttr);
+  DLC_TRY(precision);
   auto qt = tensorType(*q), kt = tensorType(*k), vt = tensorType(*v);
   Type elt = qt.getElementType();
   if (!isa<FloatType>(elt) || qt.getRank() != 4 || kt.getRank() != 4 || vt.getRank() != 4 ||
@@ -411,13 +411,13 @@ LogicalResult flexAttention(NodeImporter &n, Results &out) {
     if (!g)
       return x;
     auto r = n.subgraph(*g, {x});
-    TRY(r);
+    DLC_TRY(r);
     if (r->size() != 1 || (*r)[0].getType() != x.getType())
       return n.error(name + " must return one tensor of its input's shape and type");
     return (*r)[0];
   };
   auto modScores = modify("score_mod", scores);
-  TRY(modScores);
+  DLC_TRY(modScores);
   Value x = *modScores;
   Value mx = e.reduce<ReduceMaxOp>(x, {3}, true);
   Value ex = e.op<ExpOp>({e.op<SubOp>({x, mx})});
@@ -425,7 +425,7 @@ LogicalResult flexAttention(NodeImporter &n, Results &out) {
   if (e.failed)
     return failure();
   auto probs = modify("prob_mod", p);
-  TRY(probs);
+  DLC_TRY(probs);
   Value y = e.cast(e.op<MatMulOp>({*probs, e.cast(vs, smElt)}), elt);
   if (e.failed)
     return failure();
@@ -440,16 +440,16 @@ LogicalResult tensorScatter(NodeImporter &n, Results &out) {
   auto past = n.requiredInput(0), update = n.requiredInput(1);
   auto mode = n.stringAttr("mode", "linear");
   auto axisAttr = n.intAttr("axis", -2);
-  TRY(past);
-  TRY(update);
-  TRY(mode);
-  TRY(axisAttr);
+  DLC_TRY(past);
+  DLC_TRY(update);
+  DLC_TRY(mode);
+  DLC_TRY(axisAttr);
   if (*mode != "linear" && *mode != "circular")
     return n.error("mode must be linear or circular, got '" + *mode + "'");
   auto pt = tensorType(*past), ut = tensorType(*update);
   int64_t rank = pt.getRank();
   auto axis = n.normalizeAxis(*axisAttr, rank);
-  TRY(axis);
+  DLC_TRY(axis);
   if (rank < 2 || *axis == 0 || ut.getRank() != rank || ut.getElementType() != pt.getElementType())
     return n.error("expects past_cache and update of the same rank (>= 2) and element type, "
                    "and an axis other than the batch axis");

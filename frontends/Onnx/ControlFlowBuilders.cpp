@@ -28,7 +28,7 @@ std::optional<bool> knownBool(Value v) {
 
 LogicalResult ifOp(NodeImporter &n, Results &out) {
   auto cond = n.requiredInput(0);
-  TRY(cond);
+  DLC_TRY(cond);
   // If may take sequences and optionals: its condition must still be one boolean.
   auto ct = dyn_cast<RankedTensorType>(cond->getType());
   if (!ct || ct.getNumElements() != 1 || !isa<IntegerType>(ct.getElementType()))
@@ -42,7 +42,7 @@ LogicalResult ifOp(NodeImporter &n, Results &out) {
                                            : !(*attr.value_begin<APInt>()).isZero();
   if (c) {
     auto r = n.subgraph(*c ? *thenG : *elseG, {});
-    TRY(r);
+    DLC_TRY(r);
     llvm::append_range(out, *r);
     return success();
   }
@@ -55,9 +55,9 @@ LogicalResult ifOp(NodeImporter &n, Results &out) {
       --*n.speculationDepth;
   });
   auto t = n.subgraph(*thenG, {});
-  TRY(t);
+  DLC_TRY(t);
   auto f = n.subgraph(*elseG, {});
-  TRY(f);
+  DLC_TRY(f);
   if (t->size() != f->size())
     return n.error("the branches return different numbers of values");
   for (auto [a, b] : llvm::zip(*t, *f)) {
@@ -68,7 +68,7 @@ LogicalResult ifOp(NodeImporter &n, Results &out) {
       return n.error("with a condition known only at run time both branches must return the "
                      "same types");
     auto r = n.create<WhereOp>({*cond, a, b});
-    TRY(r);
+    DLC_TRY(r);
     out.push_back(*r);
   }
   return success();
@@ -111,7 +111,7 @@ LogicalResult scan(NodeImporter &n, Results &out) {
     return n.error("Scan before opset 9 (batched, with sequence_lens) is not supported");
   const onnx::GraphProto *body = n.graphAttr("body");
   auto m = n.intAttr("num_scan_inputs", 0);
-  TRY(m);
+  DLC_TRY(m);
   if (!body)
     return n.error("needs a body graph");
   int64_t total = n.numInputs(), M = *m, N = total - M;
@@ -119,20 +119,20 @@ LogicalResult scan(NodeImporter &n, Results &out) {
     return n.error("num_scan_inputs must be between 1 and the number of inputs");
   auto inAxes = n.intsAttr("scan_input_axes", SmallVector<int64_t>(M, 0));
   auto inDirs = n.intsAttr("scan_input_directions", SmallVector<int64_t>(M, 0));
-  TRY(inAxes);
-  TRY(inDirs);
+  DLC_TRY(inAxes);
+  DLC_TRY(inDirs);
   int64_t K = body->output_size() - N;
   auto outAxes = n.intsAttr("scan_output_axes", SmallVector<int64_t>(std::max<int64_t>(K, 0), 0));
   auto outDirs = n.intsAttr("scan_output_directions", SmallVector<int64_t>(std::max<int64_t>(K, 0), 0));
-  TRY(outAxes);
-  TRY(outDirs);
+  DLC_TRY(outAxes);
+  DLC_TRY(outDirs);
   if ((int64_t)inAxes->size() != M || (int64_t)inDirs->size() != M || K < 0 ||
       (int64_t)outAxes->size() != K || (int64_t)outDirs->size() != K)
     return n.error("scan axes/directions do not match the inputs and body outputs");
   SmallVector<Value> states, scans;
   for (int64_t i = 0; i < total; ++i) {
     auto v = n.requiredInput(i);
-    TRY(v);
+    DLC_TRY(v);
     (i < N ? states : scans).push_back(*v);
   }
   Expr e{n, Type()};
@@ -140,7 +140,7 @@ LogicalResult scan(NodeImporter &n, Results &out) {
   SmallVector<int64_t> axes;
   for (int64_t j = 0; j < M; ++j) {
     auto a = n.dimAxis((*inAxes)[j], tensorType(scans[j]).getRank());
-    TRY(a);
+    DLC_TRY(a);
     axes.push_back(*a);
     int64_t len = tensorType(scans[j]).getDimSize(*a);
     if (T >= 0 && len != T)
@@ -159,7 +159,7 @@ LogicalResult scan(NodeImporter &n, Results &out) {
     if (e.failed)
       return failure();
     auto r = n.subgraph(*body, args);
-    TRY(r);
+    DLC_TRY(r);
     states.assign(r->begin(), r->begin() + N);
     for (int64_t k = 0; k < K; ++k) {
       if (!isa<RankedTensorType>((*r)[N + k].getType())) // they are stacked
@@ -172,7 +172,7 @@ LogicalResult scan(NodeImporter &n, Results &out) {
     if ((*outDirs)[k])
       std::reverse(perIter[k].begin(), perIter[k].end());
     auto a = n.normalizeAxis((*outAxes)[k], tensorType(perIter[k][0]).getRank() + 1);
-    TRY(a);
+    DLC_TRY(a);
     out.push_back(stack(e, perIter[k], *a));
   }
   return e.failed ? failure() : success();
@@ -185,7 +185,7 @@ LogicalResult loop(NodeImporter &n, Results &out) {
   int64_t maxTrip = INT64_MAX;
   if (n.input(0)) {
     auto m = n.constantInts(0);
-    TRY(m);
+    DLC_TRY(m);
     if (m->size() != 1)
       return n.error("M (the trip count) must hold one value");
     maxTrip = (*m)[0];
@@ -193,7 +193,7 @@ LogicalResult loop(NodeImporter &n, Results &out) {
   bool cond = true;
   if (n.input(1)) {
     auto c = n.constantInput(1);
-    TRY(c);
+    DLC_TRY(c);
     if (c->getNumElements() != 1 || !isa<IntegerType>(c->getElementType()))
       return n.error("cond must be a one-element bool tensor");
     cond = c->getElementType().isInteger(1) ? *c->value_begin<bool>()
@@ -202,7 +202,7 @@ LogicalResult loop(NodeImporter &n, Results &out) {
   SmallVector<Value> carried;
   for (unsigned i = 2; i < n.numInputs(); ++i) {
     auto v = n.requiredInput(i);
-    TRY(v);
+    DLC_TRY(v);
     carried.push_back(*v);
   }
   int64_t N = carried.size(), K = body->output_size() - 1 - N;
@@ -220,7 +220,7 @@ LogicalResult loop(NodeImporter &n, Results &out) {
         n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i1), cond))};
     llvm::append_range(args, carried);
     auto r = n.subgraph(*body, args);
-    TRY(r);
+    DLC_TRY(r);
     std::optional<bool> next = knownBool((*r)[0]);
     if (!next)
       return n.error("the loop condition is known only at run time (not supported)");

@@ -38,7 +38,7 @@ FailureOr<Value> conv3dAs2d(NodeImporter &n, Value x, Value w, Value bias,
                             ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
                             ArrayRef<int64_t> dilations, int64_t group) {
   auto xt = tensorType(x), wt = tensorType(w);
-  TRY(checkConv3dShapes(n, xt, wt, group));
+  DLC_TRY(checkConv3dShapes(n, xt, wt, group));
   int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(3),
           W = xt.getDimSize(4);
   int64_t F = wt.getDimSize(0), Cg = C / group, KD = wt.getDimSize(2), KH = wt.getDimSize(3),
@@ -53,9 +53,9 @@ FailureOr<Value> conv3dAs2d(NodeImporter &n, Value x, Value w, Value bias,
   auto NOD = n.product({N, OD}, "batch x output depth");
   auto HW = n.product({H, W}, "height x width");
   auto KDC = n.product({KD, C}, "kernel depth x channels");
-  TRY(NOD);
-  TRY(HW);
-  TRY(KDC);
+  DLC_TRY(NOD);
+  DLC_TRY(HW);
+  DLC_TRY(KDC);
   Expr e{n, xt.getElementType()};
   Value xp = x;
   if (pads[0] || pads[3])
@@ -73,7 +73,7 @@ FailureOr<Value> conv3dAs2d(NodeImporter &n, Value x, Value w, Value bias,
     if (e.failed)
       return failure();
     auto cat = n.create<ConcatOp>(taps, {n.named("axis", n.b.getI64IntegerAttr(3))});
-    TRY(cat);
+    DLC_TRY(cat);
     stacked = *cat;
   }
   Value x2 = e.reshape(stacked, {*NOD, *KDC, H, W});
@@ -89,11 +89,11 @@ FailureOr<Value> conv3dAs2d(NodeImporter &n, Value x, Value w, Value bias,
        n.named("pads", n.b.getDenseI64ArrayAttr({pads[1], pads[2], pads[4], pads[5]})),
        n.named("dilations", n.b.getDenseI64ArrayAttr({dilations[1], dilations[2]})),
        n.named("group", n.b.getI64IntegerAttr(group))});
-  TRY(y);
+  DLC_TRY(y);
   auto yt = tensorType(*y);
   int64_t OH = yt.getDimSize(2), OW = yt.getDimSize(3);
   auto OHW = n.product({OH, OW}, "output height x width");
-  TRY(OHW);
+  DLC_TRY(OHW);
   Value r = e.reshape(*y, {N, OD, F, *OHW});
   r = e.reshape(e.transpose(r, {0, 2, 1, 3}), {N, F, OD, OH, OW});
   if (e.failed)

@@ -18,8 +18,8 @@ using Results = SmallVectorImpl<Value>;
 
 LogicalResult convTranspose(NodeImporter &n, Results &out) {
   auto x0 = n.requiredInput(0), w0 = n.requiredInput(1);
-  TRY(x0);
-  TRY(w0);
+  DLC_TRY(x0);
+  DLC_TRY(w0);
   auto xt = tensorType(*x0), wt = tensorType(*w0);
   int64_t sp = xt.getRank() - 2;
   if (sp < 1 || sp > 3)
@@ -34,12 +34,12 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   auto outPad = n.intsAttr("output_padding", SmallVector<int64_t>(sp, 0));
   auto autoPad = n.stringAttr("auto_pad", "NOTSET");
   auto kernelAttr = n.intsAttr("kernel_shape", wt.getShape().drop_front(2));
-  TRY(group);
-  TRY(strides);
-  TRY(dil);
-  TRY(outPad);
-  TRY(autoPad);
-  TRY(kernelAttr);
+  DLC_TRY(group);
+  DLC_TRY(strides);
+  DLC_TRY(dil);
+  DLC_TRY(outPad);
+  DLC_TRY(autoPad);
+  DLC_TRY(kernelAttr);
   SmallVector<int64_t> k(wt.getShape().drop_front(2));
   if (ArrayRef<int64_t>(*kernelAttr) != ArrayRef<int64_t>(k))
     return n.error("kernel_shape does not match the weight shape");
@@ -53,7 +53,7 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
     return n.error("weight has " + Twine(wt.getDimSize(0)) + " input channels, expected " +
                    Twine(cin) + " in " + Twine(g) + " groups");
   auto coutC = n.product({wt.getDimSize(1), g}, "output channels x group");
-  TRY(coutC);
+  DLC_TRY(coutC);
   int64_t cout = *coutC;
   bool same = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
   if (!same && *autoPad != "NOTSET" && *autoPad != "VALID")
@@ -63,14 +63,14 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   SmallVector<int64_t> pads(2 * sp, 0), outShapeAttr;
   if (n.hasAttr("pads") && *autoPad == "NOTSET") {
     auto p = n.intsAttr("pads");
-    TRY(p);
+    DLC_TRY(p);
     if ((int64_t)p->size() != 2 * sp)
       return n.error("expected " + Twine(2 * sp) + " pads");
     pads = *p;
   }
   if (n.hasAttr("output_shape")) {
     auto os = n.intsAttr("output_shape");
-    TRY(os);
+    DLC_TRY(os);
     outShapeAttr = *os;
     if ((int64_t)outShapeAttr.size() == sp + 2)
       outShapeAttr.erase(outShapeAttr.begin(), outShapeAttr.begin() + 2);
@@ -176,7 +176,7 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
                                n.named("dilations", n.b.getDenseI64ArrayAttr(*dil)),
                                n.named("group", n.b.getI64IntegerAttr(g))});
   }
-  TRY(y);
+  DLC_TRY(y);
   Value r = *y;
   if (sp == 1)
     r = e.reshape(r, {N, cout, outSize[1]});
@@ -191,9 +191,9 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
 LogicalResult causalConvWithState(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), w = n.requiredInput(1);
   auto act = n.stringAttr("activation", "none");
-  TRY(x);
-  TRY(w);
-  TRY(act);
+  DLC_TRY(x);
+  DLC_TRY(w);
+  DLC_TRY(act);
   auto xt = tensorType(*x), wt = tensorType(*w);
   if (xt.getRank() != 3 || wt.getRank() != 3 || wt.getDimSize(0) != xt.getDimSize(1) ||
       wt.getDimSize(1) != 1 || wt.getDimSize(2) < 1)
@@ -217,7 +217,7 @@ LogicalResult causalConvWithState(NodeImporter &n, Results &out) {
                                      n.named("pads", n.b.getDenseI64ArrayAttr({0, 0, 0, 0})),
                                      n.named("dilations", n.b.getDenseI64ArrayAttr({1, 1})),
                                      n.named("group", n.b.getI64IntegerAttr(C))});
-  TRY(conv);
+  DLC_TRY(conv);
   Value y = e.reshape(*conv, {B, C, L});
   if (*act != "none") {
     Type f32 = n.b.getF32Type();

@@ -11,9 +11,9 @@ namespace dlc::onnx_frontend {
 
 LogicalResult deformConv(NodeImporter &n, SmallVectorImpl<Value> &out) {
   auto x = n.requiredInput(0), w = n.requiredInput(1), offset = n.requiredInput(2);
-  TRY(x);
-  TRY(w);
-  TRY(offset);
+  DLC_TRY(x);
+  DLC_TRY(w);
+  DLC_TRY(offset);
   Value bias = n.input(3), mask = n.input(4);
   auto xt = tensorType(*x), wt = tensorType(*w), ot = tensorType(*offset);
   if (xt.getRank() != 4 || wt.getRank() != 4 || ot.getRank() != 4 ||
@@ -22,12 +22,12 @@ LogicalResult deformConv(NodeImporter &n, SmallVectorImpl<Value> &out) {
   auto group = n.intAttr("group", 1), offsetGroup = n.intAttr("offset_group", 1);
   auto strides = n.intsAttr("strides", {1, 1}), dil = n.intsAttr("dilations", {1, 1}),
        pads = n.intsAttr("pads", {0, 0, 0, 0}), kernel = n.intsAttr("kernel_shape", wt.getShape().drop_front(2));
-  TRY(group);
-  TRY(offsetGroup);
-  TRY(strides);
-  TRY(dil);
-  TRY(pads);
-  TRY(kernel);
+  DLC_TRY(group);
+  DLC_TRY(offsetGroup);
+  DLC_TRY(strides);
+  DLC_TRY(dil);
+  DLC_TRY(pads);
+  DLC_TRY(kernel);
   int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2), W = xt.getDimSize(3);
   int64_t OC = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3);
   int64_t G = *group, OG = *offsetGroup;
@@ -43,10 +43,10 @@ LogicalResult deformConv(NodeImporter &n, SmallVectorImpl<Value> &out) {
   // Sizes from attributes and dims of possibly empty tensors: checked for overflow.
   auto Kc = n.product({kh, kw}, "the kernel size"), Pc = n.product({OH, OW}, "the output size");
   auto HW = n.product({H, W}, "the input size"), CK = n.product({C / G, kh, kw}, "the columns");
-  TRY(Kc);
-  TRY(Pc);
-  TRY(HW);
-  TRY(CK);
+  DLC_TRY(Kc);
+  DLC_TRY(Pc);
+  DLC_TRY(HW);
+  DLC_TRY(CK);
   int64_t K = *Kc, P = *Pc;
   auto outDim = [&](int64_t in, int64_t padA, int64_t padB, int64_t k, int64_t d, int64_t s) {
     return (I64c(in) + padA + padB - ((I64c(k) - 1) * d + 1)) / s + 1;

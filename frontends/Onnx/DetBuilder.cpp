@@ -12,7 +12,7 @@ namespace dlc::onnx_frontend {
 
 LogicalResult det(NodeImporter &n, SmallVectorImpl<Value> &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto t = tensorType(*x);
   int64_t r = t.getRank();
   if (!isa<FloatType>(t.getElementType()) || r < 2 || t.getDimSize(r - 1) != t.getDimSize(r - 2))
@@ -22,7 +22,7 @@ LogicalResult det(NodeImporter &n, SmallVectorImpl<Value> &out) {
     return n.error("matrices larger than 256x256 are not supported (unrolled elimination)");
   SmallVector<int64_t> batchShape(t.getShape().drop_back(2));
   auto Bc = n.product(batchShape, "the batch"); // unbounded when n = 0
-  TRY(Bc);
+  DLC_TRY(Bc);
   int64_t B = *Bc;
   if (failed(n.checkShape({B}, n.b.getF64Type(), "the determinants")))
     return failure();

@@ -109,14 +109,14 @@ Value reorder(Expr &e, Value x, const std::string &from, const std::string &to) 
 
 LogicalResult einsum(NodeImporter &n, Results &out) {
   auto eq = n.stringAttr("equation", "");
-  TRY(eq);
+  DLC_TRY(eq);
   unsigned k = n.numInputs();
   if (k < 1 || k > 2)
     return n.error("only one or two operands are supported, got " + Twine(k));
   SmallVector<Value> xs;
   for (unsigned i = 0; i < k; ++i) {
     auto x = n.requiredInput(i);
-    TRY(x);
+    DLC_TRY(x);
     xs.push_back(*x);
   }
   // Letters, ',' between terms, '...', spaces and one '->' (digits label ellipsis dims).
@@ -143,7 +143,7 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
   for (unsigned i = 0; i < k; ++i) {
     auto t = tensorType(xs[i]);
     auto x = expandTerm(n, terms[i], t.getRank());
-    TRY(x);
+    DLC_TRY(x);
     terms[i] = *x;
     if (!llvm::all_of(terms[i], [](char c) { return llvm::isAlnum(c); }))
       return n.error("term '" + terms[i] + "' has a stray '.', '-' or '>'");
@@ -154,7 +154,7 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
     written.push_back(terms[i]); // before diagonals: "ii" alone is a trace
     Expr d{n, t.getElementType()};
     auto diag = diagonals(n, d, xs[i], terms[i]);
-    TRY(diag);
+    DLC_TRY(diag);
     xs[i] = *diag;
     t = tensorType(xs[i]);
     for (size_t j = 0; j < terms[i].size(); ++j) {
@@ -168,7 +168,7 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
   std::string output;
   if (explicitOut) {
     auto o = expandTerm(n, rhs, -1);
-    TRY(o);
+    DLC_TRY(o);
     output = *o;
     // The output's "..." takes the ellipsis letters in order.
     std::string ell;

@@ -12,9 +12,9 @@ using Results = SmallVectorImpl<Value>;
 
 template <typename OpTy> LogicalResult unary(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto r = n.create<OpTy>({*x});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -22,13 +22,13 @@ template <typename OpTy> LogicalResult unary(NodeImporter &n, Results &out) {
 /// Binary ops; variadic ONNX forms (Max, Min, Sum, Mean) fold left.
 template <typename OpTy> LogicalResult binary(NodeImporter &n, Results &out) {
   auto acc = n.requiredInput(0);
-  TRY(acc);
+  DLC_TRY(acc);
   Value r = *acc;
   for (unsigned i = 1; i < n.numInputs(); ++i) {
     auto rhs = n.requiredInput(i);
-    TRY(rhs);
+    DLC_TRY(rhs);
     auto next = n.create<OpTy>({r, *rhs});
-    TRY(next);
+    DLC_TRY(next);
     r = *next;
   }
   out.push_back(r);
@@ -37,13 +37,13 @@ template <typename OpTy> LogicalResult binary(NodeImporter &n, Results &out) {
 
 LogicalResult identity(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   if (isSequence(*x) || isNone(*x)) { // sequences and optionals pass through
     out.push_back(*x);
     return success();
   }
   auto r = n.create<IdentityOp>({*x});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -52,7 +52,7 @@ LogicalResult dropout(NodeImporter &n, Results &out) {
   // Training mode (opset 12+: input 2) drops at random unless the ratio is 0.
   if (n.input(2)) {
     auto training = n.constantInput(2);
-    TRY(training);
+    DLC_TRY(training);
     if (training->getNumElements() != 1 || !isa<IntegerType>(training->getElementType()))
       return n.error("training_mode must be a one-element bool tensor");
     bool on = training->getElementType().isInteger(1) ? *training->value_begin<bool>()
@@ -60,7 +60,7 @@ LogicalResult dropout(NodeImporter &n, Results &out) {
     double ratio = 0.5;
     if (n.input(1)) {
       auto r = n.constantInput(1);
-      TRY(r);
+      DLC_TRY(r);
       if (r->getNumElements() != 1)
         return n.error("ratio must be a one-element tensor");
       ratio = isa<FloatType>(r->getElementType()) ? (*r->value_begin<APFloat>()).convertToDouble() : 1;
@@ -69,7 +69,7 @@ LogicalResult dropout(NodeImporter &n, Results &out) {
       return n.error("training-mode Dropout (random masks) is not supported");
   }
   // Inference: output = input; the optional mask is all true.
-  TRY(identity(n, out));
+  DLC_TRY(identity(n, out));
   if (n.numUsedOutputs() > 1) {
     auto t = tensorType(out[0]);
     out.push_back(n.constant(DenseElementsAttr::get(
@@ -79,27 +79,27 @@ LogicalResult dropout(NodeImporter &n, Results &out) {
 }
 
 LogicalResult mean(NodeImporter &n, Results &out) {
-  TRY(binary<AddOp>(n, out));
+  DLC_TRY(binary<AddOp>(n, out));
   Value s = out.pop_back_val();
   auto r = n.create<DivOp>({s, n.scalarConstant(tensorType(s).getElementType(), n.numInputs())});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
 
 LogicalResult pow(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), y = n.requiredInput(1);
-  TRY(x);
-  TRY(y);
+  DLC_TRY(x);
+  DLC_TRY(y);
   Value e = *y;
   Type elt = tensorType(*x).getElementType();
   if (tensorType(e).getElementType() != elt) {
     auto c = n.create<CastOp>({e}, {}, {RankedTensorType::get(tensorType(e).getShape(), elt)});
-    TRY(c);
+    DLC_TRY(c);
     e = *c;
   }
   auto r = n.create<PowOp>({*x, e});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -107,10 +107,10 @@ LogicalResult pow(NodeImporter &n, Results &out) {
 LogicalResult leakyRelu(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto alpha = n.floatAttr("alpha", 0.01f);
-  TRY(x);
-  TRY(alpha);
+  DLC_TRY(x);
+  DLC_TRY(alpha);
   auto r = n.create<LeakyReluOp>({*x}, {n.named("alpha", n.b.getF32FloatAttr(*alpha))});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -118,23 +118,23 @@ LogicalResult leakyRelu(NodeImporter &n, Results &out) {
 LogicalResult gelu(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto approx = n.stringAttr("approximate", "none");
-  TRY(x);
-  TRY(approx);
+  DLC_TRY(x);
+  DLC_TRY(approx);
   auto r = n.create<GeluOp>({*x}, {n.named("approximate", n.b.getStringAttr(*approx))});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
 
 LogicalResult clip(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   Type elt = tensorType(*x).getElementType();
   Value lo = n.input(1), hi = n.input(2);
   if (n.opset < 11) {
     auto mn = n.floatAttr("min", -INFINITY), mx = n.floatAttr("max", INFINITY);
-    TRY(mn);
-  TRY(mx);
+    DLC_TRY(mn);
+  DLC_TRY(mx);
     lo = n.scalarConstant(elt, *mn);
     hi = n.scalarConstant(elt, *mx);
   }
@@ -152,7 +152,7 @@ LogicalResult clip(NodeImporter &n, Results &out) {
   if (!hi)
     hi = extreme(false);
   auto r = n.create<ClipOp>({*x, lo, hi});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -162,13 +162,13 @@ LogicalResult clip(NodeImporter &n, Results &out) {
 LogicalResult castTo(NodeImporter &n, Value x, int to, Type elt, Results &out) {
   int from = n.storedType(0);
   auto sat = n.intAttr("saturate", 1);
-  TRY(sat);
+  DLC_TRY(sat);
   if (!isStoredAsI8(from) && !isStoredAsI8(to)) {
     SmallVector<NamedAttribute> attrs;
     if (n.isUnsigned(0))
       attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
     auto r = n.create<CastOp>({x}, attrs, {RankedTensorType::get(tensorType(x).getShape(), elt)});
-    TRY(r);
+    DLC_TRY(r);
     out.push_back(*r);
     return success();
   }
@@ -177,7 +177,7 @@ LogicalResult castTo(NodeImporter &n, Value x, int to, Type elt, Results &out) {
                       from == kUInt2;
   if (isLowPrecisionFloat(from)) {
     auto d = decodeLowPrecision(n, v, from);
-    TRY(d);
+    DLC_TRY(d);
     v = *d;
     fromUnsigned = false;
   }
@@ -192,20 +192,20 @@ LogicalResult castTo(NodeImporter &n, Value x, int to, Type elt, Results &out) {
   FailureOr<Value> r;
   if (isLowPrecisionFloat(to)) {
     auto f = castValue(v, n.b.getF32Type());
-    TRY(f);
+    DLC_TRY(f);
     auto roundMode = n.stringAttr("round_mode", "up");
-    TRY(roundMode);
+    DLC_TRY(roundMode);
     if (*roundMode != "up" && *roundMode != "down" && *roundMode != "nearest")
       return n.error("round_mode must be up, down or nearest, got '" + *roundMode + "'");
     r = encodeLowPrecision(n, *f, to, *sat != 0, *roundMode);
   } else if (isSubByteInt(to)) {
     auto i = castValue(v, n.b.getI64Type()); // floats truncate toward zero
-    TRY(i);
+    DLC_TRY(i);
     r = wrapSubByte(n, *i, to);
   } else {
     r = castValue(v, elt);
   }
-  TRY(r);
+  DLC_TRY(r);
   if (isStoredAsI8(to))
     n.markStored(*r, to);
   out.push_back(*r);
@@ -215,8 +215,8 @@ LogicalResult castTo(NodeImporter &n, Value x, int to, Type elt, Results &out) {
 LogicalResult cast(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto to = n.intAttr("to", 0);
-  TRY(x);
-  TRY(to);
+  DLC_TRY(x);
+  DLC_TRY(to);
   Type elt = elementTypeFor(n.b.getContext(), *to);
   if (!elt)
     return n.error("unsupported target data type " + Twine(*to));
@@ -227,8 +227,8 @@ LogicalResult cast(NodeImporter &n, Results &out) {
 LogicalResult bitCast(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto to = n.intAttr("to", 0);
-  TRY(x);
-  TRY(to);
+  DLC_TRY(x);
+  DLC_TRY(to);
   Type elt = elementTypeFor(n.b.getContext(), *to);
   if (!elt)
     return n.error("unsupported target data type " + Twine(*to));
@@ -237,12 +237,12 @@ LogicalResult bitCast(NodeImporter &n, Results &out) {
   Type from = tensorType(*x).getElementType();
   if ((from.isInteger(1) && elt.isInteger(8)) || (elt.isInteger(1) && from.isInteger(8))) {
     auto c = n.create<CastOp>({*x}, {}, {type});
-    TRY(c);
+    DLC_TRY(c);
     out.push_back(*c);
     return success();
   }
   auto r = n.create<BitcastOp>({*x}, {}, {type});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -250,8 +250,8 @@ LogicalResult bitCast(NodeImporter &n, Results &out) {
 /// CastLike: Cast to the type of input 1.
 LogicalResult castLike(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), like = n.requiredInput(1);
-  TRY(x);
-  TRY(like);
+  DLC_TRY(x);
+  DLC_TRY(like);
   Type elt = tensorType(*like).getElementType();
   int to = n.storedType(1);
   if (!to)
@@ -260,7 +260,7 @@ LogicalResult castLike(NodeImporter &n, Results &out) {
                             : elt.isInteger(32) ? onnx::TensorProto::UINT32
                                                 : onnx::TensorProto::UINT64)
                          : onnxTypeFor(elt);
-  TRY(castTo(n, *x, to, elt, out));
+  DLC_TRY(castTo(n, *x, to, elt, out));
   if (n.isUnsigned(1))
     n.markUnsigned(out.back());
   return success();
@@ -268,11 +268,11 @@ LogicalResult castLike(NodeImporter &n, Results &out) {
 
 LogicalResult isNaN(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   if (!isa<FloatType>(tensorType(*x).getElementType()))
     return n.error("expects a floating-point input");
   auto r = n.create<IsNaNOp>({*x}, {}, {RankedTensorType::get(tensorType(*x).getShape(), n.b.getI1Type())});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -280,16 +280,16 @@ LogicalResult isNaN(NodeImporter &n, Results &out) {
 LogicalResult isInf(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto pos = n.intAttr("detect_positive", 1), neg = n.intAttr("detect_negative", 1);
-  TRY(x);
-  TRY(pos);
-  TRY(neg);
+  DLC_TRY(x);
+  DLC_TRY(pos);
+  DLC_TRY(neg);
   if (!isa<FloatType>(tensorType(*x).getElementType()))
     return n.error("expects a floating-point input");
   auto r = n.create<IsInfOp>({*x},
                              {n.named("detect_positive", n.b.getBoolAttr(*pos != 0)),
                               n.named("detect_negative", n.b.getBoolAttr(*neg != 0))},
                              {RankedTensorType::get(tensorType(*x).getShape(), n.b.getI1Type())});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -298,7 +298,7 @@ LogicalResult isInf(NodeImporter &n, Results &out) {
 /// integers); counts out of range shift every bit out.
 LogicalResult bitShift(NodeImporter &n, Results &out) {
   auto dir = n.stringAttr("direction", "");
-  TRY(dir);
+  DLC_TRY(dir);
   if (*dir == "LEFT")
     return binary<ShiftLeftOp>(n, out);
   if (*dir == "RIGHT")
@@ -308,11 +308,11 @@ LogicalResult bitShift(NodeImporter &n, Results &out) {
 
 LogicalResult where(NodeImporter &n, Results &out) {
   auto c = n.requiredInput(0), x = n.requiredInput(1), y = n.requiredInput(2);
-  TRY(c);
-  TRY(x);
-  TRY(y);
+  DLC_TRY(c);
+  DLC_TRY(x);
+  DLC_TRY(y);
   auto r = n.create<WhereOp>({*c, *x, *y});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -320,7 +320,7 @@ LogicalResult where(NodeImporter &n, Results &out) {
 /// Mod: fmod=0 takes the divisor's sign (integers only in ONNX), fmod=1 the dividend's.
 LogicalResult mod(NodeImporter &n, Results &out) {
   auto fmod = n.intAttr("fmod", 0);
-  TRY(fmod);
+  DLC_TRY(fmod);
   if (*fmod)
     return binary<FModOp>(n, out);
   return binary<ModOp>(n, out);
@@ -329,15 +329,15 @@ LogicalResult mod(NodeImporter &n, Results &out) {
 /// PRelu: x < 0 ? slope * x : x, slope broadcast against x.
 LogicalResult prelu(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), slope = n.requiredInput(1);
-  TRY(x);
-  TRY(slope);
+  DLC_TRY(x);
+  DLC_TRY(slope);
   Value zero = n.scalarConstant(tensorType(*x).getElementType(), 0);
   auto neg = n.create<LessOp>({*x, zero});
   auto scaled = n.create<MulOp>({*x, *slope});
-  TRY(neg);
-  TRY(scaled);
+  DLC_TRY(neg);
+  DLC_TRY(scaled);
   auto r = n.create<WhereOp>({*neg, *scaled, *x});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }

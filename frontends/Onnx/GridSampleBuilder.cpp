@@ -81,11 +81,11 @@ LogicalResult gridSample(NodeImporter &n, Results &out) {
   auto modeAttr = n.stringAttr("mode", n.opset >= 20 ? "linear" : "bilinear");
   auto padding = n.stringAttr("padding_mode", "zeros");
   auto align = n.intAttr("align_corners", 0);
-  TRY(x);
-  TRY(grid);
-  TRY(modeAttr);
-  TRY(padding);
-  TRY(align);
+  DLC_TRY(x);
+  DLC_TRY(grid);
+  DLC_TRY(modeAttr);
+  DLC_TRY(padding);
+  DLC_TRY(align);
   std::string mode = *modeAttr == "bilinear" ? "linear" : *modeAttr == "bicubic" ? "cubic" : *modeAttr;
   if (mode != "linear" && mode != "nearest" && mode != "cubic")
     return n.error("unsupported mode '" + *modeAttr + "'");
@@ -103,8 +103,8 @@ LogicalResult gridSample(NodeImporter &n, Results &out) {
   SmallVector<int64_t> dims(xt.getShape().drop_front(2)), outSp(gt.getShape().slice(1, sp));
   // Flattened output and input sizes (an empty batch or channel dim leaves them unbounded).
   auto Pc = n.product(outSp, "the output size"), Sc = n.product(dims, "the input size");
-  TRY(Pc);
-  TRY(Sc);
+  DLC_TRY(Pc);
+  DLC_TRY(Sc);
   int64_t P = *Pc, S = *Sc;
   Expr e{n, elt};
   Sampler smp{e, *padding, *align != 0};

@@ -29,7 +29,7 @@ FailureOr<int64_t> scalarInput(NodeImporter &n, unsigned i, int64_t dflt) {
   if (!n.input(i))
     return dflt;
   auto v = n.constantInts(i);
-  TRY(v);
+  DLC_TRY(v);
   if (v->size() != 1)
     return n.error("input " + Twine(i) + " must hold one value");
   return (*v)[0];
@@ -38,10 +38,10 @@ FailureOr<int64_t> scalarInput(NodeImporter &n, unsigned i, int64_t dflt) {
 LogicalResult trilu(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto upper = n.intAttr("upper", 1);
-  TRY(x);
-  TRY(upper);
+  DLC_TRY(x);
+  DLC_TRY(upper);
   auto k = scalarInput(n, 1, 0);
-  TRY(k);
+  DLC_TRY(k);
   auto t = tensorType(*x);
   if (t.getRank() < 2)
     return n.error("expects an input of rank >= 2");
@@ -60,11 +60,11 @@ LogicalResult trilu(NodeImporter &n, Results &out) {
 LogicalResult oneHot(NodeImporter &n, Results &out) {
   auto idx = n.requiredInput(0), values = n.requiredInput(2);
   auto axis = n.intAttr("axis", -1);
-  TRY(idx);
-  TRY(values);
-  TRY(axis);
+  DLC_TRY(idx);
+  DLC_TRY(values);
+  DLC_TRY(axis);
   auto depthAttr = n.constantInput(1);
-  TRY(depthAttr);
+  DLC_TRY(depthAttr);
   if (depthAttr->getNumElements() != 1)
     return n.error("depth must hold one value");
   double depthD = isa<FloatType>(depthAttr->getElementType())
@@ -79,7 +79,7 @@ LogicalResult oneHot(NodeImporter &n, Results &out) {
     return n.error("values must hold [off_value, on_value]");
   int64_t outRank = it.getRank() + 1;
   auto a = n.normalizeAxis(*axis, outRank);
-  TRY(a);
+  DLC_TRY(a);
   SmallVector<int64_t> outShape(it.getShape());
   outShape.insert(outShape.begin() + *a, depth);
   // The depth iota too: with an empty indices tensor the output bounds nothing.
@@ -114,15 +114,15 @@ LogicalResult oneHot(NodeImporter &n, Results &out) {
 LogicalResult eyeLike(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto k = n.intAttr("k", 0);
-  TRY(x);
-  TRY(k);
+  DLC_TRY(x);
+  DLC_TRY(k);
   auto t = tensorType(*x);
   if (t.getRank() != 2)
     return n.error("expects a 2-D input");
   Type elt = t.getElementType();
   if (n.hasAttr("dtype")) {
     auto dt = n.intAttr("dtype", 0);
-    TRY(dt);
+    DLC_TRY(dt);
     elt = elementTypeFor(n.b.getContext(), *dt);
     if (!elt)
       return n.error("unsupported dtype " + Twine(*dt));
@@ -140,8 +140,8 @@ LogicalResult eyeLike(NodeImporter &n, Results &out) {
 LogicalResult tile(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto reps = n.constantInts(1);
-  TRY(x);
-  TRY(reps);
+  DLC_TRY(x);
+  DLC_TRY(reps);
   auto t = tensorType(*x);
   if ((int64_t)reps->size() != t.getRank())
     return n.error("repeats has " + Twine(reps->size()) + " values for rank " + Twine(t.getRank()));
@@ -173,9 +173,9 @@ LogicalResult depthToSpace(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto bs = n.intAttr("blocksize", 0);
   auto mode = n.stringAttr("mode", "DCR");
-  TRY(x);
-  TRY(bs);
-  TRY(mode);
+  DLC_TRY(x);
+  DLC_TRY(bs);
+  DLC_TRY(mode);
   auto t = tensorType(*x);
   int64_t b = *bs;
   if (b < 1)
@@ -204,9 +204,9 @@ LogicalResult spaceToDepth(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto bs = n.intAttr("blocksize", 0);
   auto mode = n.stringAttr("mode", "DCR");
-  TRY(x);
-  TRY(bs);
-  TRY(mode);
+  DLC_TRY(x);
+  DLC_TRY(bs);
+  DLC_TRY(mode);
   if (*mode != "DCR" && *mode != "CRD")
     return n.error("mode must be DCR or CRD, got '" + *mode + "'");
   auto t = tensorType(*x);
@@ -241,21 +241,21 @@ struct ScanArgs {
 FailureOr<ScanArgs> scanArgs(NodeImporter &n) {
   auto x = n.requiredInput(0);
   auto exclusive = n.intAttr("exclusive", 0), reverse = n.intAttr("reverse", 0);
-  TRY(x);
-  TRY(exclusive);
-  TRY(reverse);
+  DLC_TRY(x);
+  DLC_TRY(exclusive);
+  DLC_TRY(reverse);
   auto axisV = n.constantInts(1);
-  TRY(axisV);
+  DLC_TRY(axisV);
   if (axisV->size() != 1)
     return n.error("axis must hold one value");
   auto a = n.dimAxis((*axisV)[0], tensorType(*x).getRank()); // its dim is read
-  TRY(a);
+  DLC_TRY(a);
   return ScanArgs{*x, *a, *exclusive != 0, *reverse != 0};
 }
 
 LogicalResult cumSum(NodeImporter &n, Results &out) {
   auto s = scanArgs(n);
-  TRY(s);
+  DLC_TRY(s);
   auto t = tensorType(s->x);
   int64_t len = t.getDimSize(s->axis);
   Type elt = t.getElementType();
@@ -280,7 +280,7 @@ LogicalResult cumSum(NodeImporter &n, Results &out) {
 /// shift pads with ones), after a shift by one for `exclusive`.
 LogicalResult cumProd(NodeImporter &n, Results &out) {
   auto s = scanArgs(n);
-  TRY(s);
+  DLC_TRY(s);
   auto t = tensorType(s->x);
   int64_t a = s->axis, len = t.getDimSize(a), r = t.getRank();
   Expr e{n, t.getElementType()};
@@ -308,9 +308,9 @@ LogicalResult affineGrid(NodeImporter &n, Results &out) {
   auto theta = n.requiredInput(0);
   auto size = n.constantInts(1);
   auto align = n.intAttr("align_corners", 0);
-  TRY(theta);
-  TRY(size);
-  TRY(align);
+  DLC_TRY(theta);
+  DLC_TRY(size);
+  DLC_TRY(align);
   auto tt = tensorType(*theta);
   int64_t sp = (int64_t)size->size() - 2;
   if ((sp != 2 && sp != 3) || tt.getRank() != 3 || tt.getDimSize(1) != sp ||
@@ -320,7 +320,7 @@ LogicalResult affineGrid(NodeImporter &n, Results &out) {
   if (llvm::any_of(dims, [](int64_t d) { return d < 0; }))
     return n.error("size must be non-negative, got a negative spatial size");
   auto count = n.product(dims, "the grid size");
-  TRY(count);
+  DLC_TRY(count);
   if (failed(n.checkShape({sp + 1, *count}, n.b.getF64Type(), "the base grid")))
     return failure();
   auto coord = [&](int64_t i, int64_t len) {
@@ -360,17 +360,17 @@ LogicalResult affineGrid(NodeImporter &n, Results &out) {
 LogicalResult maxUnpool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), idx = n.requiredInput(1);
   auto kernel = n.intsAttr("kernel_shape");
-  TRY(x);
-  TRY(idx);
-  TRY(kernel);
+  DLC_TRY(x);
+  DLC_TRY(idx);
+  DLC_TRY(kernel);
   auto xt = tensorType(*x);
   int64_t sp = xt.getRank() - 2;
   if (sp < 1 || (int64_t)kernel->size() != sp)
     return n.error("kernel_shape must have one entry per spatial dim");
   auto strides = n.intsAttr("strides", SmallVector<int64_t>(sp, 1));
   auto pads = n.intsAttr("pads", SmallVector<int64_t>(2 * sp, 0));
-  TRY(strides);
-  TRY(pads);
+  DLC_TRY(strides);
+  DLC_TRY(pads);
   // Scattered into the inferred shape, then placed at the origin of output_shape
   // (as ONNX's reference does).
   SmallVector<int64_t> inferred(xt.getShape()), outShape;
@@ -387,7 +387,7 @@ LogicalResult maxUnpool(NodeImporter &n, Results &out) {
   outShape = inferred;
   if (n.input(2)) {
     auto os = n.constantInts(2);
-    TRY(os);
+    DLC_TRY(os);
     outShape.assign(os->begin(), os->end());
   }
   if ((int64_t)outShape.size() != xt.getRank())
@@ -427,24 +427,24 @@ LogicalResult maxUnpool(NodeImporter &n, Results &out) {
 LogicalResult topK(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", -1), largest = n.intAttr("largest", 1);
-  TRY(x);
-  TRY(axis);
-  TRY(largest);
+  DLC_TRY(x);
+  DLC_TRY(axis);
+  DLC_TRY(largest);
   int64_t k;
   if (n.opset < 10) {
     auto ka = n.intAttr("k", 0);
-    TRY(ka);
+    DLC_TRY(ka);
     k = *ka;
   } else {
     auto kv = n.constantInts(1);
-    TRY(kv);
+    DLC_TRY(kv);
     if (kv->size() != 1)
       return n.error("k must hold one value");
     k = (*kv)[0];
   }
   auto t = tensorType(*x);
   auto a = n.dimAxis(*axis, t.getRank());
-  TRY(a);
+  DLC_TRY(a);
   int64_t N = t.getDimSize(*a);
   if (k < 0 || k > N)
     return n.error("k = " + Twine(k) + " is out of range for an axis of " + Twine(N));
@@ -486,15 +486,15 @@ LogicalResult centerCropPad(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto shape = n.constantInts(1);
   auto axesAttr = n.intsAttr("axes", {});
-  TRY(x);
-  TRY(shape);
-  TRY(axesAttr);
+  DLC_TRY(x);
+  DLC_TRY(shape);
+  DLC_TRY(axesAttr);
   auto t = tensorType(*x);
   int64_t r = t.getRank();
   SmallVector<int64_t> axes;
   for (int64_t a : *axesAttr) {
     auto na = n.dimAxis(a, r); // its dim is padded: a scalar has none
-    TRY(na);
+    DLC_TRY(na);
     axes.push_back(*na);
   }
   if (axes.empty())
@@ -526,10 +526,10 @@ LogicalResult reverseSequence(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto lens = n.constantInts(1);
   auto batchAxis = n.intAttr("batch_axis", 1), timeAxis = n.intAttr("time_axis", 0);
-  TRY(x);
-  TRY(lens);
-  TRY(batchAxis);
-  TRY(timeAxis);
+  DLC_TRY(x);
+  DLC_TRY(lens);
+  DLC_TRY(batchAxis);
+  DLC_TRY(timeAxis);
   auto t = tensorType(*x);
   int64_t r = t.getRank();
   if (r < 2 || (*batchAxis != 0 && *batchAxis != 1) || (*timeAxis != 0 && *timeAxis != 1) ||
@@ -566,9 +566,9 @@ LogicalResult reverseSequence(NodeImporter &n, Results &out) {
 /// (the output shape depends on the condition's values).
 LogicalResult compress(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto cond = n.constantInput(1);
-  TRY(cond);
+  DLC_TRY(cond);
   if (!isa<IntegerType>(cond->getElementType()))
     return n.error("condition must be a bool tensor");
   auto t = tensorType(*x);
@@ -577,9 +577,9 @@ LogicalResult compress(NodeImporter &n, Results &out) {
   int64_t axis = 0;
   if (n.hasAttr("axis")) {
     auto a = n.intAttr("axis", 0);
-    TRY(a);
+    DLC_TRY(a);
     auto na = n.dimAxis(*a, t.getRank()); // its dim is read
-    TRY(na);
+    DLC_TRY(na);
     axis = *na;
   } else {
     data = e.reshape(*x, {t.getNumElements()});
@@ -610,16 +610,16 @@ LogicalResult compress(NodeImporter &n, Results &out) {
 LogicalResult col2im(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto image = n.constantInts(1), block = n.constantInts(2);
-  TRY(x);
-  TRY(image);
-  TRY(block);
+  DLC_TRY(x);
+  DLC_TRY(image);
+  DLC_TRY(block);
   int64_t sp = image->size();
   auto dil = n.intsAttr("dilations", SmallVector<int64_t>(sp, 1));
   auto pads = n.intsAttr("pads", SmallVector<int64_t>(2 * sp, 0));
   auto strides = n.intsAttr("strides", SmallVector<int64_t>(sp, 1));
-  TRY(dil);
-  TRY(pads);
-  TRY(strides);
+  DLC_TRY(dil);
+  DLC_TRY(pads);
+  DLC_TRY(strides);
   auto t = tensorType(*x);
   if (sp < 1 || (int64_t)block->size() != sp || (int64_t)dil->size() != sp ||
       (int64_t)pads->size() != 2 * sp || (int64_t)strides->size() != sp || t.getRank() != 3)
@@ -648,7 +648,7 @@ LogicalResult col2im(NodeImporter &n, Results &out) {
     return n.error("input shape does not match the block and image shapes");
   int64_t rows = HW == INT64_MAX ? HW : HW + 1;
   auto cols = n.product({N, t.getDimSize(1) / K}, "batch x channels");
-  TRY(cols);
+  DLC_TRY(cols);
   // The sums and the target index map (a zero batch leaves K * L unbounded).
   if (failed(n.checkShape({rows, *cols}, t.getElementType())) ||
       failed(n.checkShape({K, L}, n.b.getI64Type(), "the block index map")))

@@ -20,7 +20,7 @@ using Results = SmallVectorImpl<Value>;
 LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, bool isSCE,
                     Results &out) {
   auto reduction = n.stringAttr("reduction", "mean");
-  TRY(reduction);
+  DLC_TRY(reduction);
   if (*reduction != "mean" && *reduction != "sum" && *reduction != "none")
     return n.error("reduction must be none, sum or mean, got '" + *reduction + "'");
   auto xt = tensorType(logProb), tt = tensorType(target);
@@ -35,19 +35,19 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
   std::optional<int64_t> ignore;
   if (n.hasAttr("ignore_index")) {
     auto ii = n.intAttr("ignore_index", 0);
-    TRY(ii);
+    DLC_TRY(ii);
     ignore = *ii;
   }
   // valid: target != ignore_index; safe target: 0 where ignored.
   Value valid, safe = target;
   if (ignore) {
     auto ne = n.create<EqualOp>({target, n.intConstant(idxElt, *ignore)});
-    TRY(ne);
+    DLC_TRY(ne);
     auto v = n.create<NotOp>({*ne});
-    TRY(v);
+    DLC_TRY(v);
     valid = *v;
     auto s = n.create<WhereOp>({valid, target, n.scalarConstant(idxElt, 0)});
-    TRY(s);
+    DLC_TRY(s);
     safe = *s;
   }
   // ONNX makes a target outside [0, C) that is not ignore_index an error; the gather below
@@ -57,18 +57,18 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
   SmallVector<int64_t> idxShape(tt.getShape());
   idxShape.insert(idxShape.begin() + 1, 1);
   auto idx = n.reshape(safe, idxShape);
-  TRY(idx);
+  DLC_TRY(idx);
   auto picked = n.create<GatherElementsOp>({logProb, *idx}, {n.named("axis", n.b.getI64IntegerAttr(1))});
-  TRY(picked);
+  DLC_TRY(picked);
   auto flat = n.reshape(*picked, tt.getShape());
-  TRY(flat);
+  DLC_TRY(flat);
   auto loss = n.create<NegOp>({*flat});
-  TRY(loss);
+  DLC_TRY(loss);
   Value zero = n.scalarConstant(elt, 0);
   Value l = *loss, w;
   if (weight) {
     auto g = n.create<GatherOp>({weight, safe}, {n.named("axis", n.b.getI64IntegerAttr(0))});
-    TRY(g);
+    DLC_TRY(g);
     w = *g;
   } else if (ignore && (isSCE || *ignore != -1)) {
     w = n.constant(DenseElementsAttr::get(RankedTensorType::get(tt.getShape(), elt),
@@ -76,17 +76,17 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
   }
   if (valid) {
     auto masked = n.create<WhereOp>({valid, l, zero});
-    TRY(masked);
+    DLC_TRY(masked);
     l = *masked;
     if (w) {
       auto mw = n.create<WhereOp>({valid, w, zero});
-      TRY(mw);
+      DLC_TRY(mw);
       w = *mw;
     }
   }
   if (w) {
     auto lw = n.create<MulOp>({l, w});
-    TRY(lw);
+    DLC_TRY(lw);
     l = *lw;
   }
   if (*reduction == "none") {
@@ -97,7 +97,7 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
   for (int64_t d = 0; d < tt.getRank(); ++d)
     all.push_back(d);
   SmallVector<Value> sum;
-  TRY(reduceOver(n, ReduceSumOp::getOperationName(), l, all, false, sum));
+  DLC_TRY(reduceOver(n, ReduceSumOp::getOperationName(), l, all, false, sum));
   if (*reduction == "sum") {
     out.push_back(sum[0]);
     return success();
@@ -105,31 +105,31 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
   Value denom = n.scalarConstant(elt, (double)tt.getNumElements());
   if (w) {
     SmallVector<Value> wsum;
-    TRY(reduceOver(n, ReduceSumOp::getOperationName(), w, all, false, wsum));
+    DLC_TRY(reduceOver(n, ReduceSumOp::getOperationName(), w, all, false, wsum));
     denom = wsum[0];
   }
   auto mean = n.create<DivOp>({sum[0], denom});
-  TRY(mean);
+  DLC_TRY(mean);
   out.push_back(*mean);
   return success();
 }
 
 LogicalResult nllLoss(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), t = n.requiredInput(1);
-  TRY(x);
-  TRY(t);
+  DLC_TRY(x);
+  DLC_TRY(t);
   return nllOf(n, *x, *t, n.input(2), /*isSCE=*/false, out);
 }
 
 LogicalResult softmaxCrossEntropy(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), t = n.requiredInput(1);
-  TRY(x);
-  TRY(t);
+  DLC_TRY(x);
+  DLC_TRY(t);
   if (tensorType(*x).getRank() < 2)
     return n.error("expects scores [N, C, d...]");
   auto logProb = n.create<LogSoftmaxOp>({*x}, {n.named("axis", n.b.getI64IntegerAttr(1))});
-  TRY(logProb);
-  TRY(nllOf(n, *logProb, *t, n.input(2), /*isSCE=*/true, out));
+  DLC_TRY(logProb);
+  DLC_TRY(nllOf(n, *logProb, *t, n.input(2), /*isSCE=*/true, out));
   if (n.numUsedOutputs() > 1)
     out.push_back(*logProb);
   return success();

@@ -18,9 +18,9 @@ using Results = SmallVectorImpl<Value>;
 /// Y = X > threshold ? 1 : 0, in X's element type.
 LogicalResult binarizer(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto threshold = n.floatAttr("threshold", 0);
-  TRY(threshold);
+  DLC_TRY(threshold);
   Type elt = tensorType(*x).getElementType();
   if (!isa<FloatType>(elt) && !isa<IntegerType>(elt))
     return n.error("expects a numeric input");
@@ -41,8 +41,8 @@ LogicalResult binarizer(NodeImporter &n, Results &out) {
 LogicalResult arrayFeatureExtractor(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto idx = n.requiredInput(1);
-  TRY(x);
-  TRY(idx);
+  DLC_TRY(x);
+  DLC_TRY(idx);
   auto xt = tensorType(*x), it = tensorType(*idx);
   if (xt.getRank() < 1)
     return n.error("expects an input of rank >= 1");
@@ -76,19 +76,19 @@ LogicalResult arrayFeatureExtractor(NodeImporter &n, Results &out) {
 /// constant [G, out] one-hot matmul.
 LogicalResult tfIdfVectorizer(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto minN = n.intAttr("min_gram_length", 1), maxN = n.intAttr("max_gram_length", 1),
        maxSkip = n.intAttr("max_skip_count", 0);
   auto mode = n.stringAttr("mode", "TF");
   auto counts = n.intsAttr("ngram_counts"), indexes = n.intsAttr("ngram_indexes"),
        pool = n.intsAttr("pool_int64s");
-  TRY(minN);
-  TRY(maxN);
-  TRY(maxSkip);
-  TRY(mode);
-  TRY(counts);
-  TRY(indexes);
-  TRY(pool);
+  DLC_TRY(minN);
+  DLC_TRY(maxN);
+  DLC_TRY(maxSkip);
+  DLC_TRY(mode);
+  DLC_TRY(counts);
+  DLC_TRY(indexes);
+  DLC_TRY(pool);
   if (n.hasAttr("pool_strings"))
     return n.error("string pools (pool_strings) are not supported");
   auto xt = tensorType(*x);

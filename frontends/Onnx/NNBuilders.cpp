@@ -14,8 +14,8 @@ using Results = SmallVectorImpl<Value>;
 
 LogicalResult matmul(NodeImporter &n, Results &out) {
   auto a = n.requiredInput(0), b = n.requiredInput(1);
-  TRY(a);
-  TRY(b);
+  DLC_TRY(a);
+  DLC_TRY(b);
   // 1-D operands: promote to matrices, then drop the added dim (ONNX/NumPy).
   auto at = tensorType(*a), bt = tensorType(*b);
   if (at.getRank() == 0 || bt.getRank() == 0)
@@ -23,23 +23,23 @@ LogicalResult matmul(NodeImporter &n, Results &out) {
   Value lhs = *a, rhs = *b;
   if (at.getRank() == 1) {
     auto r = n.reshape(lhs, {1, at.getDimSize(0)});
-    TRY(r);
+    DLC_TRY(r);
     lhs = *r;
   }
   if (bt.getRank() == 1) {
     auto r = n.reshape(rhs, {bt.getDimSize(0), 1});
-    TRY(r);
+    DLC_TRY(r);
     rhs = *r;
   }
   auto y = n.create<MatMulOp>({lhs, rhs});
-  TRY(y);
+  DLC_TRY(y);
   SmallVector<int64_t> shape(tensorType(*y).getShape());
   if (bt.getRank() == 1)
     shape.erase(shape.end() - 1);
   if (at.getRank() == 1)
     shape.erase(shape.end() - (bt.getRank() == 1 ? 1 : 2));
   auto r = n.reshape(*y, shape);
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -48,7 +48,7 @@ LogicalResult gemm(NodeImporter &n, Results &out) {
   auto a = n.requiredInput(0), b = n.requiredInput(1);
   auto alpha = n.floatAttr("alpha", 1.0f), beta = n.floatAttr("beta", 1.0f);
   auto ta = n.intAttr("transA", 0), tb = n.intAttr("transB", 0);
-  TRY(a); TRY(b); TRY(alpha); TRY(beta); TRY(ta); TRY(tb);
+  DLC_TRY(a); DLC_TRY(b); DLC_TRY(alpha); DLC_TRY(beta); DLC_TRY(ta); DLC_TRY(tb);
   SmallVector<Value> operands = {*a, *b};
   if (Value c = n.input(2))
     operands.push_back(c);
@@ -56,7 +56,7 @@ LogicalResult gemm(NodeImporter &n, Results &out) {
                                        n.named("beta", n.b.getF32FloatAttr(*beta)),
                                        n.named("transA", n.b.getBoolAttr(*ta)),
                                        n.named("transB", n.b.getBoolAttr(*tb))});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -77,7 +77,7 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
   auto pads = n.intsAttr("pads", SmallVector<int64_t>(2 * sp, 0));
   auto autoPad = n.stringAttr("auto_pad", "NOTSET");
   auto ceil = n.intAttr("ceil_mode", 0);
-  TRY(strides); TRY(dil); TRY(pads); TRY(autoPad); TRY(ceil);
+  DLC_TRY(strides); DLC_TRY(dil); DLC_TRY(pads); DLC_TRY(autoPad); DLC_TRY(ceil);
   if ((int64_t)strides->size() != sp || (int64_t)dil->size() != sp ||
       (int64_t)pads->size() != 2 * sp)
     return n.error("expected " + Twine(sp) + " strides and dilations and " + Twine(2 * sp) +
@@ -158,15 +158,15 @@ LogicalResult checkSpatialRank(NodeImporter &n, RankedTensorType t) {
 
 LogicalResult conv(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), w = n.requiredInput(1);
-  TRY(x); TRY(w);
+  DLC_TRY(x); DLC_TRY(w);
   auto xt = tensorType(*x), wt = tensorType(*w);
-  TRY(checkSpatialRank(n, xt));
+  DLC_TRY(checkSpatialRank(n, xt));
   if (wt.getRank() != xt.getRank())
     return n.error("weight rank " + Twine(wt.getRank()) + " differs from input rank " +
                    Twine(xt.getRank()));
   auto kernel = n.intsAttr("kernel_shape", wt.getShape().drop_front(2));
   auto group = n.intAttr("group", 1);
-  TRY(kernel); TRY(group);
+  DLC_TRY(kernel); DLC_TRY(group);
   if (ArrayRef<int64_t>(*kernel) != wt.getShape().drop_front(2))
     return n.error("kernel_shape does not match the weight shape");
   // The conv checks weight channels * group against the input's: that product must fit.
@@ -174,15 +174,15 @@ LogicalResult conv(NodeImporter &n, Results &out) {
     return n.error("group must be >= 1 and fit the weight's " + Twine(wt.getDimSize(1)) +
                    " input channels, got " + Twine(*group));
   auto win = readWindow(n, xt.getShape(), *kernel);
-  TRY(win);
+  DLC_TRY(win);
   if (xt.getRank() == 5) {
     auto y = conv3dAs2d(n, *x, *w, n.input(2), win->strides, win->pads, win->dilations, *group);
-    TRY(y);
+    DLC_TRY(y);
     out.push_back(*y);
     return success();
   }
   auto x2 = to2d(n, *x), w2 = to2d(n, *w);
-  TRY(x2); TRY(w2);
+  DLC_TRY(x2); DLC_TRY(w2);
   SmallVector<Value> operands = {*x2, *w2};
   if (Value bias = n.input(2))
     operands.push_back(bias);
@@ -190,9 +190,9 @@ LogicalResult conv(NodeImporter &n, Results &out) {
                                        n.named("pads", n.b.getDenseI64ArrayAttr(win->pads)),
                                        n.named("dilations", n.b.getDenseI64ArrayAttr(win->dilations)),
                                        n.named("group", n.b.getI64IntegerAttr(*group))});
-  TRY(y);
+  DLC_TRY(y);
   auto r = from2d(n, *y, xt.getRank());
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -217,35 +217,35 @@ FailureOr<Value> pool3d(NodeImporter &n, Value x, const Window &w, bool isMax, b
   auto t = tensorType(x);
   int64_t N = t.getDimSize(0), C = t.getDimSize(1), D = t.getDimSize(2);
   auto CD = n.product({C, D}, "channels x depth");
-  TRY(CD);
+  DLC_TRY(CD);
   Window hw{{w.kernel[1], w.kernel[2]}, {w.strides[1], w.strides[2]},
             {w.pads[1], w.pads[2], w.pads[4], w.pads[5]}, {w.dilations[1], w.dilations[2]},
             w.ceilMode};
   Window d{{1, w.kernel[0]}, {1, w.strides[0]}, {0, w.pads[0], 0, w.pads[3]},
            {1, w.dilations[0]}, w.ceilMode};
   auto a = n.reshape(x, {N, *CD, t.getDimSize(3), t.getDimSize(4)});
-  TRY(a);
+  DLC_TRY(a);
   auto b = pool2d(n, *a, hw, isMax, includePad);
-  TRY(b);
+  DLC_TRY(b);
   int64_t H2 = tensorType(*b).getDimSize(2), W2 = tensorType(*b).getDimSize(3);
   auto HW2 = n.product({H2, W2}, "pooled height x width");
   auto CHW = n.product({C, H2, W2}, "pooled channels x height x width");
-  TRY(HW2);
-  TRY(CHW);
+  DLC_TRY(HW2);
+  DLC_TRY(CHW);
   auto c = n.reshape(*b, {N, C, D, *HW2});
-  TRY(c);
+  DLC_TRY(c);
   auto perm = n.named("perm", n.b.getDenseI64ArrayAttr({0, 1, 3, 2}));
   auto ct = n.create<TransposeOp>({*c}, {perm});
-  TRY(ct);
+  DLC_TRY(ct);
   auto c2 = n.reshape(*ct, {N, *CHW, 1, D});
-  TRY(c2);
+  DLC_TRY(c2);
   auto e = pool2d(n, *c2, d, isMax, includePad);
-  TRY(e);
+  DLC_TRY(e);
   int64_t D2 = tensorType(*e).getDimSize(3);
   auto f = n.reshape(*e, {N, C, *HW2, D2});
-  TRY(f);
+  DLC_TRY(f);
   auto ft = n.create<TransposeOp>({*f}, {perm});
-  TRY(ft);
+  DLC_TRY(ft);
   return n.reshape(*ft, {N, C, D2, H2, W2});
 }
 
@@ -301,40 +301,40 @@ FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value y, const Window 
 
 template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto xt = tensorType(*x);
-  TRY(checkSpatialRank(n, xt));
+  DLC_TRY(checkSpatialRank(n, xt));
   bool withIndices = isMax && n.numUsedOutputs() > 1;
   if (withIndices && xt.getRank() == 5)
     return n.error("the Indices output of 3-D MaxPool is not supported");
   auto storageOrder = n.intAttr("storage_order", 0);
-  TRY(storageOrder);
+  DLC_TRY(storageOrder);
   auto kernel = n.intsAttr("kernel_shape");
   auto include = n.intAttr("count_include_pad", 0);
-  TRY(kernel);
-  TRY(include);
+  DLC_TRY(kernel);
+  DLC_TRY(include);
   if ((int64_t)kernel->size() != xt.getRank() - 2)
     return n.error("kernel_shape must have " + Twine(xt.getRank() - 2) + " entries");
   auto win = readWindow(n, xt.getShape(), *kernel);
-  TRY(win);
+  DLC_TRY(win);
   if (xt.getRank() == 5) {
     auto r = pool3d(n, *x, *win, isMax, *include);
-    TRY(r);
+    DLC_TRY(r);
     out.push_back(*r);
     return success();
   }
   auto x2 = to2d(n, *x);
-  TRY(x2);
+  DLC_TRY(x2);
   auto y = pool2d(n, *x2, *win, isMax, *include);
-  TRY(y);
+  DLC_TRY(y);
   auto r = from2d(n, *y, xt.getRank());
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   if (withIndices) {
     auto idx = maxPoolIndices(n, *x2, *y, *win, *storageOrder == 1);
-    TRY(idx);
+    DLC_TRY(idx);
     auto i = from2d(n, *idx, xt.getRank());
-    TRY(i);
+    DLC_TRY(i);
     out.push_back(*i);
   }
   return success();
@@ -346,24 +346,24 @@ LogicalResult lpPool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto p = n.intAttr("p", 2);
   auto kernel = n.intsAttr("kernel_shape");
-  TRY(x);
-  TRY(p);
-  TRY(kernel);
+  DLC_TRY(x);
+  DLC_TRY(p);
+  DLC_TRY(kernel);
   auto xt = tensorType(*x);
   Type elt = xt.getElementType();
   if (!isa<FloatType>(elt) || *p < 1)
     return n.error("expects a floating-point input and p >= 1");
   if ((int64_t)kernel->size() != xt.getRank() - 2)
     return n.error("kernel_shape must have " + Twine(xt.getRank() - 2) + " entries");
-  TRY(checkSpatialRank(n, xt));
+  DLC_TRY(checkSpatialRank(n, xt));
   auto win = readWindow(n, xt.getShape(), *kernel);
-  TRY(win);
+  DLC_TRY(win);
   auto ax = n.create<AbsOp>({*x});
-  TRY(ax);
+  DLC_TRY(ax);
   Value pw = *ax;
   if (*p != 1) {
     auto q = n.create<PowOp>({*ax, n.scalarConstant(elt, (double)*p)});
-    TRY(q);
+    DLC_TRY(q);
     pw = *q;
   }
   FailureOr<Value> avg;
@@ -371,20 +371,20 @@ LogicalResult lpPool(NodeImporter &n, Results &out) {
     avg = pool3d(n, pw, *win, false, true);
   } else {
     auto x2 = to2d(n, pw);
-    TRY(x2);
+    DLC_TRY(x2);
     auto y = pool2d(n, *x2, *win, false, true);
-    TRY(y);
+    DLC_TRY(y);
     avg = from2d(n, *y, xt.getRank());
   }
-  TRY(avg);
+  DLC_TRY(avg);
   double size = 1; // the window's volume (may not fit int64 with huge pads)
   for (int64_t k : *kernel)
     size *= (double)k;
   auto sum = n.create<MulOp>({*avg, n.scalarConstant(elt, size)});
-  TRY(sum);
+  DLC_TRY(sum);
   auto r = *p == 1 ? FailureOr<Value>(*sum)
                    : n.create<PowOp>({*sum, n.scalarConstant(elt, 1.0 / (double)*p)});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -396,51 +396,51 @@ LogicalResult lrn(NodeImporter &n, Results &out) {
   auto size = n.intAttr("size", 0);
   auto alpha = n.floatAttr("alpha", 1e-4f), beta = n.floatAttr("beta", 0.75f),
        bias = n.floatAttr("bias", 1.0f);
-  TRY(x);
-  TRY(size);
-  TRY(alpha);
-  TRY(beta);
-  TRY(bias);
+  DLC_TRY(x);
+  DLC_TRY(size);
+  DLC_TRY(alpha);
+  DLC_TRY(beta);
+  DLC_TRY(bias);
   auto t = tensorType(*x);
   Type elt = t.getElementType();
   if (t.getRank() < 3 || !isa<FloatType>(elt) || *size < 1)
     return n.error("expects a floating-point [N, C, ...] input and size >= 1");
   int64_t N = t.getDimSize(0), C = t.getDimSize(1), rest = t.getNumElements() / std::max<int64_t>(1, N * C);
   auto sq = n.create<MulOp>({*x, *x});
-  TRY(sq);
+  DLC_TRY(sq);
   auto v = n.reshape(*sq, {N, 1, C, rest});
-  TRY(v);
+  DLC_TRY(v);
   int64_t lo = (*size - 1) / 2, hi = *size - 1 - lo;
   Window w{{*size, 1}, {1, 1}, {lo, 0, hi, 0}, {1, 1}, false};
   auto avg = pool2d(n, *v, w, false, true);
-  TRY(avg);
+  DLC_TRY(avg);
   auto back = n.reshape(*avg, t.getShape());
-  TRY(back);
+  DLC_TRY(back);
   auto scaled = n.create<MulOp>({*back, n.scalarConstant(elt, *alpha)}); // (alpha/size) * sum
-  TRY(scaled);
+  DLC_TRY(scaled);
   auto base = n.create<AddOp>({*scaled, n.scalarConstant(elt, *bias)});
-  TRY(base);
+  DLC_TRY(base);
   auto den = n.create<PowOp>({*base, n.scalarConstant(elt, *beta)});
-  TRY(den);
+  DLC_TRY(den);
   auto y = n.create<DivOp>({*x, *den});
-  TRY(y);
+  DLC_TRY(y);
   out.push_back(*y);
   return success();
 }
 
 LogicalResult globalAveragePool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto r = n.create<GlobalAveragePoolOp>({*x});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
 
 LogicalResult globalMaxPool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
-  TRY(n.requireRank(0, 3, "input X [N, C, spatial...]")); // as GlobalAveragePool
+  DLC_TRY(x);
+  DLC_TRY(n.requireRank(0, 3, "input X [N, C, spatial...]")); // as GlobalAveragePool
   SmallVector<int64_t> axes;
   for (int64_t d = 2; d < tensorType(*x).getRank(); ++d)
     axes.push_back(d);
@@ -450,27 +450,27 @@ LogicalResult globalMaxPool(NodeImporter &n, Results &out) {
 template <typename SoftmaxOpTy> LogicalResult softmax(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", n.opset >= 13 ? -1 : 1);
-  TRY(x); TRY(axis);
+  DLC_TRY(x); DLC_TRY(axis);
   auto t = tensorType(*x);
   auto a = n.normalizeAxis(*axis, t.getRank());
-  TRY(a);
+  DLC_TRY(a);
   Value in = *x;
   int64_t softAxis = *a;
   if (n.opset < 13) {
     // Before opset 13 the input is viewed as a 2-D [prod(:axis), prod(axis:)] matrix.
     auto outer = n.product(t.getShape().take_front(*a), "the outer (flattened) dim");
     auto inner = n.product(t.getShape().drop_front(*a), "the inner (flattened) dim");
-    TRY(outer);
-    TRY(inner);
+    DLC_TRY(outer);
+    DLC_TRY(inner);
     auto r = n.reshape(in, {*outer, *inner});
-    TRY(r);
+    DLC_TRY(r);
     in = *r;
     softAxis = 1;
   }
   auto y = n.create<SoftmaxOpTy>({in}, {n.named("axis", n.b.getI64IntegerAttr(softAxis))});
-  TRY(y);
+  DLC_TRY(y);
   auto r = n.reshape(*y, t.getShape());
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }

@@ -14,10 +14,12 @@
 #include <functional>
 
 /// In op builders: return failure if a FailureOr/LogicalResult failed (the
-/// diagnostic has already been emitted at the node).
-#define TRY(x)                                                                                 \
-  if (mlir::failed(x))                                                                       \
-  return mlir::failure()
+/// diagnostic has already been emitted at the node). One statement, safe in an if/else.
+#define DLC_TRY(x)                                                                             \
+  do {                                                                                         \
+    if (mlir::failed(x))                                                                       \
+      return mlir::failure();                                                                  \
+  } while (0)
 
 namespace dlc::onnx_frontend {
 

@@ -22,7 +22,7 @@ SmallVector<int64_t> range(int64_t from, int64_t to) {
 /// 16-bit inputs, else the input's own type.
 FailureOr<Type> stashType(NodeImporter &n, Type elt) {
   auto stash = n.intAttr("stash_type", 1);
-  TRY(stash);
+  DLC_TRY(stash);
   Type s = elementTypeFor(n.b.getContext(), *stash);
   if (!s || !isa<FloatType>(s))
     return n.error("unsupported stash_type " + Twine(*stash));
@@ -51,23 +51,23 @@ FailureOr<NormArgs> normArgs(NodeImporter &n) {
   auto x = n.requiredInput(0), scale = n.requiredInput(1);
   auto axis = n.intAttr("axis", -1);
   auto eps = n.floatAttr("epsilon", 1e-5f);
-  TRY(x);
-  TRY(scale);
-  TRY(axis);
-  TRY(eps);
+  DLC_TRY(x);
+  DLC_TRY(scale);
+  DLC_TRY(axis);
+  DLC_TRY(eps);
   auto t = tensorType(*x);
   auto a = n.dimAxis(*axis, t.getRank()); // normalized dims start at `axis`: a scalar has none
-  TRY(a);
+  DLC_TRY(a);
   if (!isa<FloatType>(t.getElementType()))
     return n.error("expects a floating-point input");
   auto st = stashType(n, t.getElementType());
-  TRY(st);
+  DLC_TRY(st);
   return NormArgs{*x, *scale, *a, *eps, *st};
 }
 
 LogicalResult layerNorm(NodeImporter &n, Results &out) {
   auto args = normArgs(n);
-  TRY(args);
+  DLC_TRY(args);
   Value x = args->x, scale = args->scale;
   auto t = tensorType(x);
   int64_t a = args->axis;
@@ -80,7 +80,7 @@ LogicalResult layerNorm(NodeImporter &n, Results &out) {
       ops.push_back(bias);
     auto r = n.create<LayerNormOp>(ops, {n.named("axis", n.b.getI64IntegerAttr(a)),
                                          n.named("epsilon", n.b.getF32FloatAttr(eps))});
-    TRY(r);
+    DLC_TRY(r);
     out.push_back(*r);
     return success();
   }
@@ -97,7 +97,7 @@ LogicalResult layerNorm(NodeImporter &n, Results &out) {
 
 LogicalResult rmsNorm(NodeImporter &n, Results &out) {
   auto args = normArgs(n);
-  TRY(args);
+  DLC_TRY(args);
   Value x = args->x, scale = args->scale;
   auto t = tensorType(x);
   int64_t a = args->axis;
@@ -127,10 +127,10 @@ Value perChannel(Expr &e, Value p, int64_t rank) {
 LogicalResult instanceNorm(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), scale = n.requiredInput(1), bias = n.requiredInput(2);
   auto eps = n.floatAttr("epsilon", 1e-5f);
-  TRY(x);
-  TRY(scale);
-  TRY(bias);
-  TRY(eps);
+  DLC_TRY(x);
+  DLC_TRY(scale);
+  DLC_TRY(bias);
+  DLC_TRY(eps);
   auto t = tensorType(*x);
   if (t.getRank() < 3 || !isa<FloatType>(t.getElementType()))
     return n.error("expects a floating-point input [N, C, d1, ...]");
@@ -148,11 +148,11 @@ LogicalResult groupNorm(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), scale = n.requiredInput(1), bias = n.requiredInput(2);
   auto eps = n.floatAttr("epsilon", 1e-5f);
   auto groups = n.intAttr("num_groups", 0);
-  TRY(x);
-  TRY(scale);
-  TRY(bias);
-  TRY(eps);
-  TRY(groups);
+  DLC_TRY(x);
+  DLC_TRY(scale);
+  DLC_TRY(bias);
+  DLC_TRY(eps);
+  DLC_TRY(groups);
   auto t = tensorType(*x);
   int64_t c = t.getRank() >= 2 ? t.getDimSize(1) : 0, g = *groups;
   if (t.getRank() < 3 || !isa<FloatType>(t.getElementType()))
@@ -160,7 +160,7 @@ LogicalResult groupNorm(NodeImporter &n, Results &out) {
   if (g <= 0 || c % g)
     return n.error("num_groups " + Twine(g) + " must divide the " + Twine(c) + " channels");
   auto st = stashType(n, t.getElementType());
-  TRY(st);
+  DLC_TRY(st);
   Expr e{n, *st};
   // Elements per (sample, group); N * g <= N * C fits when there are elements at all.
   int64_t N = t.getDimSize(0), total = t.getNumElements();
@@ -187,13 +187,13 @@ LogicalResult groupNorm(NodeImporter &n, Results &out) {
 LogicalResult meanVarianceNorm(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axes = n.intsAttr("axes", {0, 2, 3});
-  TRY(x);
-  TRY(axes);
+  DLC_TRY(x);
+  DLC_TRY(axes);
   auto t = tensorType(*x);
   SmallVector<int64_t> ax;
   for (int64_t a : *axes) {
     auto na = n.normalizeAxis(a, t.getRank());
-    TRY(na);
+    DLC_TRY(na);
     ax.push_back(*na);
   }
   llvm::sort(ax);
@@ -212,12 +212,12 @@ LogicalResult meanVarianceNorm(NodeImporter &n, Results &out) {
 LogicalResult lpNorm(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", -1), p = n.intAttr("p", 2);
-  TRY(x);
-  TRY(axis);
-  TRY(p);
+  DLC_TRY(x);
+  DLC_TRY(axis);
+  DLC_TRY(p);
   auto t = tensorType(*x);
   auto a = n.dimAxis(*axis, t.getRank());
-  TRY(a);
+  DLC_TRY(a);
   if (*p != 1 && *p != 2)
     return n.error("p must be 1 or 2, got " + Twine(*p));
   Expr e{n, t.getElementType()};
@@ -237,20 +237,20 @@ LogicalResult lpNorm(NodeImporter &n, Results &out) {
 LogicalResult hardmax(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", n.opset >= 13 ? -1 : 1);
-  TRY(x);
-  TRY(axis);
+  DLC_TRY(x);
+  DLC_TRY(axis);
   auto t = tensorType(*x);
   // Opset 13+ reads dim `axis` (iota below): a scalar has none.
   auto a = n.opset < 13 ? n.normalizeAxis(*axis, t.getRank()) : n.dimAxis(*axis, t.getRank());
-  TRY(a);
+  DLC_TRY(a);
   Expr e{n, t.getElementType()};
   Value in = *x;
   int64_t ax = *a;
   if (n.opset < 13) {
     auto outer = n.product(t.getShape().take_front(*a), "the outer (flattened) dim");
     auto inner = n.product(t.getShape().drop_front(*a), "the inner (flattened) dim");
-    TRY(outer);
-    TRY(inner);
+    DLC_TRY(outer);
+    DLC_TRY(inner);
     in = e.reshape(in, {*outer, *inner});
     ax = 1;
   }
@@ -279,20 +279,20 @@ LogicalResult hardmax(NodeImporter &n, Results &out) {
 LogicalResult batchNorm(NodeImporter &n, Results &out) {
   auto eps = n.floatAttr("epsilon", 1e-5f), momentum = n.floatAttr("momentum", 0.9f);
   auto training = n.intAttr("training_mode", 0);
-  TRY(eps);
-  TRY(momentum);
-  TRY(training);
+  DLC_TRY(eps);
+  DLC_TRY(momentum);
+  DLC_TRY(training);
   SmallVector<Value> ops;
   for (unsigned i = 0; i < 5; ++i) {
     auto v = n.requiredInput(i);
-    TRY(v);
+    DLC_TRY(v);
     ops.push_back(*v);
   }
   if (!*training) {
     if (n.numUsedOutputs() > 1)
       return n.error("running statistics outputs need training_mode = 1");
     auto r = n.create<BatchNormOp>(ops, {n.named("epsilon", n.b.getF32FloatAttr(*eps))});
-    TRY(r);
+    DLC_TRY(r);
     out.push_back(*r);
     return success();
   }

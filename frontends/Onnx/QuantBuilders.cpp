@@ -76,8 +76,8 @@ struct QuantAxis {
 /// The quantization axis and block size; the axis only matters for a non-scalar scale.
 FailureOr<QuantAxis> quantAxis(NodeImporter &n, int64_t rank, Value scale) {
   auto axis = n.intAttr("axis", 1), block = n.intAttr("block_size", 0);
-  TRY(axis);
-  TRY(block);
+  DLC_TRY(axis);
+  DLC_TRY(block);
   int64_t count = tensorType(scale).getNumElements();
   if ((*block == 0 || rank == 0) && count == 1)
     return QuantAxis{0, 0};
@@ -85,7 +85,7 @@ FailureOr<QuantAxis> quantAxis(NodeImporter &n, int64_t rank, Value scale) {
     return n.error("a scalar input needs a one-element scale, got " + Twine(count) +
                    " elements");
   auto a = n.normalizeAxis(*axis, rank);
-  TRY(a);
+  DLC_TRY(a);
   if (*block < 0)
     return n.error("block_size must be non-negative");
   return QuantAxis{*a, *block};
@@ -93,12 +93,12 @@ FailureOr<QuantAxis> quantAxis(NodeImporter &n, int64_t rank, Value scale) {
 
 LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), scale = n.requiredInput(1);
-  TRY(x);
-  TRY(scale);
+  DLC_TRY(x);
+  DLC_TRY(scale);
   Value zp = n.input(2);
   auto xt = tensorType(*x);
   auto qa = quantAxis(n, xt.getRank(), *scale);
-  TRY(qa);
+  DLC_TRY(qa);
   Type to = n.b.getIntegerType(8);
   bool isUnsigned = true;
   int stored = 0; // a low-precision target (float8, float4, int4, int2)
@@ -108,7 +108,7 @@ LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
     stored = n.storedType(2);
   } else if (n.hasAttr("output_dtype")) {
     auto dt = n.intAttr("output_dtype", 2);
-    TRY(dt);
+    DLC_TRY(dt);
     to = elementTypeFor(n.b.getContext(), *dt);
     isUnsigned = isUnsignedOnnxType(*dt);
     stored = isStoredAsI8(*dt) ? *dt : 0;
@@ -116,7 +116,7 @@ LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
   if (!to || !isa<IntegerType>(to) || to.isInteger(1) || to.getIntOrFloatBitWidth() > 16)
     return n.error("unsupported quantized output type");
   auto saturate = n.intAttr("saturate", 1);
-  TRY(saturate);
+  DLC_TRY(saturate);
   Type ft = tensorType(*scale).getElementType();
   if (!isa<FloatType>(ft))
     return n.error("the scale must be floating-point");
@@ -127,13 +127,13 @@ LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
     // Float targets: x / scale (+ the decoded zero point), rounded by the encoding.
     if (zp) {
       auto zd = decodeLowPrecision(n, broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block), stored);
-      TRY(zd);
+      DLC_TRY(zd);
       scaled = e.op<AddOp>({scaled, e.cast(*zd, ft)});
     }
     if (e.failed)
       return failure();
     auto y = encodeLowPrecision(n, scaled, stored, *saturate != 0);
-    TRY(y);
+    DLC_TRY(y);
     n.markStored(*y, stored);
     out.push_back(*y);
     return success();
@@ -170,22 +170,22 @@ Value centered(Expr &e, NodeImporter &n, Value x, bool xUnsigned, Value zp, bool
 
 LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), scale = n.requiredInput(1);
-  TRY(x);
-  TRY(scale);
+  DLC_TRY(x);
+  DLC_TRY(scale);
   Value zp = n.input(2);
   auto xt = tensorType(*x);
   if (!isa<IntegerType>(xt.getElementType()))
     return n.error("only integer and low-precision inputs are supported");
   int stored = n.storedType(0);
   auto qa = quantAxis(n, xt.getRank(), *scale);
-  TRY(qa);
+  DLC_TRY(qa);
   Type ft = tensorType(*scale).getElementType();
   if (!isa<FloatType>(ft))
     return n.error("the scale must be floating-point");
   Type outElt = ft;
   if (n.hasAttr("output_dtype")) {
     auto dt = n.intAttr("output_dtype", 1);
-    TRY(dt);
+    DLC_TRY(dt);
     if (*dt) {
       outElt = elementTypeFor(n.b.getContext(), *dt);
       if (!outElt || !isa<FloatType>(outElt))
@@ -199,13 +199,13 @@ LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
   Value d;
   if (isLowPrecisionFloat(stored)) {
     auto xd = decodeLowPrecision(n, *x, stored);
-    TRY(xd);
+    DLC_TRY(xd);
     d = *xd;
     if (zb) {
       if (n.storedType(2) && n.storedType(2) != stored)
         return n.error("x_zero_point must have the type of x");
       auto zd = decodeLowPrecision(n, zb, stored);
-      TRY(zd);
+      DLC_TRY(zd);
       d = e.op<SubOp>({d, *zd});
     }
   } else {
@@ -221,7 +221,7 @@ LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
 
 LogicalResult dynamicQuantizeLinear(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto xt = tensorType(*x);
   Type ft = xt.getElementType();
   if (!isa<FloatType>(ft))
@@ -263,8 +263,8 @@ Value integerMatMul(Expr &e, NodeImporter &n, unsigned a, unsigned b, unsigned a
 
 LogicalResult matMulInteger(NodeImporter &n, Results &out) {
   auto a = n.requiredInput(0), b = n.requiredInput(1);
-  TRY(a);
-  TRY(b);
+  DLC_TRY(a);
+  DLC_TRY(b);
   Expr e{n, n.b.getF64Type()};
   Value y = e.cast(integerMatMul(e, n, 0, 1, 2, 3), n.b.getI32Type());
   if (e.failed)
@@ -286,7 +286,7 @@ Value requantize(Expr &e, NodeImporter &n, Value acc, Value s1, Value s2, Value 
 
 LogicalResult qlinearMatMul(NodeImporter &n, Results &out) {
   for (unsigned i : {0u, 1u, 3u, 4u, 6u})
-    TRY(n.requiredInput(i));
+    DLC_TRY(n.requiredInput(i));
   Expr e{n, n.b.getF64Type()};
   Value acc = integerMatMul(e, n, 0, 3, 2, 5);
   Value yzp = n.input(7);
@@ -349,8 +349,8 @@ Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp
 }
 
 LogicalResult convInteger(NodeImporter &n, Results &out) {
-  TRY(n.requiredInput(0));
-  TRY(n.requiredInput(1));
+  DLC_TRY(n.requiredInput(0));
+  DLC_TRY(n.requiredInput(1));
   Expr e{n, n.b.getF64Type()};
   Value y = e.cast(integerConv(e, n, 0, 1, 2, 3, Value()), n.b.getI32Type());
   if (e.failed)
@@ -361,7 +361,7 @@ LogicalResult convInteger(NodeImporter &n, Results &out) {
 
 LogicalResult qlinearConv(NodeImporter &n, Results &out) {
   for (unsigned i : {0u, 1u, 3u, 4u, 6u})
-    TRY(n.requiredInput(i));
+    DLC_TRY(n.requiredInput(i));
   Expr e{n, n.b.getF64Type()};
   Value acc = integerConv(e, n, 0, 3, 2, 5, n.input(8));
   Value ws = n.input(4);

@@ -19,19 +19,19 @@ struct Activation {
 
 LogicalResult recurrence(NodeImporter &n, Results &out, Kind kind) {
   auto x0 = n.requiredInput(0), w = n.requiredInput(1), r = n.requiredInput(2);
-  TRY(x0);
-  TRY(w);
-  TRY(r);
+  DLC_TRY(x0);
+  DLC_TRY(w);
+  DLC_TRY(r);
   auto hiddenAttr = n.intAttr("hidden_size", 0), layout = n.intAttr("layout", 0);
   auto dirAttr = n.stringAttr("direction", "forward");
   auto clip = n.floatAttr("clip", 0.0f);
   auto lbr = n.intAttr("linear_before_reset", 0), inputForget = n.intAttr("input_forget", 0);
-  TRY(hiddenAttr);
-  TRY(layout);
-  TRY(dirAttr);
-  TRY(clip);
-  TRY(lbr);
-  TRY(inputForget);
+  DLC_TRY(hiddenAttr);
+  DLC_TRY(layout);
+  DLC_TRY(dirAttr);
+  DLC_TRY(clip);
+  DLC_TRY(lbr);
+  DLC_TRY(inputForget);
   int64_t G = kind == Kind::RNN ? 1 : kind == Kind::GRU ? 3 : 4;
   auto xt = tensorType(*x0);
   Type elt = xt.getElementType();
@@ -111,7 +111,7 @@ LogicalResult recurrence(NodeImporter &n, Results &out, Kind kind) {
     return failure();
   if (Value lens = n.input(4)) {
     auto l = n.constantInts(4);
-    TRY(l);
+    DLC_TRY(l);
     if (llvm::any_of(*l, [&](int64_t v) { return v != S; }))
       return n.error("sequence_lens shorter than the sequence are not supported");
   }

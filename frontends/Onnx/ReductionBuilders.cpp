@@ -12,7 +12,7 @@ LogicalResult reduceOver(NodeImporter &n, StringRef opName, Value x, ArrayRef<in
   auto r = n.createMulti(opName, {x},
                          {n.named("axes", n.b.getDenseI64ArrayAttr(axes)),
                           n.named("keepdims", n.b.getBoolAttr(keepdims))});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back((*r)[0]);
   return success();
 }
@@ -33,18 +33,18 @@ FailureOr<Reduction> parseReduction(NodeImporter &n) {
   auto x = n.requiredInput(0);
   auto keep = n.intAttr("keepdims", 1);
   auto noop = n.intAttr("noop_with_empty_axes", 0);
-  TRY(x);
-  TRY(keep);
-  TRY(noop);
+  DLC_TRY(x);
+  DLC_TRY(keep);
+  DLC_TRY(noop);
   int64_t rank = tensorType(*x).getRank();
   Reduction r{*x, {}, *keep != 0};
   if (n.hasAttr("axes")) {
     auto a = n.intsAttr("axes");
-    TRY(a);
+    DLC_TRY(a);
     r.axes = *a;
   } else if (n.input(1)) {
     auto a = n.constantInts(1);
-    TRY(a);
+    DLC_TRY(a);
     r.axes = *a;
   }
   if (r.axes.empty() && !*noop)
@@ -52,7 +52,7 @@ FailureOr<Reduction> parseReduction(NodeImporter &n) {
       r.axes.push_back(d);
   for (int64_t &a : r.axes) {
     auto na = n.normalizeAxis(a, rank);
-    TRY(na);
+    DLC_TRY(na);
     a = *na;
   }
   llvm::sort(r.axes);
@@ -62,7 +62,7 @@ FailureOr<Reduction> parseReduction(NodeImporter &n) {
 
 template <typename ReduceOpTy> LogicalResult reduce(NodeImporter &n, Results &out) {
   auto r = parseReduction(n);
-  TRY(r);
+  DLC_TRY(r);
   return reduceOver(n, ReduceOpTy::getOperationName(), r->x, r->axes, r->keepdims, out);
 }
 
@@ -70,13 +70,13 @@ template <typename ReduceOpTy> LogicalResult reduce(NodeImporter &n, Results &ou
 template <typename Pre, typename Post>
 LogicalResult sumOf(NodeImporter &n, Results &out, Pre pre, Post post) {
   auto r = parseReduction(n);
-  TRY(r);
+  DLC_TRY(r);
   auto v = pre(r->x);
-  TRY(v);
+  DLC_TRY(v);
   SmallVector<Value> sum;
-  TRY(reduceOver(n, ReduceSumOp::getOperationName(), *v, r->axes, r->keepdims, sum));
+  DLC_TRY(reduceOver(n, ReduceSumOp::getOperationName(), *v, r->axes, r->keepdims, sum));
   auto y = post(sum[0]);
-  TRY(y);
+  DLC_TRY(y);
   out.push_back(*y);
   return success();
 }
@@ -98,9 +98,9 @@ LogicalResult reduceL2(NodeImporter &n, Results &out) {
         // Integer L2 (ONNX casts through float): sqrt in f64, truncated back.
         auto t = tensorType(s);
         auto f = n.create<CastOp>({s}, {}, {RankedTensorType::get(t.getShape(), n.b.getF64Type())});
-        TRY(f);
+        DLC_TRY(f);
         auto r = n.create<SqrtOp>({*f});
-        TRY(r);
+        DLC_TRY(r);
         return n.create<CastOp>({*r}, {}, {t});
       });
 }
@@ -112,35 +112,35 @@ LogicalResult reduceLogSum(NodeImporter &n, Results &out) {
 /// inputs do not overflow.
 LogicalResult reduceLogSumExp(NodeImporter &n, Results &out) {
   auto r = parseReduction(n);
-  TRY(r);
+  DLC_TRY(r);
   if (!isa<FloatType>(tensorType(r->x).getElementType()))
     return n.error("expects a floating-point input");
   SmallVector<Value> m, s;
-  TRY(reduceOver(n, ReduceMaxOp::getOperationName(), r->x, r->axes, /*keepdims=*/true, m));
+  DLC_TRY(reduceOver(n, ReduceMaxOp::getOperationName(), r->x, r->axes, /*keepdims=*/true, m));
   // An all -inf slice would give (-inf) - (-inf) = NaN: shift by 0 there instead.
   Value zero = n.scalarConstant(tensorType(r->x).getElementType(), 0);
   auto isInf = n.create<IsInfOp>({m[0]},
                                  {n.named("detect_positive", n.b.getBoolAttr(true)),
                                   n.named("detect_negative", n.b.getBoolAttr(true))},
                                  {RankedTensorType::get(tensorType(m[0]).getShape(), n.b.getI1Type())});
-  TRY(isInf);
+  DLC_TRY(isInf);
   auto shift = n.create<WhereOp>({*isInf, zero, m[0]});
-  TRY(shift);
+  DLC_TRY(shift);
   auto d = n.create<SubOp>({r->x, *shift});
-  TRY(d);
+  DLC_TRY(d);
   auto e = n.create<ExpOp>({*d});
-  TRY(e);
-  TRY(reduceOver(n, ReduceSumOp::getOperationName(), *e, r->axes, r->keepdims, s));
+  DLC_TRY(e);
+  DLC_TRY(reduceOver(n, ReduceSumOp::getOperationName(), *e, r->axes, r->keepdims, s));
   auto l = n.create<LogOp>({s[0]});
-  TRY(l);
+  DLC_TRY(l);
   Value sh = *shift;
   if (!r->keepdims) {
     auto rs = n.reshape(sh, tensorType(*l).getShape());
-    TRY(rs);
+    DLC_TRY(rs);
     sh = *rs;
   }
   auto y = n.create<AddOp>({*l, sh});
-  TRY(y);
+  DLC_TRY(y);
   out.push_back(*y);
   return success();
 }
@@ -149,16 +149,16 @@ template <typename ArgOpTy> LogicalResult argReduce(NodeImporter &n, Results &ou
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", 0), keep = n.intAttr("keepdims", 1);
   auto last = n.intAttr("select_last_index", 0);
-  TRY(x);
-  TRY(axis);
-  TRY(keep);
-  TRY(last);
+  DLC_TRY(x);
+  DLC_TRY(axis);
+  DLC_TRY(keep);
+  DLC_TRY(last);
   auto a = n.normalizeAxis(*axis, tensorType(*x).getRank());
-  TRY(a);
+  DLC_TRY(a);
   auto r = n.create<ArgOpTy>({*x}, {n.named("axis", n.b.getI64IntegerAttr(*a)),
                                     n.named("keepdims", n.b.getBoolAttr(*keep != 0)),
                                     n.named("select_last_index", n.b.getBoolAttr(*last != 0))});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }

@@ -125,7 +125,7 @@ FailureOr<SmallVector<double>> floatsInput(NodeImporter &n, unsigned i) {
   if (!n.input(i))
     return v;
   auto attr = n.constantInput(i);
-  TRY(attr);
+  DLC_TRY(attr);
   if (isa<FloatType>(attr->getElementType()))
     for (APFloat f : attr->getValues<APFloat>()) {
       bool lost;
@@ -205,7 +205,7 @@ LogicalResult resample(NodeImporter &n, const ResizeAttrs &a, Value x, ArrayRef<
 
 LogicalResult resize(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   bool v10 = n.opset < 11;
   ResizeAttrs a;
   auto mode = n.stringAttr("mode", "nearest");
@@ -215,15 +215,15 @@ LogicalResult resize(NodeImporter &n, Results &out) {
   auto cubicA = n.floatAttr("cubic_coeff_a", -0.75f), extrap = n.floatAttr("extrapolation_value", 0);
   auto exclude = n.intAttr("exclude_outside", 0), antialias = n.intAttr("antialias", 0);
   auto axesAttr = n.intsAttr("axes", {});
-  TRY(mode);
-  TRY(coord);
-  TRY(nearest);
-  TRY(policy);
-  TRY(cubicA);
-  TRY(extrap);
-  TRY(exclude);
-  TRY(antialias);
-  TRY(axesAttr);
+  DLC_TRY(mode);
+  DLC_TRY(coord);
+  DLC_TRY(nearest);
+  DLC_TRY(policy);
+  DLC_TRY(cubicA);
+  DLC_TRY(extrap);
+  DLC_TRY(exclude);
+  DLC_TRY(antialias);
+  DLC_TRY(axesAttr);
   a = {*mode, *coord, *nearest, *policy, *cubicA, *extrap, *exclude != 0, *antialias != 0};
   if (a.mode != "nearest" && a.mode != "linear" && a.mode != "cubic")
     return n.error("unsupported mode '" + a.mode + "'");
@@ -238,7 +238,7 @@ LogicalResult resize(NodeImporter &n, Results &out) {
   SmallVector<int64_t> axes;
   for (int64_t ax : *axesAttr) {
     auto na = n.dimAxis(ax, r); // its dim is resized: a scalar has none
-    TRY(na);
+    DLC_TRY(na);
     axes.push_back(*na);
   }
   if (axes.empty())
@@ -247,9 +247,9 @@ LogicalResult resize(NodeImporter &n, Results &out) {
   auto roiIn = floatsInput(n, v10 ? 99 : 1);
   auto scalesIn = floatsInput(n, v10 ? 1 : 2);
   auto sizesIn = floatsInput(n, v10 ? 99 : 3);
-  TRY(roiIn);
-  TRY(scalesIn);
-  TRY(sizesIn);
+  DLC_TRY(roiIn);
+  DLC_TRY(scalesIn);
+  DLC_TRY(sizesIn);
   int64_t k = axes.size();
   SmallVector<double> scales(r, 1.0), roi;
   SmallVector<int64_t> outShape(t.getShape());
@@ -316,12 +316,12 @@ LogicalResult resize(NodeImporter &n, Results &out) {
 LogicalResult upsample(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto mode = n.stringAttr("mode", "nearest");
-  TRY(x);
-  TRY(mode);
+  DLC_TRY(x);
+  DLC_TRY(mode);
   SmallVector<double> scales;
   if (n.input(1)) {
     auto s = floatsInput(n, 1);
-    TRY(s);
+    DLC_TRY(s);
     scales = *s;
   } else {
     auto f = n.findAttr("scales");

@@ -14,20 +14,20 @@ namespace dlc::onnx_frontend {
 
 LogicalResult roiAlign(NodeImporter &n, SmallVectorImpl<Value> &out) {
   auto x = n.requiredInput(0), rois = n.requiredInput(1), batch = n.requiredInput(2);
-  TRY(x);
-  TRY(rois);
-  TRY(batch);
+  DLC_TRY(x);
+  DLC_TRY(rois);
+  DLC_TRY(batch);
   auto ctm = n.stringAttr("coordinate_transformation_mode", "half_pixel");
   auto mode = n.stringAttr("mode", "avg");
   auto oh = n.intAttr("output_height", 1), ow = n.intAttr("output_width", 1),
        ratio = n.intAttr("sampling_ratio", 0);
   auto scale = n.floatAttr("spatial_scale", 1.0f);
-  TRY(ctm);
-  TRY(mode);
-  TRY(oh);
-  TRY(ow);
-  TRY(ratio);
-  TRY(scale);
+  DLC_TRY(ctm);
+  DLC_TRY(mode);
+  DLC_TRY(oh);
+  DLC_TRY(ow);
+  DLC_TRY(ratio);
+  DLC_TRY(scale);
   if (n.opset < 16)
     *ctm = "output_half_pixel"; // before opset 16 ROIs were not shifted by half a pixel
   if (*ctm != "half_pixel" && *ctm != "output_half_pixel")
@@ -74,7 +74,7 @@ LogicalResult roiAlign(NodeImporter &n, SmallVectorImpl<Value> &out) {
   Type elt = xt.getElementType(), f = elt.isF64() ? elt : n.b.getF32Type(), i64 = n.b.getI64Type();
   // The sample grid [OH, OW, GH, GW] and the flattened map (bounded by no tensor when R = 0).
   auto HW = n.product({H, W}, "the feature map size");
-  TRY(HW);
+  DLC_TRY(HW);
   if (failed(n.checkShape({*oh, *ow, gh, gw}, f, "the sampling grid")))
     return failure();
   Expr e{n, f};

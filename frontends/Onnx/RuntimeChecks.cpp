@@ -15,11 +15,11 @@ LogicalResult checkAtRunTime(NodeImporter &n, Value bad, const Twine &what) {
   // any(bad) as the max of its 0/1 values (an i1 max would be signed: true < false).
   auto asInt = n.create<CastOp>({bad}, {}, {RankedTensorType::get(type.getShape(),
                                                                 n.b.getI32Type())});
-  TRY(asInt);
+  DLC_TRY(asInt);
   auto axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
   auto any = n.create<ReduceMaxOp>({*asInt}, {n.named("axes", n.b.getDenseI64ArrayAttr(axes)),
                                               n.named("keepdims", n.b.getBoolAttr(false))});
-  TRY(any);
+  DLC_TRY(any);
   std::string message = "node '" + n.node.name() + "' (" + n.node.op_type() + "): " + what.str();
   auto check = RuntimeCheckOp::create(n.b, n.loc, *any, n.b.getStringAttr(message));
   if (failed(mlir::verify(check)))
@@ -40,15 +40,15 @@ FailureOr<Value> outside(NodeImporter &n, Value values, bool isUnsigned, ArrayRe
       attrs.push_back(n.named("unsigned_input", n.b.getUnitAttr()));
     auto wide = n.create<CastOp>({values}, attrs,
                                  {RankedTensorType::get(type.getShape(), n.b.getI64Type())});
-    TRY(wide);
+    DLC_TRY(wide);
     values = *wide;
   }
   SmallVector<int64_t> shape(lo.size() == 1 ? 0 : 1, (int64_t)lo.size());
   auto boundType = RankedTensorType::get(shape, n.b.getI64Type());
   auto below = n.create<LessOp>({values, n.constant(DenseElementsAttr::get(boundType, lo))});
   auto above = n.create<GreaterEqualOp>({values, n.constant(DenseElementsAttr::get(boundType, hi))});
-  TRY(below);
-  TRY(above);
+  DLC_TRY(below);
+  DLC_TRY(above);
   return n.create<OrOp>({*below, *above});
 }
 
@@ -70,7 +70,7 @@ LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input, ArrayRef<in
   for (int64_t b : bounds)
     lo.push_back(isUnsigned ? 0 : -b);
   auto bad = outside(n, indices, isUnsigned, lo, bounds);
-  TRY(bad);
+  DLC_TRY(bad);
   std::string expected;
   for (auto [l, h] : llvm::zip(lo, bounds))
     expected += (expected.empty() ? "" : ", ") + range(l, h);
@@ -85,11 +85,11 @@ LogicalResult checkRangeAtRunTime(NodeImporter &n, Value values, Value where, in
   if (!isa<IntegerType>(type.getElementType()) || type.getNumElements() == 0 || n.speculative())
     return success();
   auto bad = outside(n, values, /*isUnsigned=*/false, {lo}, {hi});
-  TRY(bad);
+  DLC_TRY(bad);
   Value flagged = *bad;
   if (where) {
     auto both = n.create<AndOp>({flagged, where});
-    TRY(both);
+    DLC_TRY(both);
     flagged = *both;
   }
   return checkAtRunTime(n, flagged, what + " is out of range; expected " + range(lo, hi));

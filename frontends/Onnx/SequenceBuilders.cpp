@@ -31,7 +31,7 @@ FailureOr<int64_t> positionInput(NodeImporter &n, unsigned i, int64_t length, bo
     return n.error("position must be a tensor");
   if (n.input(i)) {
     auto v = n.constantInts(i);
-    TRY(v);
+    DLC_TRY(v);
     if (v->size() != 1)
       return n.error("position must be a scalar");
     p = (*v)[0];
@@ -50,7 +50,7 @@ LogicalResult push(NodeImporter &n, Results &out, ValueRange elements) {
 
 LogicalResult sequenceEmpty(NodeImporter &n, Results &out) {
   auto dtype = n.intAttr("dtype", onnx::TensorProto::FLOAT);
-  TRY(dtype);
+  DLC_TRY(dtype);
   if (!elementTypeFor(n.b.getContext(), *dtype))
     return n.error("unsupported dtype " + Twine(*dtype));
   return push(n, out, {});
@@ -60,7 +60,7 @@ LogicalResult sequenceConstruct(NodeImporter &n, Results &out) {
   SmallVector<Value> elements;
   for (unsigned i = 0; i < n.numInputs(); ++i) {
     auto v = n.requiredInput(i);
-    TRY(v);
+    DLC_TRY(v);
     if (tensorType(*v).getElementType() != tensorType(n.input(0)).getElementType())
       return n.error("all elements of a sequence must have the same element type");
     elements.push_back(*v);
@@ -71,42 +71,42 @@ LogicalResult sequenceConstruct(NodeImporter &n, Results &out) {
 LogicalResult sequenceInsert(NodeImporter &n, Results &out) {
   auto seq = sequenceInput(n, 0);
   auto x = n.requiredInput(1);
-  TRY(seq);
-  TRY(x);
+  DLC_TRY(seq);
+  DLC_TRY(x);
   if (!isa<RankedTensorType>(x->getType()))
     return n.error("sequences of sequences are not supported");
   if (!seq->empty() &&
       tensorType(*x).getElementType() != tensorType(seq->front()).getElementType())
     return n.error("the inserted tensor's element type differs from the sequence's");
   auto p = positionInput(n, 2, seq->size(), /*insertion=*/true, seq->size());
-  TRY(p);
+  DLC_TRY(p);
   seq->insert(seq->begin() + *p, *x);
   return push(n, out, *seq);
 }
 
 LogicalResult sequenceAt(NodeImporter &n, Results &out) {
   auto seq = sequenceInput(n, 0);
-  TRY(seq);
+  DLC_TRY(seq);
   if (!n.input(1))
     return n.error("input 1 (position) is required");
   auto p = positionInput(n, 1, seq->size(), /*insertion=*/false, 0);
-  TRY(p);
+  DLC_TRY(p);
   out.push_back((*seq)[*p]);
   return success();
 }
 
 LogicalResult sequenceErase(NodeImporter &n, Results &out) {
   auto seq = sequenceInput(n, 0);
-  TRY(seq);
+  DLC_TRY(seq);
   auto p = positionInput(n, 1, seq->size(), /*insertion=*/false, -1);
-  TRY(p);
+  DLC_TRY(p);
   seq->erase(seq->begin() + *p);
   return push(n, out, *seq);
 }
 
 LogicalResult sequenceLength(NodeImporter &n, Results &out) {
   auto seq = sequenceInput(n, 0);
-  TRY(seq);
+  DLC_TRY(seq);
   out.push_back(n.constant(DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI64Type()),
                                                   (int64_t)seq->size())));
   return success();
@@ -115,14 +115,14 @@ LogicalResult sequenceLength(NodeImporter &n, Results &out) {
 LogicalResult concatFromSequence(NodeImporter &n, Results &out) {
   auto seq = sequenceInput(n, 0);
   auto axisAttr = n.intAttr("axis", 0), newAxis = n.intAttr("new_axis", 0);
-  TRY(seq);
-  TRY(axisAttr);
-  TRY(newAxis);
+  DLC_TRY(seq);
+  DLC_TRY(axisAttr);
+  DLC_TRY(newAxis);
   if (seq->empty())
     return n.error("cannot concatenate an empty sequence");
   int64_t rank = tensorType(seq->front()).getRank();
   auto axis = n.normalizeAxis(*axisAttr, *newAxis ? rank + 1 : rank);
-  TRY(axis);
+  DLC_TRY(axis);
   SmallVector<Value> parts;
   Expr e{n, Type()};
   for (Value v : *seq) {
@@ -140,7 +140,7 @@ LogicalResult concatFromSequence(NodeImporter &n, Results &out) {
     return success();
   }
   auto r = n.create<ConcatOp>(parts, {n.named("axis", n.b.getI64IntegerAttr(*axis))});
-  TRY(r);
+  DLC_TRY(r);
   out.push_back(*r);
   return success();
 }
@@ -148,12 +148,12 @@ LogicalResult concatFromSequence(NodeImporter &n, Results &out) {
 LogicalResult splitToSequence(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axisAttr = n.intAttr("axis", 0), keepdims = n.intAttr("keepdims", 1);
-  TRY(x);
-  TRY(axisAttr);
-  TRY(keepdims);
+  DLC_TRY(x);
+  DLC_TRY(axisAttr);
+  DLC_TRY(keepdims);
   auto xt = tensorType(*x);
   auto axis = n.dimAxis(*axisAttr, xt.getRank());
-  TRY(axis);
+  DLC_TRY(axis);
   int64_t dim = xt.getDimSize(*axis);
   // Sequences are lists of values while importing (graph inputs hold at most 65536).
   constexpr int64_t kMaxPieces = 65536;
@@ -166,7 +166,7 @@ LogicalResult splitToSequence(NodeImporter &n, Results &out) {
     squeeze = !*keepdims;
   } else {
     auto split = n.constantInts(1);
-    TRY(split);
+    DLC_TRY(split);
     if (tensorType(n.input(1)).getRank() == 0) {
       int64_t chunk = (*split)[0];
       if (chunk < 1)
@@ -217,13 +217,13 @@ LogicalResult sequenceMap(NodeImporter &n, Results &out) {
   if (!body)
     return n.error("needs a body graph");
   auto first = sequenceInput(n, 0);
-  TRY(first);
+  DLC_TRY(first);
   int64_t length = first->size();
   SmallVector<std::optional<SmallVector<Value>>> seqs = {*first};
   SmallVector<Value> tensors = {Value()};
   for (unsigned i = 1; i < n.numInputs(); ++i) {
     auto v = n.requiredInput(i);
-    TRY(v);
+    DLC_TRY(v);
     seqs.push_back(sequenceElements(*v));
     tensors.push_back(*v);
     if (seqs.back() && (int64_t)seqs.back()->size() != length)
@@ -237,7 +237,7 @@ LogicalResult sequenceMap(NodeImporter &n, Results &out) {
     for (unsigned i = 0; i < seqs.size(); ++i)
       args.push_back(seqs[i] ? (*seqs[i])[p] : tensors[i]);
     auto r = n.subgraph(*body, args);
-    TRY(r);
+    DLC_TRY(r);
     for (int k = 0; k < K; ++k) {
       if (!isa<RankedTensorType>((*r)[k].getType()))
         return n.error("the body must return tensors");
@@ -270,7 +270,7 @@ LogicalResult optionalHasElement(NodeImporter &n, Results &out) {
 
 LogicalResult optionalGetElement(NodeImporter &n, Results &out) {
   auto v = n.requiredInput(0);
-  TRY(v);
+  DLC_TRY(v);
   if (isNone(*v))
     return n.error("the optional input has no value");
   out.push_back(*v);

@@ -11,7 +11,7 @@ namespace {
 using Results = SmallVectorImpl<Value>;
 
 LogicalResult push(FailureOr<Value> v, Results &out) {
-  TRY(v);
+  DLC_TRY(v);
   out.push_back(*v);
   return success();
 }
@@ -27,7 +27,7 @@ LogicalResult reshape(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto shape = n.constantInts(1);
   auto allowZero = n.intAttr("allowzero", 0);
-  TRY(x); TRY(shape); TRY(allowZero);
+  DLC_TRY(x); DLC_TRY(shape); DLC_TRY(allowZero);
   auto in = tensorType(*x).getShape();
   SmallVector<int64_t> target(*shape);
   int64_t known = 1, inferIdx = -1;
@@ -60,14 +60,14 @@ LogicalResult reshape(NodeImporter &n, Results &out) {
 LogicalResult flatten(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", 1);
-  TRY(x); TRY(axis);
+  DLC_TRY(x); DLC_TRY(axis);
   auto t = tensorType(*x);
   int64_t a = *axis < 0 ? *axis + t.getRank() : *axis;
   if (a < 0 || a > t.getRank())
     return n.error("axis " + Twine(*axis) + " is out of range for rank " + Twine(t.getRank()));
   auto outer = n.product(t.getShape().take_front(a), "the outer (flattened) dim");
   auto inner = n.product(t.getShape().drop_front(a), "the inner (flattened) dim");
-  TRY(outer); TRY(inner);
+  DLC_TRY(outer); DLC_TRY(inner);
   return push(n.reshape(*x, {*outer, *inner}), out);
 }
 
@@ -85,12 +85,12 @@ FailureOr<SmallVector<int64_t>> axesOf(NodeImporter &n, bool required) {
 LogicalResult squeeze(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axes = axesOf(n, false);
-  TRY(x); TRY(axes);
+  DLC_TRY(x); DLC_TRY(axes);
   auto shape = tensorType(*x).getShape();
   SmallVector<bool> drop(shape.size(), false);
   for (int64_t a : *axes) {
     auto na = n.dimAxis(a, shape.size()); // its dim is read: a scalar has none
-    TRY(na);
+    DLC_TRY(na);
     if (shape[*na] != 1)
       return n.error("cannot squeeze dim " + Twine(*na) + " of size " + Twine(shape[*na]));
     drop[*na] = true;
@@ -105,13 +105,13 @@ LogicalResult squeeze(NodeImporter &n, Results &out) {
 LogicalResult unsqueeze(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axes = axesOf(n, true);
-  TRY(x); TRY(axes);
+  DLC_TRY(x); DLC_TRY(axes);
   auto shape = tensorType(*x).getShape();
   int64_t rank = shape.size() + axes->size();
   SmallVector<bool> added(rank, false);
   for (int64_t a : *axes) {
     auto na = n.normalizeAxis(a, rank);
-    TRY(na);
+    DLC_TRY(na);
     if (added[*na])
       return n.error("duplicate axis " + Twine(a));
     added[*na] = true;
@@ -124,52 +124,52 @@ LogicalResult unsqueeze(NodeImporter &n, Results &out) {
 
 LogicalResult transpose(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   int64_t rank = tensorType(*x).getRank();
   SmallVector<int64_t> dflt;
   for (int64_t d = rank - 1; d >= 0; --d)
     dflt.push_back(d);
   auto perm = n.intsAttr("perm", dflt);
-  TRY(perm);
+  DLC_TRY(perm);
   return push(n.create<TransposeOp>({*x}, {n.named("perm", n.b.getDenseI64ArrayAttr(*perm))}), out);
 }
 
 LogicalResult concat(NodeImporter &n, Results &out) {
   auto axis = n.intAttr("axis", 0);
-  TRY(axis);
+  DLC_TRY(axis);
   SmallVector<Value> ins;
   for (unsigned i = 0; i < n.numInputs(); ++i) {
     auto v = n.requiredInput(i);
-    TRY(v);
+    DLC_TRY(v);
     ins.push_back(*v);
   }
   if (ins.empty())
     return n.error("expected at least one input");
   auto a = n.normalizeAxis(*axis, tensorType(ins[0]).getRank());
-  TRY(a);
+  DLC_TRY(a);
   return push(n.create<ConcatOp>(ins, {n.named("axis", n.b.getI64IntegerAttr(*a))}), out);
 }
 
 LogicalResult split(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", 0);
-  TRY(x); TRY(axis);
+  DLC_TRY(x); DLC_TRY(axis);
   auto t = tensorType(*x);
   auto a = n.dimAxis(*axis, t.getRank());
-  TRY(a);
+  DLC_TRY(a);
   int64_t dim = t.getDimSize(*a);
   SmallVector<int64_t> sizes;
   if (n.hasAttr("split")) {
     auto s = n.intsAttr("split");
-    TRY(s);
+    DLC_TRY(s);
     sizes = *s;
   } else if (n.input(1)) {
     auto s = n.constantInts(1);
-    TRY(s);
+    DLC_TRY(s);
     sizes = *s;
   } else {
     auto numOutputs = n.intAttr("num_outputs", n.node.output_size());
-    TRY(numOutputs);
+    DLC_TRY(numOutputs);
     int64_t k = *numOutputs;
     if (k < 1 || k != (int64_t)n.node.output_size())
       return n.error("num_outputs must be >= 1 and equal the node's " +
@@ -181,33 +181,33 @@ LogicalResult split(NodeImporter &n, Results &out) {
   auto r = n.createMulti(SplitOp::getOperationName(), {*x},
                          {n.named("axis", n.b.getI64IntegerAttr(*a)),
                           n.named("sizes", n.b.getDenseI64ArrayAttr(sizes))});
-  TRY(r);
+  DLC_TRY(r);
   llvm::append_range(out, *r);
   return success();
 }
 
 LogicalResult slice(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto shape = tensorType(*x).getShape();
   int64_t rank = shape.size();
   SmallVector<int64_t> starts, ends, axes, steps;
   if (n.opset < 10) {
     auto s = n.intsAttr("starts"), e = n.intsAttr("ends"), a = n.intsAttr("axes");
-    TRY(s); TRY(e); TRY(a);
+    DLC_TRY(s); DLC_TRY(e); DLC_TRY(a);
     starts = *s, ends = *e, axes = *a;
   } else {
     auto s = n.constantInts(1), e = n.constantInts(2);
-    TRY(s); TRY(e);
+    DLC_TRY(s); DLC_TRY(e);
     starts = *s, ends = *e;
     if (n.input(3)) {
       auto a = n.constantInts(3);
-      TRY(a);
+      DLC_TRY(a);
       axes = *a;
     }
     if (n.input(4)) {
       auto st = n.constantInts(4);
-      TRY(st);
+      DLC_TRY(st);
       steps = *st;
     }
   }
@@ -221,7 +221,7 @@ LogicalResult slice(NodeImporter &n, Results &out) {
   SmallVector<int64_t> oStart(rank, 0), oSize(shape), oStep(rank, 1);
   for (size_t i = 0; i < starts.size(); ++i) {
     auto a = n.dimAxis(axes[i], rank); // its dim is read: a scalar has none
-    TRY(a);
+    DLC_TRY(a);
     int64_t dim = shape[*a], step = steps[i];
     if (step == 0)
       return n.error("slice step must not be 0");
@@ -294,9 +294,9 @@ LogicalResult checkKnownTuples(NodeImporter &n, Value data, Value indices, int64
 LogicalResult gather(NodeImporter &n, Results &out) {
   auto data = n.requiredInput(0), idx = n.requiredInput(1);
   auto axis = n.intAttr("axis", 0);
-  TRY(data); TRY(idx); TRY(axis);
+  DLC_TRY(data); DLC_TRY(idx); DLC_TRY(axis);
   auto a = n.dimAxis(*axis, tensorType(*data).getRank()); // its dim is read
-  TRY(a);
+  DLC_TRY(a);
   if (failed(checkKnownIndices(n, *data, *a)))
     return failure();
   return push(n.create<GatherOp>({*data, *idx}, {n.named("axis", n.b.getI64IntegerAttr(*a))}), out);
@@ -305,9 +305,9 @@ LogicalResult gather(NodeImporter &n, Results &out) {
 LogicalResult gatherElements(NodeImporter &n, Results &out) {
   auto data = n.requiredInput(0), idx = n.requiredInput(1);
   auto axis = n.intAttr("axis", 0);
-  TRY(data); TRY(idx); TRY(axis);
+  DLC_TRY(data); DLC_TRY(idx); DLC_TRY(axis);
   auto a = n.dimAxis(*axis, tensorType(*data).getRank()); // its dim is read
-  TRY(a);
+  DLC_TRY(a);
   if (failed(checkKnownIndices(n, *data, *a)))
     return failure();
   return push(n.create<GatherElementsOp>({*data, *idx}, {n.named("axis", n.b.getI64IntegerAttr(*a))}),
@@ -317,7 +317,7 @@ LogicalResult gatherElements(NodeImporter &n, Results &out) {
 LogicalResult gatherND(NodeImporter &n, Results &out) {
   auto data = n.requiredInput(0), idx = n.requiredInput(1);
   auto bd = n.intAttr("batch_dims", 0);
-  TRY(data); TRY(idx); TRY(bd);
+  DLC_TRY(data); DLC_TRY(idx); DLC_TRY(bd);
   auto dt = tensorType(*data), it = tensorType(*idx);
   int64_t b = *bd, ri = it.getRank();
   if (ri < 1 || b < 0 || b >= std::min<int64_t>(ri, dt.getRank() + 1))
@@ -343,11 +343,11 @@ template <bool nd> LogicalResult scatter(NodeImporter &n, Results &out) {
   auto data = n.requiredInput(0), idx = n.requiredInput(1), upd = n.requiredInput(2);
   auto axis = n.intAttr("axis", 0);
   auto red = n.stringAttr("reduction", "none");
-  TRY(data); TRY(idx); TRY(upd); TRY(axis); TRY(red);
+  DLC_TRY(data); DLC_TRY(idx); DLC_TRY(upd); DLC_TRY(axis); DLC_TRY(red);
   int64_t a = 0;
   if (!nd) {
     auto na = n.dimAxis(*axis, tensorType(*data).getRank()); // its dim is read
-    TRY(na);
+    DLC_TRY(na);
     a = *na;
   }
   if (failed(nd ? checkKnownTuples(n, *data, *idx, 0) : checkKnownIndices(n, *data, a)))
@@ -362,7 +362,7 @@ template <bool nd> LogicalResult scatter(NodeImporter &n, Results &out) {
 LogicalResult expand(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto shape = n.constantInts(1);
-  TRY(x); TRY(shape);
+  DLC_TRY(x); DLC_TRY(shape);
   auto t = tensorType(*x);
   if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
     return n.error("shape " + str(*shape) + " has a negative dim");
@@ -397,7 +397,7 @@ LogicalResult wrapPad(NodeImporter &n, Value x, ArrayRef<int64_t> pads, Results 
     Value indices = n.constant(DenseElementsAttr::get(
         RankedTensorType::get({size}, n.b.getI64Type()), ArrayRef<int64_t>(idx)));
     auto g = n.create<GatherOp>({x, indices}, {n.named("axis", n.b.getI64IntegerAttr(d))});
-    TRY(g);
+    DLC_TRY(g);
     x = *g;
   }
   out.push_back(x);
@@ -407,7 +407,7 @@ LogicalResult wrapPad(NodeImporter &n, Value x, ArrayRef<int64_t> pads, Results 
 LogicalResult pad(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto mode = n.stringAttr("mode", "constant");
-  TRY(x); TRY(mode);
+  DLC_TRY(x); DLC_TRY(mode);
   auto t = tensorType(*x);
   int64_t rank = t.getRank();
   SmallVector<int64_t> pads;
@@ -415,16 +415,16 @@ LogicalResult pad(NodeImporter &n, Results &out) {
   if (n.opset < 11) {
     auto p = n.intsAttr("pads");
     auto v = n.floatAttr("value", 0.0f);
-    TRY(p); TRY(v);
+    DLC_TRY(p); DLC_TRY(v);
     pads = *p;
     value = *v;
   } else {
     auto p = n.constantInts(1);
-    TRY(p);
+    DLC_TRY(p);
     pads = *p;
     if (n.input(2)) {
       auto v = n.constantInput(2);
-      TRY(v);
+      DLC_TRY(v);
       if (v->getNumElements() != 1)
         return n.error("constant_value must have one element");
       value = isa<FloatType>(v->getElementType())
@@ -433,14 +433,14 @@ LogicalResult pad(NodeImporter &n, Results &out) {
     }
     if (n.input(3)) {
       auto axes = n.constantInts(3);
-      TRY(axes);
+      DLC_TRY(axes);
       if (pads.size() != 2 * axes->size())
         return n.error("expected " + Twine(2 * axes->size()) + " pads for " +
                        Twine(axes->size()) + " axes");
       SmallVector<int64_t> full(2 * rank, 0);
       for (size_t i = 0; i < axes->size(); ++i) {
         auto a = n.dimAxis((*axes)[i], rank); // indexes the pads of a dim
-        TRY(a);
+        DLC_TRY(a);
         full[*a] = pads[i];
         full[*a + rank] = pads[i + axes->size()];
       }
@@ -457,11 +457,11 @@ LogicalResult pad(NodeImporter &n, Results &out) {
 
 LogicalResult shapeOp(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto shape = tensorType(*x).getShape();
   int64_t rank = shape.size();
   auto start = n.intAttr("start", 0), end = n.intAttr("end", rank);
-  TRY(start); TRY(end);
+  DLC_TRY(start); DLC_TRY(end);
   auto clampIdx = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
   int64_t s = clampIdx(*start), e = std::max(s, clampIdx(*end));
   if (s == 0 && e == rank)
@@ -474,7 +474,7 @@ LogicalResult shapeOp(NodeImporter &n, Results &out) {
 
 LogicalResult sizeOp(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   out.push_back(n.constant(DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI64Type()),
                                                   tensorType(*x).getNumElements())));
   return success();
@@ -486,19 +486,19 @@ LogicalResult constantOp(NodeImporter &n, Results &out) {
     if (a->type() != onnx::AttributeProto::TENSOR)
       return n.error("attribute 'value' must be TENSOR");
     auto v = n.tensorAttr(a->t());
-    TRY(v);
+    DLC_TRY(v);
     out.push_back(n.constant(*v));
   } else if (n.hasAttr("value_float")) {
     auto f = n.floatAttr("value_float", 0);
-    TRY(f);
+    DLC_TRY(f);
     out.push_back(n.constant(DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()), *f)));
   } else if (n.hasAttr("value_int")) {
     auto i = n.intAttr("value_int", 0);
-    TRY(i);
+    DLC_TRY(i);
     out.push_back(n.constant(DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()), *i)));
   } else if (n.hasAttr("value_ints")) {
     auto v = n.intsAttr("value_ints");
-    TRY(v);
+    DLC_TRY(v);
     out.push_back(n.constant(DenseElementsAttr::get(
         RankedTensorType::get({(int64_t)v->size()}, b.getI64Type()), ArrayRef<int64_t>(*v))));
   } else if (const auto *fs = n.findAttr("value_floats")) {
@@ -513,7 +513,7 @@ LogicalResult constantOp(NodeImporter &n, Results &out) {
 
 LogicalResult constantOfShape(NodeImporter &n, Results &out) {
   auto shape = n.constantInts(0);
-  TRY(shape);
+  DLC_TRY(shape);
   for (int64_t d : *shape)
     if (d < 0)
       return n.error("negative dim in shape " + str(*shape));
@@ -521,7 +521,7 @@ LogicalResult constantOfShape(NodeImporter &n, Results &out) {
       DenseElementsAttr::get(RankedTensorType::get({1}, n.b.getF32Type()), 0.0f);
   if (const auto *a = n.findAttr("value")) {
     auto v = n.tensorAttr(a->t());
-    TRY(v);
+    DLC_TRY(v);
     if (v->getNumElements() != 1)
       return n.error("value must have one element");
     fill = *v;
@@ -563,7 +563,7 @@ LogicalResult integerRange(NodeImporter &n, DenseElementsAttr s, DenseElementsAt
 
 LogicalResult range(NodeImporter &n, Results &out) {
   auto s = n.constantInput(0), l = n.constantInput(1), d = n.constantInput(2);
-  TRY(s); TRY(l); TRY(d);
+  DLC_TRY(s); DLC_TRY(l); DLC_TRY(d);
   Type elt = s->getElementType();
   for (auto [name, a] : {std::pair{"start", *s}, {"limit", *l}, {"delta", *d}})
     if (a.getNumElements() != 1 || a.getElementType() != elt)

@@ -94,9 +94,9 @@ Value spectrum(Expr &e, Value v, int64_t L, bool inverse, bool onesided, int64_t
 LogicalResult dft(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto inverse = n.intAttr("inverse", 0), onesided = n.intAttr("onesided", 0);
-  TRY(x);
-  TRY(inverse);
-  TRY(onesided);
+  DLC_TRY(x);
+  DLC_TRY(inverse);
+  DLC_TRY(onesided);
   auto t = tensorType(*x);
   int64_t r = t.getRank();
   Type elt = t.getElementType();
@@ -105,17 +105,17 @@ LogicalResult dft(NodeImporter &n, Results &out) {
   int64_t axis = n.opset >= 20 ? -2 : 1;
   if (n.opset >= 20 && n.input(2)) {
     auto a = n.constantInts(2);
-    TRY(a);
+    DLC_TRY(a);
     if (a->size() != 1)
       return n.error("axis must hold one value");
     axis = (*a)[0];
   } else if (n.opset < 20) {
     auto a = n.intAttr("axis", 1);
-    TRY(a);
+    DLC_TRY(a);
     axis = *a;
   }
   auto na = n.normalizeAxis(axis, r);
-  TRY(na);
+  DLC_TRY(na);
   axis = *na;
   if (axis == r - 1)
     return n.error("axis cannot be the last (real/imaginary) dim");
@@ -124,7 +124,7 @@ LogicalResult dft(NodeImporter &n, Results &out) {
   int64_t L = irfft ? 2 * (inLen - 1) : inLen;
   if (n.input(1)) {
     auto l = n.constantInts(1);
-    TRY(l);
+    DLC_TRY(l);
     if (l->size() != 1)
       return n.error("dft_length must hold one value");
     L = (*l)[0];
@@ -163,9 +163,9 @@ LogicalResult dft(NodeImporter &n, Results &out) {
 template <int kind> LogicalResult window(NodeImporter &n, Results &out) {
   auto size = n.constantInts(0);
   auto periodic = n.intAttr("periodic", 1), dtype = n.intAttr("output_datatype", 1);
-  TRY(size);
-  TRY(periodic);
-  TRY(dtype);
+  DLC_TRY(size);
+  DLC_TRY(periodic);
+  DLC_TRY(dtype);
   if (size->size() != 1 || (*size)[0] < 0)
     return n.error("size must be one non-negative value");
   Type elt = elementTypeFor(n.b.getContext(), *dtype);
@@ -196,8 +196,8 @@ template <int kind> LogicalResult window(NodeImporter &n, Results &out) {
 LogicalResult stft(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto onesided = n.intAttr("onesided", 1);
-  TRY(x);
-  TRY(onesided);
+  DLC_TRY(x);
+  DLC_TRY(onesided);
   auto t = tensorType(*x);
   Type elt = t.getElementType();
   if (!isa<FloatType>(elt) || t.getRank() != 3 || (t.getDimSize(2) != 1 && t.getDimSize(2) != 2))
@@ -205,7 +205,7 @@ LogicalResult stft(NodeImporter &n, Results &out) {
   if (!n.input(1))
     return n.error("input 1 (frame_step) is required");
   auto step = n.constantInts(1);
-  TRY(step);
+  DLC_TRY(step);
   if (step->size() != 1)
     return n.error("frame_step must hold one value");
   Value window = n.input(2);
@@ -215,7 +215,7 @@ LogicalResult stft(NodeImporter &n, Results &out) {
   int64_t frameLen = window ? tensorType(window).getDimSize(0) : len;
   if (n.input(3)) {
     auto fl = n.constantInts(3);
-    TRY(fl);
+    DLC_TRY(fl);
     if (fl->size() != 1)
       return n.error("frame_length must hold one value");
     frameLen = (*fl)[0];
@@ -259,12 +259,12 @@ LogicalResult melWeightMatrix(NodeImporter &n, Results &out) {
   auto bins = n.constantInts(0), dftLen = n.constantInts(1), rate = n.constantInts(2);
   auto lo = n.constantInput(3), hi = n.constantInput(4);
   auto dtype = n.intAttr("output_datatype", onnx::TensorProto::FLOAT);
-  TRY(bins);
-  TRY(dftLen);
-  TRY(rate);
-  TRY(lo);
-  TRY(hi);
-  TRY(dtype);
+  DLC_TRY(bins);
+  DLC_TRY(dftLen);
+  DLC_TRY(rate);
+  DLC_TRY(lo);
+  DLC_TRY(hi);
+  DLC_TRY(dtype);
   Type elt = elementTypeFor(n.b.getContext(), *dtype);
   if (!elt)
     return n.error("unsupported output_datatype " + Twine(*dtype));

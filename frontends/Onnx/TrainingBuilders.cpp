@@ -69,12 +69,12 @@ void appendResults(ArrayRef<SmallVector<Value>> perGroup, Results &out) {
 
 LogicalResult adagrad(NodeImporter &n, Results &out) {
   auto in = optimizerInputs(n, 3);
-  TRY(in);
+  DLC_TRY(in);
   auto decay = n.floatAttr("decay_factor", 0), eps = n.floatAttr("epsilon", 0),
        norm = n.floatAttr("norm_coefficient", 0);
-  TRY(decay);
-  TRY(eps);
-  TRY(norm);
+  DLC_TRY(decay);
+  DLC_TRY(eps);
+  DLC_TRY(norm);
   Expr e{n, in->elt};
   // Learning rate decayed by the step count.
   Value r = e.op<DivOp>({in->r, e.op<AddOp>({e.c(1), e.op<MulOp>({in->t, e.c(*decay)})})});
@@ -95,15 +95,15 @@ LogicalResult adagrad(NodeImporter &n, Results &out) {
 
 LogicalResult adam(NodeImporter &n, Results &out) {
   auto in = optimizerInputs(n, 4);
-  TRY(in);
+  DLC_TRY(in);
   auto alpha = n.floatAttr("alpha", 0.9f), beta = n.floatAttr("beta", 0.999f),
        eps = n.floatAttr("epsilon", 0), norm = n.floatAttr("norm_coefficient", 0),
        post = n.floatAttr("norm_coefficient_post", 0);
-  TRY(alpha);
-  TRY(beta);
-  TRY(eps);
-  TRY(norm);
-  TRY(post);
+  DLC_TRY(alpha);
+  DLC_TRY(beta);
+  DLC_TRY(eps);
+  DLC_TRY(norm);
+  DLC_TRY(post);
   Expr e{n, in->elt};
   // Bias correction r * sqrt(1 - beta^T) / (1 - alpha^T), from the first step on.
   Value corrected = e.op<DivOp>(
@@ -130,14 +130,14 @@ LogicalResult adam(NodeImporter &n, Results &out) {
 
 LogicalResult momentum(NodeImporter &n, Results &out) {
   auto in = optimizerInputs(n, 3);
-  TRY(in);
+  DLC_TRY(in);
   auto alpha = n.floatAttr("alpha", 0), beta = n.floatAttr("beta", 0),
        norm = n.floatAttr("norm_coefficient", 0);
   auto mode = n.stringAttr("mode", "standard");
-  TRY(alpha);
-  TRY(beta);
-  TRY(norm);
-  TRY(mode);
+  DLC_TRY(alpha);
+  DLC_TRY(beta);
+  DLC_TRY(norm);
+  DLC_TRY(mode);
   if (*mode != "standard" && *mode != "nesterov")
     return n.error("mode must be 'standard' or 'nesterov', got '" + *mode + "'");
   Expr e{n, in->elt};

@@ -24,7 +24,7 @@ FailureOr<SmallVector<double>> numbers(NodeImporter &n, StringRef name, bool req
   }
   if (a->type() == onnx::AttributeProto::TENSOR) {
     auto t = n.tensorAttr(a->t());
-    TRY(t);
+    DLC_TRY(t);
     if (isa<FloatType>(t->getElementType()))
       for (const APFloat &f : t->getValues<APFloat>())
         v.push_back(f.convertToDouble());
@@ -52,7 +52,7 @@ struct Leaf {
 
 LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
   auto x = n.requiredInput(0);
-  TRY(x);
+  DLC_TRY(x);
   auto xt = tensorType(*x);
   Type elt = xt.getElementType();
   if (xt.getRank() != 2 || !isa<FloatType>(elt))
@@ -69,10 +69,10 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
        post = n.intAttr("post_transform", 0);
   for (auto *r : {&splits, &features, &modes, &trueIds, &falseIds, &trueLeafs, &falseLeafs,
                   &targets, &weights, &roots, &members, &missing})
-    TRY(*r);
-  TRY(nTargets);
-  TRY(aggregate);
-  TRY(post);
+    DLC_TRY(*r);
+  DLC_TRY(nTargets);
+  DLC_TRY(aggregate);
+  DLC_TRY(post);
   if (*post != 0)
     return n.error("post_transform " + Twine(*post) + " is not supported (only NONE)");
   // Ids, modes and flags index arrays below (as int64): integers in range, never NaN.
