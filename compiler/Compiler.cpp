@@ -36,10 +36,14 @@ struct Compilation::DiagnosticCollector {
           if (d.getSeverity() != DiagnosticSeverity::Error)
             return success();
           std::string where = c.sourceName.empty() ? "" : c.sourceName + ": ";
-          // Node locations are NameLoc(node, NameLoc("Op, opset N")), possibly fused.
+          // Node locations are NameLoc(node, NameLoc("Op, opset N")), possibly fused
+          // (again for a composite region's ops).
           Location loc = d.getLocation();
-          if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+          while (auto fused = dyn_cast<FusedLoc>(loc)) {
+            if (fused.getLocations().empty())
+              break;
             loc = fused.getLocations().front();
+          }
           if (auto name = dyn_cast<NameLoc>(loc)) {
             where += "node '" + name.getName().str() + "'";
             if (auto op = dyn_cast<NameLoc>(name.getChildLoc()))

@@ -8,10 +8,13 @@
 namespace dlc::codegen {
 
 /// The node name of `loc` (NameLoc(node, ...), possibly first in a fused
-/// location), or "" when there is none.
+/// location, fused again for a composite region), or "" when there is none.
 inline llvm::StringRef nodeName(mlir::Location loc) {
-  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc); fused && !fused.getLocations().empty())
+  while (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc)) {
+    if (fused.getLocations().empty())
+      return "";
     loc = fused.getLocations().front();
+  }
   if (auto name = llvm::dyn_cast<mlir::NameLoc>(loc))
     return name.getName().strref();
   return "";

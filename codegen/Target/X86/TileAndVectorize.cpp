@@ -3,6 +3,7 @@
 #include "codegen/Target/X86/KernelConfig.h"
 #include "codegen/Target/X86/Passes.h"
 #include "codegen/Transforms/NodeName.h"
+#include "dialects/Graph/IR/Regions.h"
 #include "codegen/Transforms/RewriteConfig.h"
 #include "codegen/Target/X86/RowBlocks.h"
 
@@ -600,6 +601,9 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
         fusedAway.insert(kernel);
       }
       bool describeIt = dumpConfig || recordConfig;
+      std::string region; // the composite region (attention, ...) the kernel is part of
+      if (auto r = dlc::graph::regionOf(kernel.getLoc()))
+        region = (", in " + r->kind + " '" + dlc::codegen::nodeName(r->anchor) + "'").str();
       if (describeIt)
         line = describe(kernel, kernelCfg) + (epilogue ? ", epilogue fused" : "");
       if (epilogue && injectFault == "wrong-epilogue")
@@ -610,7 +614,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
           rewriter.getStringAttr(epilogue ? dlc::codegen::nodeName(epilogue.getLoc()) : StringRef());
       transformRoot(rewriter, kernel, kernelCfg, describeIt ? &note : nullptr, epilogue);
       if (describeIt) {
-        lines.push_back(line + ", " + note);
+        lines.push_back(line + ", " + note + region);
         records.push_back(DictionaryAttr::get(
             ctx, {rewriter.getNamedAttr("node", kernelNode),
                   rewriter.getNamedAttr("epilogue", epilogueNode),

@@ -1,4 +1,5 @@
 // dlc-decompose: composite dlc_graph ops expressed with primitive ones.
+#include "dialects/Graph/IR/Regions.h"
 #include "dialects/Graph/Transforms/Expansions.h"
 #include "dialects/Graph/Transforms/Passes.h"
 
@@ -185,10 +186,16 @@ struct GraphDecomposePass : dlc::graph::impl::GraphDecomposeBase<GraphDecomposeP
     for (Operation *op : regions) {
       OpBuilder b(op);
       GraphExpr e(b, op->getLoc(), Type(), maxTensorBytes);
+      Operation *before = op->getPrevNode();
       auto values = isa<AttentionOp>(op) ? expandAttention(e, cast<AttentionOp>(op))
                                          : expandRecurrence(e, op);
       if (failed(values))
         return failure();
+      // The ops it became stay one region for later passes (Regions.h).
+      StringRef kind = op->getName().stripDialect();
+      for (Operation *o = before ? before->getNextNode() : &op->getBlock()->front(); o != op;
+           o = o->getNextNode())
+        o->setLoc(inRegion(o->getLoc(), kind, op->getLoc()));
       op->replaceAllUsesWith(*values);
       op->erase();
     }

@@ -1,6 +1,7 @@
 // RUN: dlc-opt %s -dlc-graph-pipeline | FileCheck %s --check-prefix=GRAPH
 // RUN: dlc-opt %s -dlc-graph-pipeline -dlc-linalg-pipeline -mlir-print-ir-before=convert-graph-to-linalg 2>&1 | FileCheck %s --check-prefix=BEFORE
 // RUN: dlc-opt %s -dlc-graph-pipeline -dlc-linalg-pipeline | FileCheck %s --check-prefix=LINALG
+// RUN: dlc-opt %s -dlc-graph-pipeline -dlc-linalg-pipeline -dlc-fuse-elementwise -mlir-print-debuginfo | FileCheck %s --check-prefix=REGION
 // Attention (raised from the exporter's chain here) and the recurrent ops stay whole through
 // the graph phase, where a fusion decision sees each as one op, and the linalg phase
 // expands them before lowering.
@@ -16,6 +17,14 @@
 // BEFORE-NOT: dlc_graph.lstm
 // BEFORE: dlc_graph.reduce_max
 // BEFORE: dlc_graph.matmul
+
+// After the fusion pass every linalg op of the expansions still carries its region in
+// its location (fused<"dlc.region.KIND">[step, the composite op]).
+// REGION-DAG: #[[ATT:loc[0-9]+]] = loc(fused<"dlc.region.attention">
+// REGION-DAG: #[[LSTM:loc[0-9]+]] = loc(fused<"dlc.region.lstm">
+// REGION-LABEL: func @main
+// REGION-DAG: linalg.{{.*}} loc(#[[ATT]])
+// REGION-DAG: linalg.{{.*}} loc(#[[LSTM]])
 
 // LINALG-LABEL: func @main
 // LINALG-NOT: dlc_graph.
