@@ -23,12 +23,6 @@ namespace dlc::builder {
 
 namespace {
 
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 Type elementType(MLIRContext *ctx, DType t) {
   Builder b(ctx);
@@ -181,10 +175,10 @@ struct GraphBuilder::Impl {
     int64_t n = 1;
     for (int64_t d : shape)
       if (d < 0)
-        return emitError(loc) << what << ": shape " << shapeStr(shape) << " has a negative dim";
+        return emitError(loc) << what << ": shape " << graph::shapeText(shape) << " has a negative dim";
     for (int64_t d : shape) {
       if (d != 0 && n > kMaxElements / d)
-        return emitError(loc) << what << ": shape " << shapeStr(shape) << " is too large";
+        return emitError(loc) << what << ": shape " << graph::shapeText(shape) << " is too large";
       n *= d;
     }
     return n;
@@ -200,7 +194,7 @@ struct GraphBuilder::Impl {
       auto n = numElements(loc, what, shape);
       if (failed(n)) return failure();
       if ((int64_t)data.size() != *n)
-        return emitError(loc) << what << ": shape " << shapeStr(shape) << " has " << *n
+        return emitError(loc) << what << ": shape " << graph::shapeText(shape) << " has " << *n
                               << " elements, got " << data.size() << " values";
       auto type = RankedTensorType::get(shape, elementType(&ctx, dtype));
       Location opLoc = name.empty() ? loc : NameLoc::get(b.getStringAttr(name));
@@ -226,7 +220,7 @@ struct GraphBuilder::Impl {
         auto na = normalizeAxis(loc, a, rank);
         if (failed(na)) return failure();
         if (llvm::is_contained(norm, *na))
-          return emitError(loc) << "axis " << a << " is given twice in " << shapeStr(axes);
+          return emitError(loc) << "axis " << a << " is given twice in " << graph::shapeText(axes);
         norm.push_back(*na);
       }
       if (axes.empty())
@@ -494,10 +488,10 @@ Tensor GraphBuilder::reshape(Tensor x, ArrayRef<int64_t> shape) {
     for (int64_t i = 0; i < (int64_t)target.size(); ++i) {
       if (target[i] == -1) {
         if (inferIdx >= 0)
-          return emitError(loc) << "shape " << shapeStr(shape) << " has more than one -1";
+          return emitError(loc) << "shape " << graph::shapeText(shape) << " has more than one -1";
         inferIdx = i;
       } else if (target[i] < 0) {
-        return emitError(loc) << "shape " << shapeStr(shape) << " has a negative dim";
+        return emitError(loc) << "shape " << graph::shapeText(shape) << " has a negative dim";
       } else {
         known *= target[i];
       }
@@ -505,12 +499,12 @@ Tensor GraphBuilder::reshape(Tensor x, ArrayRef<int64_t> shape) {
     int64_t total = in.numElements();
     if (inferIdx >= 0) {
       if (known == 0 || total % known)
-        return emitError(loc) << "cannot reshape " << shapeStr(in.shape()) << " (" << total
-                              << " elements) to " << shapeStr(shape);
+        return emitError(loc) << "cannot reshape " << graph::shapeText(in.shape()) << " (" << total
+                              << " elements) to " << graph::shapeText(shape);
       target[inferIdx] = total / known;
     } else if (known != total) {
-      return emitError(loc) << "cannot reshape " << shapeStr(in.shape()) << " (" << total
-                            << " elements) to " << shapeStr(shape) << " (" << known << " elements)";
+      return emitError(loc) << "cannot reshape " << graph::shapeText(in.shape()) << " (" << total
+                            << " elements) to " << graph::shapeText(shape) << " (" << known << " elements)";
     }
     Type result = RankedTensorType::get(target, elementTypeOf(v[0]));
     return impl->create(loc, ReshapeOp::getOperationName(), v, {}, result);

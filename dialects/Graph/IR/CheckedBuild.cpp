@@ -28,7 +28,7 @@ std::optional<uint64_t> tensorBytes(ArrayRef<int64_t> shape, Type elt) {
   return bytes;
 }
 
-static std::string shapeText(ArrayRef<int64_t> shape) {
+std::string shapeText(ArrayRef<int64_t> shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? "," : "") + std::to_string(shape[i]);

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <optional>
+#include <string>
 
 namespace dlc::graph {
 
@@ -20,6 +21,9 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 createChecked(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef opName,
               mlir::ValueRange operands, llvm::ArrayRef<mlir::NamedAttribute> attrs,
               mlir::TypeRange resultTypes = {}, uint64_t maxTensorBytes = 0);
+
+/// "[2,3,4]": how diagnostics print a shape.
+std::string shapeText(llvm::ArrayRef<int64_t> shape);
 
 /// Bytes a tensor of `shape` and `elt` holds (i1 as one byte), or nullopt when
 /// the element count or the byte count overflows 2^63 (dynamic dims count as 0).

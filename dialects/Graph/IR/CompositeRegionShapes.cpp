@@ -1,6 +1,7 @@
 // Result-type inference (and with it the verifiers) of the composite region ops:
 // attention, rnn, gru and lstm.
 #include "dialects/Graph/IR/CheckedMath.h"
+#include "dialects/Graph/IR/CheckedBuild.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -17,12 +18,6 @@ LogicalResult fail(std::optional<Location> loc, const Twine &msg) {
   return emitOptionalError(loc, msg);
 }
 
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
@@ -31,8 +26,8 @@ LogicalResult checkBroadcastsTo(std::optional<Location> loc, Value v, ArrayRef<i
                                 StringRef what) {
   auto s = broadcastShapes(tensorOf(v).getShape(), shape);
   if (!s || ArrayRef<int64_t>(*s) != shape)
-    return fail(loc, Twine(what) + " of shape " + shapeStr(tensorOf(v).getShape()) +
-                         " does not broadcast to the scores " + shapeStr(shape));
+    return fail(loc, Twine(what) + " of shape " + shapeText(tensorOf(v).getShape()) +
+                         " does not broadcast to the scores " + shapeText(shape));
   return success();
 }
 
@@ -64,12 +59,12 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
           d = q.getDimSize(3), hkv = k.getDimSize(1), kd = k.getDimSize(kt ? 2 : 3),
           skv = k.getDimSize(kt ? 3 : 2);
   if (k.getDimSize(0) != batch || v.getDimSize(0) != batch)
-    return fail(loc, "batch dims differ: query " + shapeStr(q.getShape()) + ", key " +
-                         shapeStr(k.getShape()) + ", value " + shapeStr(v.getShape()));
+    return fail(loc, "batch dims differ: query " + shapeText(q.getShape()) + ", key " +
+                         shapeText(k.getShape()) + ", value " + shapeText(v.getShape()));
   if (kd != d)
     return fail(loc, "key head size " + Twine(kd) + " differs from the query's " + Twine(d));
   if (v.getDimSize(1) != hkv || v.getDimSize(2) != skv)
-    return fail(loc, "value " + shapeStr(v.getShape()) + " must have the key's " + Twine(hkv) +
+    return fail(loc, "value " + shapeText(v.getShape()) + " must have the key's " + Twine(hkv) +
                          " heads and " + Twine(skv) + " positions");
   if (hq != hkv && (hkv <= 0 || hq % hkv != 0))
     return fail(loc, "the query heads (" + Twine(hq) + ") must be a multiple of the key/value "
@@ -106,7 +101,7 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
       return fail(loc, "kv_lengths must be an integer tensor");
     if (kvt.getShape() != ArrayRef<int64_t>{batch})
       return fail(loc, "kv_lengths must be [" + Twine(batch) + "], got " +
-                           shapeStr(tensorOf(kvl).getShape()));
+                           shapeText(tensorOf(kvl).getShape()));
     if (adaptor.getCausalOffset() && *adaptor.getCausalOffset() != 0)
       return fail(loc, "kv_lengths cannot be combined with a causal_offset");
   }
@@ -180,8 +175,8 @@ static LogicalResult inferRecurrent(std::optional<Location> loc, Adaptor adaptor
     if (tensorOf(v).getElementType() != elt)
       return fail(loc, Twine(what) + " element type differs from the input's");
     if (tensorOf(v).getShape() != shape)
-      return fail(loc, Twine(what) + " must be " + shapeStr(shape) + ", got " +
-                           shapeStr(tensorOf(v).getShape()));
+      return fail(loc, Twine(what) + " must be " + shapeText(shape) + ", got " +
+                           shapeText(tensorOf(v).getShape()));
     return success();
   };
   if (failed(expect(adaptor.getW(), {dirs, gh.value(), in}, "w")) ||

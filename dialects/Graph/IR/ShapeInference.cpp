@@ -1,5 +1,6 @@
 // Result-type inference and verifiers of dlc_graph ops: one place that knows each op's shape rule.
 #include "dialects/Graph/IR/CheckedMath.h"
+#include "dialects/Graph/IR/CheckedBuild.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -14,12 +15,6 @@ LogicalResult fail(std::optional<Location> loc, const Twine &msg) {
   return emitOptionalError(loc, msg);
 }
 
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
@@ -46,7 +41,7 @@ LogicalResult dlc::graph::inferBroadcastResult(std::optional<Location> loc, Valu
     return fail(loc, "operand element types differ: " + std::string(llvm::formatv("{0} vs {1}", lhs.getElementType(), rhs.getElementType())));
   auto shape = broadcastShapes(lhs.getShape(), rhs.getShape());
   if (!shape)
-    return fail(loc, "shapes " + shapeStr(lhs.getShape()) + " and " + shapeStr(rhs.getShape()) +
+    return fail(loc, "shapes " + shapeText(lhs.getShape()) + " and " + shapeText(rhs.getShape()) +
                          " are not broadcast-compatible");
   Type elt = predicate ? IntegerType::get(lhs.getContext(), 1) : lhs.getElementType();
   results.push_back(RankedTensorType::get(*shape, elt));
@@ -63,8 +58,8 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   if (s)
     s = broadcastShapes(c.getShape(), *s);
   if (!s)
-    return fail(loc, "shapes " + shapeStr(c.getShape()) + ", " + shapeStr(x.getShape()) + " and " +
-                         shapeStr(y.getShape()) + " are not broadcast-compatible");
+    return fail(loc, "shapes " + shapeText(c.getShape()) + ", " + shapeText(x.getShape()) + " and " +
+                         shapeText(y.getShape()) + " are not broadcast-compatible");
   results.push_back(RankedTensorType::get(*s, x.getElementType()));
   return success();
 }
@@ -92,10 +87,10 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   auto as = a.getShape(), bs = b.getShape();
   int64_t k1 = as.back(), k2 = bs[bs.size() - 2];
   if (k1 != k2)
-    return fail(loc, "contraction dims differ: " + shapeStr(as) + " x " + shapeStr(bs));
+    return fail(loc, "contraction dims differ: " + shapeText(as) + " x " + shapeText(bs));
   auto batch = broadcastShapes(as.drop_back(2), bs.drop_back(2));
   if (!batch)
-    return fail(loc, "batch dims of " + shapeStr(as) + " and " + shapeStr(bs) +
+    return fail(loc, "batch dims of " + shapeText(as) + " and " + shapeText(bs) +
                          " are not broadcast-compatible");
   batch->push_back(as[as.size() - 2]);
   batch->push_back(bs.back());
@@ -121,7 +116,7 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   if (Value c = adaptor.getC()) {
     auto s = broadcastShapes(tensorOf(c).getShape(), {m, n});
     if (!s || (*s)[0] != m || (*s)[1] != n)
-      return fail(loc, "C of shape " + shapeStr(tensorOf(c).getShape()) +
+      return fail(loc, "C of shape " + shapeText(tensorOf(c).getShape()) +
                            " does not broadcast to [" + Twine(m) + "," + Twine(n) + "]");
   }
   results.push_back(RankedTensorType::get({m, n}, a.getElementType()));
@@ -151,8 +146,8 @@ static int64_t windowOutput(int64_t in, int64_t k, int64_t s, int64_t padBegin, 
 static LogicalResult windowError(std::optional<Location> loc, int64_t o, ArrayRef<int64_t> shape) {
   if (o < 0)
     return fail(loc, "output dim overflows int64 (pads, kernel or dilations too large for input " +
-                         shapeStr(shape) + ")");
-  return fail(loc, "kernel larger than padded input " + shapeStr(shape));
+                         shapeText(shape) + ")");
+  return fail(loc, "kernel larger than padded input " + shapeText(shape));
 }
 
 static LogicalResult checkWindowAttrs(std::optional<Location> loc, ArrayRef<int64_t> strides,
@@ -188,12 +183,12 @@ static LogicalResult inferConv(std::optional<Location> loc, Adaptor adaptor, boo
   int64_t group = adaptor.getGroup();
   int64_t c = x.getDimSize(xc), f = w.getDimSize(wf);
   if (group < 1 || c % group || f % group || w.getDimSize(wc) * group != c)
-    return fail(loc, "input channels " + Twine(c) + ", weight " + shapeStr(w.getShape()) +
+    return fail(loc, "input channels " + Twine(c) + ", weight " + shapeText(w.getShape()) +
                          " and group " + Twine(group) + " are inconsistent");
   if (Value b = adaptor.getBias())
     if (tensorOf(b).getRank() != 1 || tensorOf(b).getDimSize(0) != f)
       return fail(loc, "expected bias of shape [" + Twine(f) + "], got " +
-                           shapeStr(tensorOf(b).getShape()));
+                           shapeText(tensorOf(b).getShape()));
   SmallVector<int64_t> spatial;
   for (int i = 0; i < 2; ++i) {
     int64_t o = windowOutput(x.getDimSize(xs + i), w.getDimSize(ws + i), strides[i], pads[i],
@@ -280,7 +275,7 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   for (Value v : {adaptor.getScale(), adaptor.getBias(), adaptor.getMean(), adaptor.getVariance()})
     if (tensorOf(v).getRank() != 1 || tensorOf(v).getDimSize(0) != x.getDimSize(1))
       return fail(loc, "expected per-channel parameters of shape [" + Twine(x.getDimSize(1)) +
-                           "], got " + shapeStr(tensorOf(v).getShape()));
+                           "], got " + shapeText(tensorOf(v).getShape()));
   results.push_back(x);
   return success();
 }
@@ -297,8 +292,8 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
       continue;
     auto s = broadcastShapes(tensorOf(v).getShape(), normShape);
     if (!s || ArrayRef<int64_t>(*s) != normShape)
-      return fail(loc, "scale/bias of shape " + shapeStr(tensorOf(v).getShape()) +
-                           " does not broadcast to " + shapeStr(normShape));
+      return fail(loc, "scale/bias of shape " + shapeText(tensorOf(v).getShape()) +
+                           " does not broadcast to " + shapeText(normShape));
   }
   results.push_back(x);
   return success();
@@ -314,7 +309,7 @@ static LogicalResult inferReduce(std::optional<Location> loc, Adaptor adaptor,
   for (int64_t a : axes) {
     if (a <= prev || a >= x.getRank())
       return fail(loc, "reduction axes must be sorted, unique and in [0, " + Twine(x.getRank()) +
-                           "), got " + shapeStr(axes));
+                           "), got " + shapeText(axes));
     prev = a;
   }
   for (int64_t d = 0; d < x.getRank(); ++d) {
@@ -372,12 +367,12 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   auto x = tensorOf(adaptor.getInput());
   auto perm = adaptor.getPerm();
   if ((int64_t)perm.size() != x.getRank())
-    return fail(loc, "perm " + shapeStr(perm) + " does not match rank " + Twine(x.getRank()));
+    return fail(loc, "perm " + shapeText(perm) + " does not match rank " + Twine(x.getRank()));
   SmallVector<bool> seen(perm.size(), false);
   SmallVector<int64_t> shape;
   for (int64_t p : perm) {
     if (p < 0 || p >= x.getRank() || seen[p])
-      return fail(loc, "perm " + shapeStr(perm) + " is not a permutation");
+      return fail(loc, "perm " + shapeText(perm) + " is not a permutation");
     seen[p] = true;
     shape.push_back(x.getDimSize(p));
   }
@@ -402,8 +397,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
       return fail(loc, "inputs differ in rank or element type");
     for (int64_t d = 0; d < t.getRank(); ++d)
       if (d != axis && t.getDimSize(d) != first.getDimSize(d))
-        return fail(loc, "input shapes " + shapeStr(first.getShape()) + " and " +
-                             shapeStr(t.getShape()) + " differ outside axis " + Twine(axis));
+        return fail(loc, "input shapes " + shapeText(first.getShape()) + " and " +
+                             shapeText(t.getShape()) + " differ outside axis " + Twine(axis));
     if (__builtin_add_overflow(shape[axis], t.getDimSize(axis), &shape[axis]))
       return fail(loc, "concatenated dim " + Twine(axis) + " overflows int64");
   }
@@ -422,13 +417,13 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     if (s < 0)
       return fail(loc, "split sizes must be >= 0");
     if (__builtin_add_overflow(total, s, &total))
-      return fail(loc, "split sizes " + shapeStr(adaptor.getSizes()) + " overflow int64");
+      return fail(loc, "split sizes " + shapeText(adaptor.getSizes()) + " overflow int64");
     SmallVector<int64_t> shape(x.getShape());
     shape[axis] = s;
     results.push_back(RankedTensorType::get(shape, x.getElementType()));
   }
   if (total != x.getDimSize(axis))
-    return fail(loc, "split sizes " + shapeStr(adaptor.getSizes()) + " do not sum to dim " +
+    return fail(loc, "split sizes " + shapeText(adaptor.getSizes()) + " do not sum to dim " +
                          Twine(x.getDimSize(axis)));
   return success();
 }
@@ -495,10 +490,10 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
   for (int64_t d = 0; d < x.getRank(); ++d) {
     I64c padded = I64c(x.getDimSize(d)) + pads[d] + pads[d + x.getRank()];
     if (!padded.ok())
-      return fail(loc, "pads " + shapeStr(pads) + " make dim " + Twine(d) + " overflow int64");
+      return fail(loc, "pads " + shapeText(pads) + " make dim " + Twine(d) + " overflow int64");
     int64_t n = padded.value();
     if (n < 0)
-      return fail(loc, "pads " + shapeStr(pads) + " crop dim " + Twine(d) + " below zero");
+      return fail(loc, "pads " + shapeText(pads) + " crop dim " + Twine(d) + " below zero");
     if (mode == "reflect" && (pads[d] >= x.getDimSize(d) || pads[d + x.getRank()] >= x.getDimSize(d)))
       return fail(loc, "reflect pads must be smaller than the dim");
     if (mode != "constant" && x.getDimSize(d) == 0 && n > 0)
@@ -541,9 +536,9 @@ LogicalResult ReshapeOp::verify() {
   if (in.getElementType() != out.getElementType())
     return emitOpError("element types differ");
   if (in.getNumElements() != out.getNumElements())
-    return emitOpError("cannot reshape ") << shapeStr(in.getShape()) << " ("
+    return emitOpError("cannot reshape ") << shapeText(in.getShape()) << " ("
                                           << in.getNumElements() << " elements) to "
-                                          << shapeStr(out.getShape()) << " ("
+                                          << shapeText(out.getShape()) << " ("
                                           << out.getNumElements() << " elements)";
   return success();
 }
@@ -553,8 +548,8 @@ LogicalResult ExpandOp::verify() {
   auto s = broadcastShapes(in.getShape(), out.getShape());
   if (in.getElementType() != out.getElementType() || !s ||
       ArrayRef<int64_t>(*s) != out.getShape())
-    return emitOpError("cannot broadcast ") << shapeStr(in.getShape()) << " to "
-                                            << shapeStr(out.getShape());
+    return emitOpError("cannot broadcast ") << shapeText(in.getShape()) << " to "
+                                            << shapeText(out.getShape());
   return success();
 }
 
