@@ -9,7 +9,7 @@
 namespace dlc {
 
 /// Writes the forward ONNX model a training step carries (`dlc compile --train`,
-/// or jit::compileOnnxFile with CompileOptions::trainLoss) with the current
+/// or jit::compileOnnxFile with CompileOptions::training) with the current
 /// values of its parameters, atomically (`dlc train --save-onnx`). False with a
 /// one-line `error` (e.g. a module that is not a training step).
 bool saveTrainedOnnx(const dlc_module_t *module, const std::string &path, std::string &error);
