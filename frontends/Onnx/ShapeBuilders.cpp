@@ -1,5 +1,6 @@
 // ONNX shape, layout and data-movement ops -> dlc_graph, with ONNX index rules normalized.
 #include "frontends/Onnx/NodeImporter.h"
+#include "dialects/Graph/IR/CheckedBuild.h"
 #include "frontends/Onnx/RuntimeChecks.h"
 
 using namespace mlir;
@@ -16,12 +17,7 @@ LogicalResult push(FailureOr<Value> v, Results &out) {
   return success();
 }
 
-std::string str(ArrayRef<int64_t> v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
+std::string str(ArrayRef<int64_t> v) { return graph::shapeText(v); }
 
 LogicalResult reshape(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);

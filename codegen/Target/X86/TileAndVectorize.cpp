@@ -570,6 +570,12 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
 
 struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVectorizePass> {
   using TileAndVectorizeBase::TileAndVectorizeBase;
+  /// The target's ISA picks the vector lowerings; resolved once, not per function.
+  Isa isa = Isa::AVX512;
+  LogicalResult initialize(MLIRContext *) override {
+    isa = CpuTarget::resolve(cpu).isa;
+    return success();
+  }
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
@@ -660,7 +666,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
       vector::populateVectorTransposeLoweringPatterns(patterns,
                                                       vector::VectorTransposeLowering::Shuffle16x16);
       // AVX2's transposes are 8 x 8 (KernelConfig): unpack/shuffle/blend in ymm registers.
-      if (CpuTarget::resolve(cpu).isa == Isa::AVX2)
+      if (isa == Isa::AVX2)
         x86vector::avx2::populateSpecializedTransposeLoweringPatterns(
             patterns, x86vector::avx2::LoweringOptions().setTransposeOptions(
                           x86vector::avx2::TransposeLoweringOptions().lower8x8xf32()));
