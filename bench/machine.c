@@ -1,10 +1,15 @@
-// Machine microbenchmarks for bench/run: fp32 FMA peak and streaming memory bandwidth.
+// Machine microbenchmarks for bench/run: fp32 FMA, int8 VNNI and bf16 dot-product peaks and
+// streaming memory bandwidth.
 //
 // Built by bench/run.py with `clang-22 -O2 -march=native -pthread`.
 // usage: machine THREADS   prints one JSON object:
-//   {"isa": "avx512", "threads": T, "fma_gflops": G, "copy_gbs": C, "triad_gbs": R}
+//   {"isa": "avx512", "threads": T, "fma_gflops": G, "vnni_gops": V, "bf16_gflops": F,
+//    "copy_gbs": C, "triad_gbs": R}
 // fma_gflops: T threads, each running 12 independent FMA accumulator chains (enough to hide
 //   the 4-cycle FMA latency on 2 FMA pipes), best of 5; a vector FMA counts 2 flops per lane.
+// vnni_gops / bf16_gflops: the same with 16 chains of vpdpbusd zmm (64 u8 x s8 products per
+//   instruction, 2 ops each) and vdpbf16ps zmm (32 bf16 products); null without AVX-512 VNNI
+//   or AVX512-BF16.
 // copy_gbs / triad_gbs: a[i] = b[i] and a[i] = b[i] + s*c[i] over 64 Mi-float arrays
 //   (256 MiB each, far larger than L3), the index range split between T threads; bytes are
 //   counted STREAM-style (8 per element for copy, 12 for triad, no write-allocate), best of 5.
@@ -65,6 +70,37 @@ static void *fma_worker(void *arg) {
   return NULL;
 }
 
+#define DOT_CHAINS 16
+#if defined(__AVX512VNNI__)
+static void *vnni_worker(void *arg) {
+  (void)arg;
+  __m512i acc[DOT_CHAINS];
+  for (int c = 0; c < DOT_CHAINS; ++c) acc[c] = _mm512_set1_epi32(c);
+  // Products of 1 and 1: the sums grow by 4 per lane per step, never overflowing.
+  const __m512i a = _mm512_set1_epi8((char)(v0 > 0)), b = _mm512_set1_epi8((char)(v0 > 0));
+  for (long i = 0; i < FMA_ITERS; ++i)
+    for (int c = 0; c < DOT_CHAINS; ++c) acc[c] = _mm512_dpbusd_epi32(acc[c], a, b);
+  __m512i s = acc[0];
+  for (int c = 1; c < DOT_CHAINS; ++c) s = _mm512_add_epi32(s, acc[c]);
+  sink = (float)_mm512_reduce_add_epi32(s);
+  return NULL;
+}
+#endif
+#if defined(__AVX512BF16__)
+static void *bf16_worker(void *arg) {
+  (void)arg;
+  __m512 acc[DOT_CHAINS];
+  for (int c = 0; c < DOT_CHAINS; ++c) acc[c] = _mm512_set1_ps(v0 + c * 1e-3f);
+  const __m512bh a = _mm512_cvtne2ps_pbh(_mm512_set1_ps(vb), _mm512_set1_ps(vb));
+  for (long i = 0; i < FMA_ITERS; ++i)
+    for (int c = 0; c < DOT_CHAINS; ++c) acc[c] = _mm512_dpbf16_ps(acc[c], a, a);
+  __m512 s = acc[0];
+  for (int c = 1; c < DOT_CHAINS; ++c) s = _mm512_add_ps(s, acc[c]);
+  sink = _mm512_reduce_add_ps(s);
+  return NULL;
+}
+#endif
+
 enum { COPY, TRIAD, INIT };
 static float *A, *B, *C;
 static int nthreads, kernel;
@@ -109,6 +145,15 @@ int main(int argc, char **argv) {
 
   double fma_s = best_time(fma_worker, 0);
   double flops = (double)nthreads * FMA_ITERS * CHAINS * LANES * 2;
+  // Ops of the dot-product peaks (2 per product), "null" where the CPU lacks them.
+  char vnni[32] = "null", bf16[32] = "null";
+  double dots = (double)nthreads * FMA_ITERS * DOT_CHAINS;
+#if defined(__AVX512VNNI__)
+  snprintf(vnni, sizeof vnni, "%.2f", dots * 64 * 2 / best_time(vnni_worker, 0) * 1e-9);
+#endif
+#if defined(__AVX512BF16__)
+  snprintf(bf16, sizeof bf16, "%.2f", dots * 32 * 2 / best_time(bf16_worker, 0) * 1e-9);
+#endif
 
   A = aligned_alloc(64, N_ELEMS * sizeof(float));
   B = aligned_alloc(64, N_ELEMS * sizeof(float));
@@ -120,9 +165,9 @@ int main(int argc, char **argv) {
   double triad_s = best_time(stream_worker, TRIAD);
   sink = A[N_ELEMS / 2];
 
-  printf("{\"isa\": \"%s\", \"threads\": %d, \"fma_gflops\": %.2f, \"copy_gbs\": %.2f, "
-         "\"triad_gbs\": %.2f}\n",
-         ISA, nthreads, flops / fma_s * 1e-9, 8.0 * N_ELEMS / copy_s * 1e-9,
+  printf("{\"isa\": \"%s\", \"threads\": %d, \"fma_gflops\": %.2f, \"vnni_gops\": %s, "
+         "\"bf16_gflops\": %s, \"copy_gbs\": %.2f, \"triad_gbs\": %.2f}\n",
+         ISA, nthreads, flops / fma_s * 1e-9, vnni, bf16, 8.0 * N_ELEMS / copy_s * 1e-9,
          12.0 * N_ELEMS / triad_s * 1e-9);
   return 0;
 }

@@ -73,7 +73,9 @@ void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
   pm.addPass(graph::createGraphDecompose(decompose));
   // One parameterized pattern per op family; weights packed for the target's tiles.
   conversion::ConvertGraphToLinalgOptions lowering;
-  lowering.packBlock = x86::packedWeightColumns(x86::CpuTarget::resolve(target.cpu));
+  x86::CpuTarget cpu = x86::CpuTarget::resolve(target.cpu);
+  lowering.packBlock = x86::packedWeightColumns(cpu);
+  lowering.int8DotLanes = cpu.vnni ? 16 : 0;
   pm.addPass(conversion::createConvertGraphToLinalg(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -84,7 +86,7 @@ void buildLLVMPipeline(OpPassManager &pm, const x86::TargetOptions &target) {
 }
 
 void registerDialects(DialectRegistry &registry) {
-  registry.insert<graph::GraphDialect, codegen::DlcDialect>();
+  registry.insert<graph::GraphDialect, codegen::DlcDialect, x86::X86Dialect>();
   autodiff::registerGradientRules(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);

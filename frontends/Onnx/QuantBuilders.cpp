@@ -1,8 +1,10 @@
 // ONNX integer quantization as function bodies: QuantizeLinear / DequantizeLinear (per
 // tensor, per axis, blocked), DynamicQuantizeLinear, MatMulInteger, ConvInteger,
-// QLinearMatMul and QLinearConv (integer products computed exactly in f64).
+// QLinearMatMul and QLinearConv. Matrix products are dlc_graph.matmul_integer with i32
+// zero-point corrections; convolutions are computed exactly in f64.
 #include "frontends/Onnx/Expr.h"
 #include "frontends/Onnx/LowPrecision.h"
+#include "dialects/Graph/IR/QuantizedMath.h"
 
 #include <cmath>
 
@@ -247,26 +249,28 @@ LogicalResult dynamicQuantizeLinear(NodeImporter &n, Results &out) {
   return success();
 }
 
-/// (a - a_zp) @ (b - b_zp) exactly (f64); a_zp per row or scalar, b_zp per column or scalar.
+/// (a - a_zp) @ (b - b_zp) exactly in i32 (QuantizedMath.h); a_zp per row or scalar,
+/// b_zp per column or scalar.
 Value integerMatMul(Expr &e, NodeImporter &n, unsigned a, unsigned b, unsigned azp, unsigned bzp) {
-  Type f64 = n.b.getF64Type();
   Value A = n.input(a), B = n.input(b), Az = n.input(azp), Bz = n.input(bzp);
-  auto at = tensorType(A), bt = tensorType(B);
+  if (!A || !B)
+    return e.fail();
+  if (!tensorType(A).getElementType().isInteger(8) || !tensorType(B).getElementType().isInteger(8)) {
+    (void)n.error("expects 8-bit integer operands");
+    return e.fail();
+  }
   if (Az && tensorType(Az).getNumElements() > 1) // per row: [M] -> [M, 1]
     Az = e.reshape(Az, {tensorType(Az).getNumElements(), 1});
-  (void)at;
-  (void)bt;
-  Value ac = centered(e, n, A, n.isUnsigned(a), Az, Az && n.isUnsigned(azp), f64);
-  Value bc = centered(e, n, B, n.isUnsigned(b), Bz, Bz && n.isUnsigned(bzp), f64);
-  return e.op<MatMulOp>({ac, bc});
+  return dlc::graph::integerMatMul(e, {A, n.isUnsigned(a), Az, Az && n.isUnsigned(azp)},
+                                   {B, n.isUnsigned(b), Bz, Bz && n.isUnsigned(bzp)});
 }
 
 LogicalResult matMulInteger(NodeImporter &n, Results &out) {
   auto a = n.requiredInput(0), b = n.requiredInput(1);
   DLC_TRY(a);
   DLC_TRY(b);
-  Expr e{n, n.b.getF64Type()};
-  Value y = e.cast(integerMatMul(e, n, 0, 1, 2, 3), n.b.getI32Type());
+  Expr e{n, n.b.getI32Type()};
+  Value y = integerMatMul(e, n, 0, 1, 2, 3);
   if (e.failed)
     return failure();
   out.push_back(y);
@@ -288,7 +292,7 @@ LogicalResult qlinearMatMul(NodeImporter &n, Results &out) {
   for (unsigned i : {0u, 1u, 3u, 4u, 6u})
     DLC_TRY(n.requiredInput(i));
   Expr e{n, n.b.getF64Type()};
-  Value acc = integerMatMul(e, n, 0, 3, 2, 5);
+  Value acc = e.cast(integerMatMul(e, n, 0, 3, 2, 5), n.b.getF64Type());
   Value yzp = n.input(7);
   Type to = yzp ? tensorType(yzp).getElementType() : tensorType(n.input(0)).getElementType();
   bool u = yzp ? n.isUnsigned(7) : n.isUnsigned(0);

@@ -587,6 +587,28 @@ def verify_convnet_x():
     return buf.getvalue()
 
 
+def matmul_integer():
+    # u8 activations with a zero point x s8 weights (per-column zero points).
+    rng = np.random.default_rng(0)
+    w = rng.integers(-128, 128, size=(64, 32)).astype(np.int8)
+    nodes = [h.make_node("MatMulInteger", ["a", "w", "az", "wz"], ["y"], name="mmi")]
+    return model(nodes, [vi("a", TP.UINT8, [4, 64])], [vi("y", TP.INT32, [4, 32])],
+                 [const("w", w), const("az", np.array(3, np.uint8)),
+                  const("wz", np.arange(32, dtype=np.int8) % 3)])
+
+
+def qlinear_matmul():
+    rng = np.random.default_rng(0)
+    w = rng.integers(-128, 128, size=(64, 32)).astype(np.int8)
+    nodes = [h.make_node("QLinearMatMul", ["a", "as", "az", "w", "ws", "wz", "ys", "yz"], ["y"],
+                         name="qmm")]
+    return model(nodes, [vi("a", TP.UINT8, [4, 64])], [vi("y", TP.UINT8, [4, 32])],
+                 [const("as", np.array(0.02, np.float32)), const("az", np.array(128, np.uint8)),
+                  const("w", w), const("ws", np.array(0.01, np.float32)),
+                  const("wz", np.array(0, np.int8)), const("ys", np.array(0.5, np.float32)),
+                  const("yz", np.array(10, np.uint8))])
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()

@@ -193,30 +193,10 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
       return success();
     }
     // Batched with broadcast: loops (batch..., m, n, k).
-    Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
-    MLIRContext *ctx = b.getContext();
-    int64_t nb = type.getRank() - 2, nd = nb + 3;
-    auto operandMap = [&](ArrayRef<int64_t> shape, unsigned d0, unsigned d1) {
-      auto batchShape = shape.drop_back(2);
-      AffineMap bm = broadcastMap(ctx, batchShape, type.getShape().drop_back(2));
-      SmallVector<AffineExpr> exprs(bm.getResults());
-      exprs.push_back(getAffineDimExpr(d0, ctx));
-      exprs.push_back(getAffineDimExpr(d1, ctx));
-      return AffineMap::get(nd, 0, exprs, ctx);
-    };
-    SmallVector<AffineExpr> outExprs;
-    for (int64_t d = 0; d < nb + 2; ++d)
-      outExprs.push_back(getAffineDimExpr(d, ctx));
-    SmallVector<AffineMap> maps = {operandMap(ls, nb, nb + 2), operandMap(rs, nb + 2, nb + 1),
-                                   AffineMap::get(nd, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iters(nb + 2, utils::IteratorType::parallel);
-    iters.push_back(utils::IteratorType::reduction);
-    auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{type}, ValueRange{lhs, rhs}, ValueRange{init}, maps, iters,
-        [&](OpBuilder &nb2, Location l, ValueRange a) {
-          linalg::YieldOp::create(nb2, l, multiplyAdd(nb2, l, a[0], a[1], a[2]));
-        });
-    b.replaceOp(op, generic.getResult(0));
+    b.replaceOp(op, batchedMatmulGeneric(b, loc, type, lhs, rhs,
+                                         [](OpBuilder &nb, Location l, ValueRange a) {
+                                           return multiplyAdd(nb, l, a[0], a[1], a[2]);
+                                         }));
     return success();
   }
 };

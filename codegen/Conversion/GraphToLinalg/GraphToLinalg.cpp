@@ -25,6 +25,12 @@ struct ConvertGraphToLinalgPass
                                   << int64_t(packBlock);
       return signalPassFailure();
     }
+    if (int8DotLanes != 0 && int8DotLanes != 8 && int8DotLanes != 16) {
+      getOperation()->emitError() << "convert-graph-to-linalg: int8-dot-lanes must be 0, 8 or "
+                                     "16, not "
+                                  << int64_t(int8DotLanes);
+      return signalPassFailure();
+    }
     ConversionTarget target(*ctx);
     target.addIllegalDialect<dlc::graph::GraphDialect>();
     // Run-time checks stay until dlc-prepare-abi gives the entry its status.
@@ -34,6 +40,7 @@ struct ConvertGraphToLinalgPass
     RewritePatternSet patterns(ctx);
     dlc::conversion::populateElementwiseLoweringPatterns(patterns);
     dlc::conversion::populateContractionLoweringPatterns(patterns, packBlock);
+    dlc::conversion::populateIntegerContractionLoweringPatterns(patterns, int8DotLanes);
     dlc::conversion::populatePoolingLoweringPatterns(patterns);
     dlc::conversion::populateReductionLoweringPatterns(patterns);
     dlc::conversion::populateDataMovementLoweringPatterns(patterns);

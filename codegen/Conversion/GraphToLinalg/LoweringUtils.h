@@ -63,6 +63,13 @@ mlir::Value buildIndexed(
 /// then clamped to [0, size - 1] (ONNX gathers).
 mlir::Value wrapAndClampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, int64_t size);
 
+/// [..., M, K] x [..., K, N] -> `type` ([..., M, N], batch dims broadcast) as one
+/// linalg.generic over loops (batch..., m, n, k) from a zero init; `body(a, b, acc)`
+/// returns the new accumulator.
+mlir::Value batchedMatmulGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::RankedTensorType type, mlir::Value lhs, mlir::Value rhs,
+                                 ScalarBodyFn body);
+
 /// An index constant.
 mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 

@@ -20,6 +20,10 @@ void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// columns (or half or a quarter of it): the target's register tile width.
 void populateContractionLoweringPatterns(mlir::RewritePatternSet &patterns,
                                          int64_t packBlock = 32);
+/// 8-bit integer matmuls; with `dotLanes` > 0 constant weights are packed for a dot
+/// product of that many 32-bit lanes over 4-byte K groups.
+void populateIntegerContractionLoweringPatterns(mlir::RewritePatternSet &patterns,
+                                                int64_t dotLanes = 0);
 void populatePoolingLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);

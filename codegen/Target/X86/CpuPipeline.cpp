@@ -85,6 +85,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
   pm.addNestedPass<FuncOp>(createPrefetchStreams());
   // Outer tile loops of parallel dims -> bodies the runtime's threads split.
   pm.addPass(createOutlineParallelLoops());
+  // Dot-product instructions (vpdpbusd) from their Pure stand-ins, now that buffer
+  // deallocation, which rejects intrinsic calls, is done.
+  pm.addNestedPass<FuncOp>(createLowerIntrinsics());
   // Loops; LLVM's vectorizer handles the inner loops for now.
   // Vector transfers to loads/stores; full unroll avoids per-iteration allocas.
   pm.addNestedPass<FuncOp>(

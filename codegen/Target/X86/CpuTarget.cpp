@@ -61,6 +61,8 @@ CpuTarget CpuTarget::resolve(llvm::StringRef cpu) {
   t.isa = avx512 ? Isa::AVX512 : Isa::AVX2;
   t.vectorBits = avx512 ? 512 : features.lookup("avx2") ? 256 : 128;
   t.vectorRegisters = avx512 ? 32 : 16;
+  t.vnni = avx512 && features.lookup("avx512vnni");
+  t.bf16 = avx512 && features.lookup("avx512bf16");
   if (avx512) { // a Zen 4 core, which the AVX-512 choices were measured on
     t.l1dBytes = 32 << 10, t.l2Bytes = 1 << 20, t.l3Bytes = 32 << 20;
   } else { // a Zen 2/3 or Skylake-class core
@@ -75,7 +77,8 @@ CpuTarget CpuTarget::resolve(llvm::StringRef cpu) {
 
 std::string CpuTarget::describe() const {
   auto kib = [](int64_t b) { return std::to_string(b >> 10) + " KiB"; };
-  return "target: " + cpu + " (" + (isa == Isa::AVX512 ? "avx512" : "avx2") + ", " +
+  return "target: " + cpu + " (" + (isa == Isa::AVX512 ? "avx512" : "avx2") +
+         (vnni ? "+vnni" : "") + (bf16 ? "+bf16" : "") + ", " +
          std::to_string(vectorBits) + "-bit, " + std::to_string(vectorRegisters) +
          " registers; L1d " + kib(l1dBytes) + ", L2 " + kib(l2Bytes) + ", L3 " + kib(l3Bytes) +
          (cores ? "; " + std::to_string(cores) + " cores)" : ")");

@@ -21,6 +21,8 @@ struct CpuTarget {
   Isa isa = Isa::AVX512;
   unsigned vectorBits = 512;
   unsigned vectorRegisters = 32;
+  /// AVX-512 VNNI (vpdpbusd: 8-bit dot products in 4-byte groups) and AVX512-BF16.
+  bool vnni = false, bf16 = false;
   /// Per-core data caches and the shared last level, in bytes.
   int64_t l1dBytes = 32 << 10, l2Bytes = 1 << 20, l3Bytes = 32 << 20;
   /// Physical cores (0: unknown, as for a named CPU compiled ahead of time).
@@ -34,7 +36,7 @@ struct CpuTarget {
   /// a Zen 4 core's for AVX-512 CPUs, a smaller core's for AVX2 ones).
   static CpuTarget resolve(llvm::StringRef cpu);
 
-  /// One line for --dump-config: "target: znver4 (avx512, 512-bit, 32 registers; L1d
+  /// One line for --dump-config: "target: znver4 (avx512+vnni+bf16, 512-bit, 32 registers; L1d
   /// 48 KiB, L2 1024 KiB, L3 32768 KiB; 2 cores)".
   std::string describe() const;
 };

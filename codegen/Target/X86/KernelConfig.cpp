@@ -71,6 +71,26 @@ static int64_t divisorOrPartialTile(int64_t n, std::initializer_list<int64_t> ca
   return d >= good || d == n ? d : wholeOrPartialTile(n, preferred);
 }
 
+bool isDotGroupContraction(linalg::LinalgOp op) {
+  if (!isa<linalg::GenericOp>(op.getOperation()) || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() < 5)
+    return false;
+  auto elt = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  if (!elt(op.getDpsInputs()[0]).isInteger(8) || !elt(op.getDpsInputs()[1]).isInteger(8) ||
+      !elt(op.getDpsInits()[0]).isInteger(32))
+    return false;
+  unsigned n = op.getNumLoops();
+  auto iters = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < n; ++d)
+    if ((iters[d] == utils::IteratorType::reduction) != (d + 2 >= n))
+      return false;
+  MLIRContext *ctx = op.getContext();
+  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+  AffineMap weights = AffineMap::get(n, 0, {dim(n - 4), dim(n - 2), dim(n - 3), dim(n - 1)}, ctx);
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  return op.getMatchingIndexingMap(op.getDpsInputOperand(1)) == weights && bounds[n - 1] == 4;
+}
+
 std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTarget &target) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0)
     return std::nullopt;
@@ -83,6 +103,22 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTar
   // Register tiles fit the register file: accumulators, a few loads and a broadcast.
   // AVX-512: 32 zmm of 16 floats; AVX2: 16 ymm of 8.
   bool avx512 = target.isa == Isa::AVX512;
+
+  // 8-bit products in 4-byte K groups (loops rows..., n1, n0, k1, k0): a register tile of
+  // 16 accumulators, 8 rows x 2 blocks of 16 columns (fewer rows: more blocks), the K
+  // groups stepped one at a time with the group whole (QUANT-NOTES.md §3.2).
+  if (isDotGroupContraction(op)) {
+    cfg.kind = KernelKind::Contraction;
+    cfg.tiles.assign(n, 1);
+    unsigned m = n - 5, n1 = n - 4, n0 = n - 3;
+    int64_t rows = wholeOrPartialTile(bounds[m], 8);
+    cfg.tiles[m] = rows;
+    cfg.tiles[n1] = wholeOrPartialTile(bounds[n1], std::max<int64_t>(2, 16 / rows));
+    cfg.tiles[n0] = bounds[n0];
+    cfg.tiles[n - 1] = 0;
+    blockOuterWhenLarge(op, cfg, n1, target);
+    return cfg;
+  }
 
   // Contraction: an RM x RN register tile (AVX-512: 8 x 32 fp32 = 16 zmm accumulators;
   // AVX2: 6 x 16 = 12 ymm, with 2 loads of B and a broadcast of A, 15 of 16), the K loop

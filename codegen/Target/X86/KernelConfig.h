@@ -84,6 +84,11 @@ std::optional<int64_t> chooseThreadSplit(mlir::linalg::LinalgOp op, const Kernel
 /// register tile's width, two vectors (32 floats with AVX-512, 16 with AVX2).
 inline int64_t packedWeightColumns(const CpuTarget &target) { return 2 * target.f32Lanes(); }
 
+/// A u8 x s8 -> i32 generic in 4-byte K groups over packed weights (loops rows..., n1,
+/// n0, k1, k0 = 4; weights [n1][k1][n0][k0]): what convert-graph-to-linalg makes of an
+/// integer matmul for a target with VNNI.
+bool isDotGroupContraction(mlir::linalg::LinalgOp op);
+
 /// Iterations of `op` (elements times reduction length).
 int64_t workOf(mlir::linalg::LinalgOp op);
 

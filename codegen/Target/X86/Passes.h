@@ -2,6 +2,7 @@
 #ifndef DLC_CODEGEN_TARGET_X86_PASSES_H
 #define DLC_CODEGEN_TARGET_X86_PASSES_H
 
+#include "codegen/Target/X86/IR/X86Dialect.h"
 #include "codegen/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -14,6 +15,11 @@
 
 #include <string>
 #include <vector>
+
+namespace mlir {
+class RewritePatternSet;
+class PatternBenefit;
+} // namespace mlir
 
 namespace llvm {
 class Module;
@@ -28,6 +34,10 @@ using codegen::kRuntimeCtxArgAttr;
 #include "codegen/Target/X86/Passes.h.inc"
 #define GEN_PASS_REGISTRATION
 #include "codegen/Target/X86/Passes.h.inc"
+
+/// AVX-512 VNNI: vector.contract of u8 x s8 in 4-byte K groups and 16 columns ->
+/// dlc_x86.dot_u8s8 per accumulator row and column block (DotProducts.cpp).
+void populateDotProductPatterns(mlir::RewritePatternSet &patterns, mlir::PatternBenefit benefit);
 
 /// Prefix of the functions that hold an outlined parallel loop body.
 constexpr const char *kParallelBodyPrefix = "dlc_parallel_body_";

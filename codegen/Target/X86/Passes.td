@@ -72,7 +72,9 @@ def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
     choice is read from the op's `#dlc.kernel_config` (dlc-cpu-select-kernels
     writes them; the attributes are removed here); an op whose tiling or
     vectorization fails stays as it is and later becomes scalar loops, never an
-    error. `cpu` picks the vector lowerings (AVX2: 8x8 transposes).
+    error. `cpu` picks the vector lowerings (AVX2: 8x8 transposes; with
+    AVX-512 VNNI, u8 x s8 contractions in 4-byte K groups become
+    `dlc_x86.dot_u8s8`, DotProducts.cpp).
   }];
   let options = [Option<"dumpConfig", "dump-config", "bool", /*default=*/"false",
                         "Print each op's kernel configuration to stderr (dlc compile --dump-config)">,
@@ -87,7 +89,19 @@ def TileAndVectorize : Pass<"dlc-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
   // LLVM: AVX2's 8x8 transposes blend with inline assembly.
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
                            "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
-                           "::mlir::LLVM::LLVMDialect"];
+                           "::mlir::LLVM::LLVMDialect", "::dlc::x86::X86Dialect"];
+}
+
+def LowerIntrinsics : Pass<"dlc-x86-lower-intrinsics", "::mlir::func::FuncOp"> {
+  let summary = "dlc_x86 ops to their LLVM intrinsics, once buffers are final";
+  let description = [{
+    Each `dlc_x86.dot_u8s8` becomes a call of `llvm.x86.avx512.vpdpbusd.512`,
+    and the [16, 4] weight tile it reads becomes one 64-byte load (a flattened
+    transfer). Runs after buffer deallocation, which rejects intrinsic calls
+    (their memory effects are unknown to it).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def MathApproximation : Pass<"dlc-math-approximation"> {

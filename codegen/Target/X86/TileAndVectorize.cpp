@@ -572,8 +572,11 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
   using TileAndVectorizeBase::TileAndVectorizeBase;
   /// The target's ISA picks the vector lowerings; resolved once, not per function.
   Isa isa = Isa::AVX512;
+  bool vnni = false;
   LogicalResult initialize(MLIRContext *) override {
-    isa = CpuTarget::resolve(cpu).isa;
+    CpuTarget target = CpuTarget::resolve(cpu);
+    isa = target.isa;
+    vnni = target.vnni;
     return success();
   }
   void runOnOperation() override {
@@ -657,6 +660,10 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
     {
       RewritePatternSet patterns(ctx);
       tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+      // 8-bit contractions in 4-byte K groups: one vpdpbusd per row and 16 columns, ahead
+      // of the generic lowering to outer products.
+      if (vnni)
+        populateDotProductPatterns(patterns, /*benefit=*/10);
       vector::populateVectorContractLoweringPatterns(patterns,
                                                      vector::VectorContractLowering::OuterProduct);
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);

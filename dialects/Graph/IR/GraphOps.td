@@ -213,6 +213,27 @@ def Graph_MatMulOp : Graph_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
 }
 
+def Graph_MatMulIntegerOp : Graph_Op<"matmul_integer", [Pure, InferTypeOpAdaptor]> {
+  let summary = "8-bit integer matrix product accumulated exactly in i32";
+  let description = [{
+    [..., M, K] x [..., K, N] -> [..., M, N] as `matmul`, on 8-bit operands, each
+    element widened to i32 before the product: zero-extended where the operand's
+    `*_unsigned` flag is set (ONNX uint8), sign-extended otherwise. Zero points
+    are not part of the op: the importer and the quantization passes express them
+    as i32 corrections around it (dialects/Graph/IR/QuantizedMath.h), so that
+    every backend kernel computes the same plain product (x86: VNNI `vpdpbusd`).
+    ```mlir
+    %y = dlc_graph.matmul_integer %a, %w {lhs_unsigned}
+        : tensor<4x64xi8>, tensor<64x32xi8> -> tensor<4x32xi32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I8]>:$lhs, RankedTensorOf<[I8]>:$rhs,
+                       UnitAttr:$lhs_unsigned, UnitAttr:$rhs_unsigned);
+  let results = (outs RankedTensorOf<[I32]>:$output);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
+}
+
 def Graph_GemmOp : Graph_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
   let summary = "alpha * op(A) * op(B) + beta * C (composite)";
   let arguments = (ins Graph_Tensor:$a, Graph_Tensor:$b, Optional<Graph_Tensor>:$c,

@@ -98,6 +98,17 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult MatMulIntegerOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                                Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  // The shape rule of matmul (operands of one element type, i8 here), an i32 result.
+  SmallVector<Type, 1> product;
+  MatMulOp::Adaptor plain(adaptor.getOperands());
+  if (failed(MatMulOp::inferReturnTypes(ctx, loc, plain, product)))
+    return failure();
+  results.push_back(cast<RankedTensorType>(product[0]).clone(IntegerType::get(ctx, 32)));
+  return success();
+}
+
 LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
   auto a = tensorOf(adaptor.getA()), b = tensorOf(adaptor.getB());

@@ -394,3 +394,20 @@ func.func @runtime_check_rank(%f: tensor<2xi32>) {
   dlc_graph.runtime_check %f {message = "m"} : tensor<2xi32>
   return
 }
+
+// -----
+
+func.func @matmul_integer_width(%a: tensor<2x4xi16>, %b: tensor<4x3xi8>) -> tensor<2x3xi32> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 8-bit signless integer values}}
+  %0 = dlc_graph.matmul_integer %a, %b : tensor<2x4xi16>, tensor<4x3xi8> -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @matmul_integer_k(%a: tensor<2x4xi8>, %b: tensor<5x3xi8>) -> tensor<2x3xi32> {
+  // expected-error @+2 {{contraction dims differ: [2,4] x [5,3]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.matmul_integer %a, %b : tensor<2x4xi8>, tensor<5x3xi8> -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}

@@ -139,3 +139,10 @@ func.func @scatter_gather_nd(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tenso
   %2 = dlc_graph.scatter_elements %d, %e, %d {axis = 1 : i64, reduction = "none"} : tensor<4x3xf32>, tensor<4x3xi64>, tensor<4x3xf32> -> tensor<4x3xf32>
   return %0, %1, %2 : tensor<4x3xf32>, tensor<2x3xf32>, tensor<4x3xf32>
 }
+
+// CHECK-LABEL: func @integer_contraction
+func.func @integer_contraction(%a: tensor<2x4x8xi8>, %b: tensor<8x5xi8>) -> tensor<2x4x5xi32> {
+  // CHECK: dlc_graph.matmul_integer %{{.*}}, %{{.*}} {lhs_unsigned} : tensor<2x4x8xi8>, tensor<8x5xi8> -> tensor<2x4x5xi32>
+  %0 = dlc_graph.matmul_integer %a, %b {lhs_unsigned} : tensor<2x4x8xi8>, tensor<8x5xi8> -> tensor<2x4x5xi32>
+  return %0 : tensor<2x4x5xi32>
+}

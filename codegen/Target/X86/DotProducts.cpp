@@ -1,0 +1,242 @@
+// 8-bit contractions as AVX-512 VNNI dot products (QUANT-NOTES.md §3.3): a vector.contract
+// of zero-extended u8 activations and sign-extended s8 weights in 4-byte K groups becomes one
+// dlc_x86.dot_u8s8 (vpdpbusd) per (row, 16 columns), and dlc-x86-lower-intrinsics turns
+// those into the intrinsic once buffers are final.
+#include "codegen/Target/X86/IR/X86Dialect.h"
+#include "codegen/Target/X86/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace dlc::x86 {
+#define GEN_PASS_DEF_LOWERINTRINSICS
+#include "codegen/Target/X86/Passes.h.inc"
+} // namespace dlc::x86
+
+using namespace mlir;
+
+namespace dlc::x86 {
+namespace {
+
+/// Bytes of a K group (one 32-bit lane) and columns (lanes) of one dot product.
+constexpr int64_t kGroup = 4, kLanes = 16;
+
+/// The i8 vector that `v` widens by `ExtOp`, or null.
+template <typename ExtOp>
+Value widenedFrom(Value v) {
+  auto ext = v.getDefiningOp<ExtOp>();
+  if (!ext)
+    return {};
+  auto type = dyn_cast<VectorType>(ext.getIn().getType());
+  return type && type.getElementType().isInteger(8) ? ext.getIn() : Value();
+}
+
+/// The loops of a contraction in the dot-product form: the 16 columns n0 and the K group
+/// k0 of 4, and the products of the row dims (rows) and of the other column dims (column
+/// blocks). Unit dims (a batch of 1, a K-group loop tiled by one) may appear anywhere.
+struct DotLoops {
+  int64_t n0 = -1, k0 = -1;
+  int64_t rows = 1, blocks = 1;
+  /// The one column-block dim of more than one iteration (-1: none).
+  int64_t block = -1;
+};
+
+/// Result position of dim `d` in `map` (-1: absent).
+int64_t positionOf(AffineMap map, int64_t d) {
+  if (d < 0)
+    return -1;
+  std::optional<unsigned> p = map.getResultPosition(getAffineDimExpr(d, map.getContext()));
+  return p ? int64_t(*p) : -1;
+}
+
+/// The dims of `map`'s results, in order, that have more than one iteration.
+SmallVector<int64_t> nonUnitDims(AffineMap map, ArrayRef<int64_t> bounds) {
+  SmallVector<int64_t> dims;
+  for (AffineExpr e : map.getResults()) {
+    int64_t d = cast<AffineDimExpr>(e).getPosition();
+    if (bounds[d] != 1)
+      dims.push_back(d);
+  }
+  return dims;
+}
+
+/// Classifies the loops of `op` (lhs: rows x K, rhs: K x columns, acc: rows x columns), or
+/// fails when it is not a contraction the dot product computes: with unit dims dropped,
+/// lhs [rows..., k0], rhs [blocks..., n0, k0] (any order of blocks and unit K dims) and
+/// acc [rows..., blocks..., n0], rows and blocks in the same order everywhere.
+FailureOr<DotLoops> dotLoops(vector::ContractionOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return failure();
+  SmallVector<int64_t> bounds;
+  op.getIterationBounds(bounds);
+  DotLoops l;
+  unsigned rr = maps[1].getNumResults();
+  if (rr < 2)
+    return failure();
+  auto dimAt = [](AffineMap map, unsigned p) {
+    return int64_t(cast<AffineDimExpr>(map.getResult(p)).getPosition());
+  };
+  l.n0 = dimAt(maps[1], rr - 2);
+  l.k0 = dimAt(maps[1], rr - 1);
+  if (bounds[l.n0] != kLanes || bounds[l.k0] != kGroup || maps[0].isFunctionOfDim(l.n0) ||
+      maps[2].isFunctionOfDim(l.k0))
+    return failure();
+  SmallVector<int64_t> lhs = nonUnitDims(maps[0], bounds), rhs = nonUnitDims(maps[1], bounds),
+                       acc = nonUnitDims(maps[2], bounds);
+  // lhs: rows..., k0. rhs: blocks..., n0, k0.
+  if (lhs.empty() || lhs.back() != l.k0 || rhs.size() < 2 || rhs.back() != l.k0 ||
+      rhs[rhs.size() - 2] != l.n0)
+    return failure();
+  SmallVector<int64_t> rows(lhs.begin(), lhs.end() - 1), blocks(rhs.begin(), rhs.end() - 2);
+  SmallVector<int64_t> expected(rows);
+  llvm::append_range(expected, blocks);
+  expected.push_back(l.n0);
+  if (acc != expected)
+    return failure();
+  for (int64_t d : rows)
+    l.rows *= bounds[d];
+  for (int64_t d : blocks)
+    l.blocks *= bounds[d];
+  if (blocks.size() == 1)
+    l.block = blocks.front();
+  return l;
+}
+
+/// vector.contract(extui(a: u8), extsi(b: s8)) with a 4-wide K group and 16 columns ->
+/// per accumulator row and column block, one dlc_x86.dot_u8s8 of the row's 4 bytes
+/// broadcast and the block's 64 weight bytes.
+struct ContractToDotU8S8 : OpRewritePattern<vector::ContractionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::ContractionOp op,
+                                PatternRewriter &rewriter) const override {
+    auto accType = dyn_cast<VectorType>(op.getAccType());
+    Value lhs = widenedFrom<arith::ExtUIOp>(op.getLhs());
+    Value rhs = widenedFrom<arith::ExtSIOp>(op.getRhs());
+    if (op.getKind() != vector::CombiningKind::ADD || !accType ||
+        !accType.getElementType().isInteger(32) || !lhs || !rhs)
+      return failure();
+    auto loops = dotLoops(op);
+    if (failed(loops))
+      return failure();
+    int64_t rows = loops->rows, blocks = loops->blocks;
+    // 32 accumulators and more spill (QUANT-NOTES.md §4): the tiles keep to 16.
+    if (rows * blocks > 32)
+      return failure();
+    Location loc = op.getLoc();
+    Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+    auto bytes = VectorType::get({kLanes * kGroup}, i8);
+    auto lanes = VectorType::get({kLanes}, i32);
+    // Unit dims drop out of every operand, leaving a [rows, 4], b [blocks, 16, 4] (the
+    // blocks before or after a unit k1: the same order) and acc [rows, blocks, 16].
+    Value a = vector::ShapeCastOp::create(rewriter, loc, VectorType::get({rows, kGroup}, i8), lhs);
+    auto blockRows = blockReads(rewriter, loc, rhs, *loops, op, blocks);
+    Value acc = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get({rows, blocks, kLanes}, i32), op.getAcc());
+    SmallVector<Value> broadcasts;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value group = vector::ExtractOp::create(rewriter, loc, a, ArrayRef<int64_t>{r});
+      Value word = vector::BitCastOp::create(rewriter, loc, VectorType::get({1}, i32), group);
+      Value scalar = vector::ExtractOp::create(rewriter, loc, word, ArrayRef<int64_t>{0});
+      Value splat = vector::BroadcastOp::create(rewriter, loc, lanes, scalar);
+      broadcasts.push_back(vector::BitCastOp::create(rewriter, loc, bytes, splat));
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < blocks; ++j) {
+        Value sum = vector::ExtractOp::create(rewriter, loc, acc, ArrayRef<int64_t>{r, j});
+        sum = DotU8S8Op::create(rewriter, loc, lanes, sum, broadcasts[r], blockRows[j]);
+        acc = vector::InsertOp::create(rewriter, loc, sum, acc, ArrayRef<int64_t>{r, j});
+      }
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, accType, acc);
+    return success();
+  }
+
+  /// The [16, 4] weight bytes of each column block. When the weights come from one
+  /// in-bounds transfer_read, each block is read on its own (contiguous in the packed
+  /// layout; dlc-x86-lower-intrinsics makes it one 64-byte load), else it is extracted
+  /// from the whole vector.
+  static SmallVector<Value> blockReads(PatternRewriter &rewriter, Location loc, Value rhs,
+                                       const DotLoops &loops, vector::ContractionOp op,
+                                       int64_t blocks) {
+    Type i8 = rewriter.getI8Type();
+    auto tile = VectorType::get({kLanes, kGroup}, i8);
+    SmallVector<Value> out;
+    auto read = rhs.getDefiningOp<vector::TransferReadOp>();
+    bool fresh = read && !read.getMask() && !read.hasOutOfBoundsDim() &&
+                 read.getPermutationMap().isMinorIdentity() && (blocks == 1 || loops.block >= 0);
+    if (fresh) {
+      auto vt = read.getVectorType();
+      int64_t srcRank = read.getIndices().size(), lead = srcRank - vt.getRank();
+      int64_t blockPos = positionOf(op.getIndexingMapsArray()[1], loops.block);
+      MLIRContext *ctx = rewriter.getContext();
+      AffineMap minor = AffineMap::getMinorIdentityMap(srcRank, 2, ctx);
+      for (int64_t j = 0; j < blocks; ++j) {
+        SmallVector<Value> indices(read.getIndices());
+        if (blockPos >= 0 && j > 0) {
+          Value step = arith::ConstantIndexOp::create(rewriter, loc, j);
+          indices[lead + blockPos] =
+              arith::AddIOp::create(rewriter, loc, indices[lead + blockPos], step);
+        }
+        Value padding = read.getPadding();
+        Value t = vector::TransferReadOp::create(rewriter, loc, tile, read.getBase(), indices,
+                                                 AffineMapAttr::get(minor), padding,
+                                                 /*mask=*/Value(),
+                                                 rewriter.getBoolArrayAttr({true, true}));
+        out.push_back(t);
+      }
+      return out;
+    }
+    Value all = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get({blocks, kLanes, kGroup}, i8), rhs);
+    for (int64_t j = 0; j < blocks; ++j)
+      out.push_back(vector::ExtractOp::create(rewriter, loc, all, ArrayRef<int64_t>{j}));
+    return out;
+  }
+};
+
+/// dlc_x86.dot_u8s8 -> llvm.x86.avx512.vpdpbusd.512 (LLVM 22 types: i32 x 16, i8 x 64 x 2;
+/// the unsigned operand second, as in Intel's VPDPBUSD zmm1, zmm2(u8), zmm3(s8)).
+struct DotU8S8ToIntrinsic : OpRewritePattern<DotU8S8Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DotU8S8Op op, PatternRewriter &rewriter) const override {
+    Value b = vector::ShapeCastOp::create(rewriter, op.getLoc(), op.getA().getType(), op.getB());
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+        ValueRange{op.getAcc(), op.getA(), b});
+    return success();
+  }
+};
+
+struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
+  void runOnOperation() override {
+    // The weight tiles the dot products read: one 64-byte load each.
+    SmallVector<Operation *> reads;
+    getOperation().walk([&](DotU8S8Op dot) {
+      if (auto read = dot.getB().getDefiningOp<vector::TransferReadOp>())
+        reads.push_back(read);
+    });
+    if (!reads.empty()) {
+      RewritePatternSet flatten(&getContext());
+      vector::populateFlattenVectorTransferPatterns(flatten);
+      (void)applyOpPatternsGreedily(reads, std::move(flatten));
+    }
+    RewritePatternSet patterns(&getContext());
+    patterns.add<DotU8S8ToIntrinsic>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void populateDotProductPatterns(RewritePatternSet &patterns, PatternBenefit benefit) {
+  patterns.add<ContractToDotU8S8>(patterns.getContext(), benefit);
+}
+
+} // namespace dlc::x86

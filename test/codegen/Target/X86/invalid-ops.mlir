@@ -1,0 +1,8 @@
+// RUN: dlc-opt %s -split-input-file -verify-diagnostics
+// Every dlc_x86 op diagnostic.
+
+func.func @bad_weights(%acc: vector<16xi32>, %a: vector<64xi8>, %b: vector<8x8xi8>) -> vector<16xi32> {
+  // expected-error @+1 {{expects 16 columns x 4 bytes of weights (vector<16x4xi8>), got 'vector<8x8xi8>'}}
+  %r = dlc_x86.dot_u8s8 %acc, %a, %b : vector<64xi8>, vector<8x8xi8> -> vector<16xi32>
+  return %r : vector<16xi32>
+}

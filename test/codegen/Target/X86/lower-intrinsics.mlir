@@ -1,0 +1,15 @@
+// RUN: dlc-opt %s -dlc-x86-lower-intrinsics | FileCheck %s
+// dlc_x86.dot_u8s8 becomes the VNNI intrinsic (the unsigned operand second), and the
+// [16, 4] weight tile it reads one 64-byte load.
+
+// CHECK-LABEL: func @dot
+// CHECK: memref.collapse_shape
+// CHECK: vector.transfer_read {{.*}} vector<64xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%arg0, %arg1, %{{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+func.func @dot(%acc: vector<16xi32>, %a: vector<64xi8>, %w: memref<4x16x4xi8>, %i: index) -> vector<16xi32> {
+  %c0 = arith.constant 0 : index
+  %p = arith.constant 0 : i8
+  %b = vector.transfer_read %w[%i, %c0, %c0], %p {in_bounds = [true, true]} : memref<4x16x4xi8>, vector<16x4xi8>
+  %r = dlc_x86.dot_u8s8 %acc, %a, %b : vector<64xi8>, vector<16x4xi8> -> vector<16xi32>
+  return %r : vector<16xi32>
+}
