@@ -8,6 +8,7 @@
 #include "passes/Autodiff/GradientBuilder.h"
 #include "passes/Autodiff/Passes.h"
 #include "passes/Autodiff/Training.h"
+#include "passes/Quantization/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -34,6 +35,9 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
   // Exporters' MatMul-Softmax-MatMul chains -> dlc_graph.attention (inference only).
   if (!differentiates)
     pm.addPass(graph::createGraphRaiseAttention());
+  // Matmuls and gemms of dequantized 8-bit operands -> integer products (inference).
+  if (!differentiates)
+    pm.addPass(quantization::createQuantizeContractions());
   // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives; inference keeps
   // attention, rnn, gru and lstm whole until the linalg phase.
   graph::GraphDecomposeOptions decompose;
@@ -98,6 +102,7 @@ void registerPassesAndPipelines() {
     registerAllPasses();
     graph::registerGraphPasses();
     autodiff::registerAutodiffPasses();
+    quantization::registerQuantizationPasses();
     conversion::registerGraphToLinalgPasses();
     codegen::registerTransformsPasses();
     x86::registerX86Passes();

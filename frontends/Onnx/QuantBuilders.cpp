@@ -16,59 +16,30 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-/// [lo, hi] of an integer quantized type (`isUnsigned`: ONNX unsigned).
-std::pair<double, double> intRange(Type t, bool isUnsigned) {
-  unsigned w = t.getIntOrFloatBitWidth();
-  if (isUnsigned)
-    return {0.0, std::ldexp(1.0, w) - 1};
-  return {-std::ldexp(1.0, w - 1), std::ldexp(1.0, w - 1) - 1};
-}
+using dlc::graph::broadcastQuantParam;
+using dlc::graph::saturateTo;
 
-/// A scale / zero point broadcast against `xShape`: scalar, per `axis` (1-D), or
-/// blocked along `axis` (same rank, repeated `block` times then cut to size).
+/// broadcastQuantParam after checking the shape (null, error at the node, when it does
+/// not fit).
 Value broadcastParam(Expr &e, Value p, ArrayRef<int64_t> xShape, int64_t axis, int64_t block) {
   if (e.failed || !p) // an earlier builder failed
     return Value();
-  auto pt = tensorType(p);
-  int64_t r = xShape.size();
-  if (pt.getNumElements() == 1 && block == 0)
-    return e.reshape(p, {});
-  if (block == 0) {
-    SmallVector<int64_t> shape(r, 1);
-    shape[axis] = pt.getNumElements();
-    return e.reshape(p, shape);
-  }
-  // Blocked: [.., nb, ..] -> [.., nb, block, ..] -> [.., nb*block, ..] -> slice to xShape[axis].
-  I64c blocked = pt.getRank() == r ? I64c(pt.getDimSize(axis)) * block : I64c(0);
-  if (pt.getRank() != r || !blocked.ok()) {
-    (void)e.n.error("a blocked scale or zero point must have the input's rank " + Twine(r) +
-                    " (got " + Twine(pt.getRank()) + ") and at most int64 elements per axis");
+  std::string why = dlc::graph::quantParamError(tensorType(p).getShape(), xShape, axis, block);
+  if (!why.empty()) {
+    (void)e.n.error(why);
     return e.fail();
   }
-  SmallVector<int64_t> withBlock(pt.getShape()), expanded(pt.getShape()), merged(pt.getShape());
-  withBlock.insert(withBlock.begin() + axis + 1, 1);
-  expanded.insert(expanded.begin() + axis + 1, block);
-  merged[axis] *= block;
-  Value b = e.op<ExpandOp>({e.reshape(p, withBlock)}, {},
-                           {RankedTensorType::get(expanded, pt.getElementType())});
-  b = e.reshape(b, merged);
-  if (merged[axis] != xShape[axis]) {
-    SmallVector<int64_t> starts(r, 0), sizes(merged), steps(r, 1);
-    sizes[axis] = xShape[axis];
-    b = e.slice(b, starts, sizes, steps);
-  }
-  return b;
+  return broadcastQuantParam(e, p, xShape, axis, block);
 }
 
-/// clip(rint(v), range) cast to `to` (v a float tensor).
-Value saturateTo(Expr &e, Value v, Type to, bool isUnsigned) {
-  if (e.failed || !v) // an earlier builder failed
-    return Value();
-  auto [lo, hi] = intRange(to, isUnsigned);
-  Type ft = tensorType(v).getElementType();
-  Value r = e.op<RoundOp>({v});
-  r = e.op<MaxOp>({e.op<MinOp>({r, e.c(ft, hi)}), e.c(ft, lo)});
-  return e.cast(r, to);
+/// The attributes of a quantize / dequantize op.
+SmallVector<NamedAttribute> quantAttrs(NodeImporter &n, int64_t axis, int64_t block,
+                                       StringRef unsignedFlag, bool isUnsigned) {
+  SmallVector<NamedAttribute> attrs = {n.named("axis", n.b.getI64IntegerAttr(axis)),
+                                       n.named("block_size", n.b.getI64IntegerAttr(block))};
+  if (isUnsigned)
+    attrs.push_back(n.named(unsignedFlag, n.b.getUnitAttr()));
+  return attrs;
 }
 
 struct QuantAxis {
@@ -123,12 +94,25 @@ LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
   if (!isa<FloatType>(ft))
     return n.error("the scale must be floating-point");
   Expr e{n, ft};
+  if (!isLowPrecisionFloat(stored) && !isSubByteInt(stored)) { // 8 and 16 bits
+    SmallVector<Value> operands = {e.cast(*x, ft), *scale};
+    if (zp)
+      operands.push_back(zp);
+    auto y = n.create<QuantizeOp>(operands, quantAttrs(n, qa->axis, qa->block, "unsigned_output", isUnsigned),
+                                  {RankedTensorType::get(xt.getShape(), to)});
+    DLC_TRY(y);
+    if (isUnsigned)
+      n.markUnsigned(*y);
+    out.push_back(*y);
+    return success();
+  }
   Value s = broadcastParam(e, *scale, xt.getShape(), qa->axis, qa->block);
   Value scaled = e.op<DivOp>({e.cast(*x, ft), s});
+  Value zb = zp ? broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block) : Value();
   if (isLowPrecisionFloat(stored)) {
     // Float targets: x / scale (+ the decoded zero point), rounded by the encoding.
     if (zp) {
-      auto zd = decodeLowPrecision(n, broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block), stored);
+      auto zd = decodeLowPrecision(n, zb, stored);
       DLC_TRY(zd);
       scaled = e.op<AddOp>({scaled, e.cast(*zd, ft)});
     }
@@ -140,34 +124,20 @@ LogicalResult quantizeLinear(NodeImporter &n, Results &out) {
     out.push_back(*y);
     return success();
   }
+  // int4 / int2 stored in bytes: clipped to the narrow range.
   Value q = e.op<RoundOp>({scaled});
   if (zp)
-    q = e.op<AddOp>({q, e.cast(broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block), ft, isUnsigned)});
-  if (isSubByteInt(stored)) {
-    int bits = (stored == kInt4 || stored == kUInt4) ? 4 : 2;
-    bool sgn = stored == kInt4 || stored == kInt2;
-    double lo = sgn ? -std::ldexp(1.0, bits - 1) : 0, hi = sgn ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
-    Value y = e.cast(e.op<MaxOp>({e.op<MinOp>({q, e.c(ft, hi)}), e.c(ft, lo)}), to);
-    if (e.failed)
-      return failure();
-    n.markStored(y, stored);
-    out.push_back(y);
-    return success();
-  }
-  Value y = saturateTo(e, q, to, isUnsigned);
+    q = e.op<AddOp>({q, e.cast(zb, ft, isUnsigned)});
+  int bits = (stored == kInt4 || stored == kUInt4) ? 4 : 2;
+  bool sgn = stored == kInt4 || stored == kInt2;
+  double lo = sgn ? -std::ldexp(1.0, bits - 1) : 0,
+         hi = sgn ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+  Value y = e.cast(e.op<MaxOp>({e.op<MinOp>({q, e.c(ft, hi)}), e.c(ft, lo)}), to);
   if (e.failed)
     return failure();
-  if (isUnsigned)
-    n.markUnsigned(y);
+  n.markStored(y, stored);
   out.push_back(y);
   return success();
-}
-
-/// (x - zero_point) as floats of `ft`, honoring unsigned storage.
-Value centered(Expr &e, NodeImporter &n, Value x, bool xUnsigned, Value zp, bool zpUnsigned,
-               Type ft) {
-  Value xf = e.cast(x, ft, xUnsigned);
-  return zp ? e.op<SubOp>({xf, e.cast(zp, ft, zpUnsigned)}) : xf;
 }
 
 LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
@@ -194,24 +164,32 @@ LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
         return n.error("unsupported output_dtype " + Twine(*dt));
     }
   }
+  unsigned width = xt.getElementTypeBitWidth();
+  if (!isLowPrecisionFloat(stored) && (width == 8 || width == 16 || width == 32)) {
+    SmallVector<Value> operands = {*x, *scale};
+    if (zp)
+      operands.push_back(zp);
+    auto y = n.create<DequantizeOp>(operands, quantAttrs(n, qa->axis, qa->block, "unsigned_input", n.isUnsigned(0)),
+                                    {RankedTensorType::get(xt.getShape(), outElt)});
+    DLC_TRY(y);
+    out.push_back(*y);
+    return success();
+  }
+  if (!isLowPrecisionFloat(stored))
+    return n.error("only 8-, 16- and 32-bit integer and low-precision inputs are supported");
   // (x - zp) in f32, as the reference computes it, times the scale.
   Type f32 = n.b.getF32Type();
   Expr e{n, f32};
   Value zb = zp ? broadcastParam(e, zp, xt.getShape(), qa->axis, qa->block) : Value();
-  Value d;
-  if (isLowPrecisionFloat(stored)) {
-    auto xd = decodeLowPrecision(n, *x, stored);
-    DLC_TRY(xd);
-    d = *xd;
-    if (zb) {
-      if (n.storedType(2) && n.storedType(2) != stored)
-        return n.error("x_zero_point must have the type of x");
-      auto zd = decodeLowPrecision(n, zb, stored);
-      DLC_TRY(zd);
-      d = e.op<SubOp>({d, *zd});
-    }
-  } else {
-    d = centered(e, n, *x, n.isUnsigned(0), zb, zp && n.isUnsigned(2), f32);
+  auto xd = decodeLowPrecision(n, *x, stored);
+  DLC_TRY(xd);
+  Value d = *xd;
+  if (zb) {
+    if (n.storedType(2) && n.storedType(2) != stored)
+      return n.error("x_zero_point must have the type of x");
+    auto zd = decodeLowPrecision(n, zb, stored);
+    DLC_TRY(zd);
+    d = e.op<SubOp>({d, *zd});
   }
   Value y = e.op<MulOp>({d, e.cast(broadcastParam(e, *scale, xt.getShape(), qa->axis, qa->block), f32)});
   y = e.cast(y, outElt);
@@ -303,6 +281,13 @@ LogicalResult qlinearMatMul(NodeImporter &n, Results &out) {
     n.markUnsigned(y);
   out.push_back(y);
   return success();
+}
+
+/// (x - zero_point) as floats of `ft`, honoring unsigned storage.
+Value centered(Expr &e, NodeImporter &n, Value x, bool xUnsigned, Value zp, bool zpUnsigned,
+               Type ft) {
+  Value xf = e.cast(x, ft, xUnsigned);
+  return zp ? e.op<SubOp>({xf, e.cast(zp, ft, zpUnsigned)}) : xf;
 }
 
 /// Conv of (x - x_zp) and (w - w_zp per output channel) in f64 (+ int32 bias).

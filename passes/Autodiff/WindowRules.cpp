@@ -66,7 +66,7 @@ struct ConvVjp : DifferentiableOpInterface::ExternalModel<ConvVjp, ConvOp> {
       gxs[2] = ReduceSumOp::create(b, l, g, ArrayRef<int64_t>{0, 2, 3}, false);
     // dw: the correlation of the input with the output gradient, cropped to the kernel.
     Value full = ConvOp::create(b, l, transpose01(b, l, x), transpose01(b, l, g), Value(), dl, pd,
-                                st, 1);
+                                st, 1, false, false, IntegerAttr());
     Value cropped = SliceOp::create(b, l, full, ArrayRef<int64_t>{0, 0, 0, 0},
                                     ArrayRef<int64_t>{ws[1], ws[0], ws[2], ws[3]},
                                     ArrayRef<int64_t>{1, 1, 1, 1});
@@ -81,7 +81,7 @@ struct ConvVjp : DifferentiableOpInterface::ExternalModel<ConvVjp, ConvOp> {
     int64_t right = xs[3] - gs[3] * st[1] - left + (ws[3] - 1) * dl[1];
     Value spread = pad(b, l, dilate(b, l, g, st[0], st[1]), {0, 0, top, left, 0, 0, bottom, right});
     gxs[0] = ConvOp::create(b, l, spread, flipped, Value(), ArrayRef<int64_t>{1, 1},
-                            ArrayRef<int64_t>{0, 0, 0, 0}, dl, 1);
+                            ArrayRef<int64_t>{0, 0, 0, 0}, dl, 1, false, false, IntegerAttr());
     return success();
   }
 };

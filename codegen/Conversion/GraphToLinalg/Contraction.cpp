@@ -208,6 +208,9 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     Location loc = op.getLoc();
     auto type = op.getType();
     Type elt = type.getElementType();
+    // 8-bit convs are lowered in channels-last form (IntegerContraction.cpp).
+    if (op.getInput().getType().getElementType().isInteger(8))
+      return b.notifyMatchFailure(op, "8-bit convolutions take the NHWC form");
     auto pads = op.getPads();
     Value x = padConstant(b, loc, adaptor.getInput(), {0, 0, pads[0], pads[1]},
                           {0, 0, pads[2], pads[3]}, scalarConstant(b, loc, elt, 0));
@@ -322,6 +325,8 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     Location loc = op.getLoc();
     auto type = op.getType();
     Type elt = type.getElementType();
+    if (op.getInput().getType().getElementType().isInteger(8)) // IntegerContraction.cpp
+      return failure();
     auto pads = op.getPads();
     Value x = padConstant(b, loc, adaptor.getInput(), {0, pads[0], pads[1], 0},
                           {0, pads[2], pads[3], 0}, scalarConstant(b, loc, elt, 0));

@@ -167,28 +167,32 @@ struct ContractToDotU8S8 : OpRewritePattern<vector::ContractionOp> {
     Type i8 = rewriter.getI8Type();
     auto tile = VectorType::get({kLanes, kGroup}, i8);
     SmallVector<Value> out;
+    // A read whose two innermost vector dims are the source's two innermost (the packed
+    // [16, 4] block), the column blocks along one source dim.
     auto read = rhs.getDefiningOp<vector::TransferReadOp>();
-    bool fresh = read && !read.getMask() && !read.hasOutOfBoundsDim() &&
-                 read.getPermutationMap().isMinorIdentity() && (blocks == 1 || loops.block >= 0);
+    AffineMap map = read ? read.getPermutationMap() : AffineMap();
+    int64_t srcRank = read ? int64_t(read.getIndices().size()) : 0;
+    auto sourceDimOf = [&](int64_t vectorDim) -> int64_t {
+      auto d = dyn_cast<AffineDimExpr>(map.getResult(vectorDim));
+      return d ? int64_t(d.getPosition()) : -1;
+    };
+    unsigned vr = map ? map.getNumResults() : 0;
+    int64_t blockPos = positionOf(op.getIndexingMapsArray()[1], loops.block);
+    bool fresh = read && !read.getMask() && !read.hasOutOfBoundsDim() && vr >= 2 &&
+                 sourceDimOf(vr - 2) == srcRank - 2 && sourceDimOf(vr - 1) == srcRank - 1 &&
+                 (blocks == 1 || (blockPos >= 0 && sourceDimOf(blockPos) >= 0));
     if (fresh) {
-      auto vt = read.getVectorType();
-      int64_t srcRank = read.getIndices().size(), lead = srcRank - vt.getRank();
-      int64_t blockPos = positionOf(op.getIndexingMapsArray()[1], loops.block);
-      MLIRContext *ctx = rewriter.getContext();
-      AffineMap minor = AffineMap::getMinorIdentityMap(srcRank, 2, ctx);
+      int64_t blockDim = blocks == 1 ? -1 : sourceDimOf(blockPos);
+      AffineMap minor = AffineMap::getMinorIdentityMap(srcRank, 2, rewriter.getContext());
       for (int64_t j = 0; j < blocks; ++j) {
         SmallVector<Value> indices(read.getIndices());
-        if (blockPos >= 0 && j > 0) {
+        if (blockDim >= 0 && j > 0) {
           Value step = arith::ConstantIndexOp::create(rewriter, loc, j);
-          indices[lead + blockPos] =
-              arith::AddIOp::create(rewriter, loc, indices[lead + blockPos], step);
+          indices[blockDim] = arith::AddIOp::create(rewriter, loc, indices[blockDim], step);
         }
-        Value padding = read.getPadding();
-        Value t = vector::TransferReadOp::create(rewriter, loc, tile, read.getBase(), indices,
-                                                 AffineMapAttr::get(minor), padding,
-                                                 /*mask=*/Value(),
-                                                 rewriter.getBoolArrayAttr({true, true}));
-        out.push_back(t);
+        out.push_back(vector::TransferReadOp::create(
+            rewriter, loc, tile, read.getBase(), indices, AffineMapAttr::get(minor),
+            read.getPadding(), /*mask=*/Value(), rewriter.getBoolArrayAttr({true, true})));
       }
       return out;
     }

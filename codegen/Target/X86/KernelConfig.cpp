@@ -91,6 +91,25 @@ bool isDotGroupContraction(linalg::LinalgOp op) {
   return op.getMatchingIndexingMap(op.getDpsInputOperand(1)) == weights && bounds[n - 1] == 4;
 }
 
+bool isDotGroupConvolution(linalg::LinalgOp op) {
+  if (!isa<linalg::GenericOp>(op.getOperation()) || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 9)
+    return false;
+  auto elt = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  if (!elt(op.getDpsInputs()[0]).isInteger(8) || !elt(op.getDpsInputs()[1]).isInteger(8) ||
+      !elt(op.getDpsInits()[0]).isInteger(32))
+    return false;
+  auto iters = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < 9; ++d)
+    if ((iters[d] == utils::IteratorType::reduction) != (d >= 5))
+      return false;
+  MLIRContext *ctx = op.getContext();
+  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+  AffineMap weights = AffineMap::get(9, 0, {dim(3), dim(5), dim(6), dim(7), dim(4), dim(8)}, ctx);
+  return op.getMatchingIndexingMap(op.getDpsInputOperand(1)) == weights &&
+         op.getStaticLoopRanges()[8] == 4;
+}
+
 std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTarget &target) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0)
     return std::nullopt;
@@ -117,6 +136,21 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTar
     cfg.tiles[n0] = bounds[n0];
     cfg.tiles[n - 1] = 0;
     blockOuterWhenLarge(op, cfg, n1, target);
+    return cfg;
+  }
+  // The convolution of the same (loops n, oh, ow, f1, f0, kh, kw, c1, c0): TOW pixels x
+  // column blocks, 16 accumulators; kh, kw and the channel groups c1 by one (the unit
+  // dims then fold away, leaving the matmul tile above), c0 whole.
+  if (isDotGroupConvolution(op)) {
+    cfg.kind = KernelKind::ImplicitGemm;
+    cfg.tiles.assign(n, 1);
+    int64_t blocks = std::min<int64_t>(bounds[3], 2);
+    cfg.tiles[3] = blocks;
+    cfg.tiles[4] = bounds[4];
+    cfg.tiles[2] = blocks == 2 ? divisorOrPartialTile(bounds[2], {8, 7, 6, 5, 4}, 4, 8)
+                               : divisorOrPartialTile(bounds[2], {16, 14, 12, 10, 8, 7}, 8, 16);
+    cfg.tiles[8] = 0;
+    blockOuterWhenLarge(op, cfg, 3, target);
     return cfg;
   }
 

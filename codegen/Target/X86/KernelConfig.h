@@ -89,6 +89,10 @@ inline int64_t packedWeightColumns(const CpuTarget &target) { return 2 * target.
 /// integer matmul for a target with VNNI.
 bool isDotGroupContraction(mlir::linalg::LinalgOp op);
 
+/// The convolution of the same over a padded NHWC input in channel groups of 4 (loops n,
+/// oh, ow, f1, f0, kh, kw, c1, c0 = 4; weights [f1][kh][kw][c1][f0][c0]).
+bool isDotGroupConvolution(mlir::linalg::LinalgOp op);
+
 /// Iterations of `op` (elements times reduction length).
 int64_t workOf(mlir::linalg::LinalgOp op);
 

@@ -363,14 +363,19 @@ void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile
     });
     if (!folded)
       return;
-    SmallVector<int64_t> cTiles;
-    for (utils::IteratorType it : folded.getIteratorTypesArray())
-      cTiles.push_back(it == utils::IteratorType::reduction ? kImplicitGemmChannelStep : 0);
-    rewriter.setInsertionPoint(folded);
-    auto inner = tileOnly(rewriter, folded, cTiles);
-    if (failed(inner))
-      return;
-    root = *inner;
+    // In 4-byte channel groups the group stays whole (the tile is a dot product's).
+    if (getElementTypeOrSelf(folded.getDpsInputs()[0].getType()).isInteger(8)) {
+      root = folded;
+    } else {
+      SmallVector<int64_t> cTiles;
+      for (utils::IteratorType it : folded.getIteratorTypesArray())
+        cTiles.push_back(it == utils::IteratorType::reduction ? kImplicitGemmChannelStep : 0);
+      rewriter.setInsertionPoint(folded);
+      auto inner = tileOnly(rewriter, folded, cTiles);
+      if (failed(inner))
+        return;
+      root = *inner;
+    }
   }
   if (!root) { // peeled partial sums
     for (Operation *t : toVectorize)

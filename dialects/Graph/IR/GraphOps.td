@@ -213,27 +213,6 @@ def Graph_MatMulOp : Graph_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
 }
 
-def Graph_MatMulIntegerOp : Graph_Op<"matmul_integer", [Pure, InferTypeOpAdaptor]> {
-  let summary = "8-bit integer matrix product accumulated exactly in i32";
-  let description = [{
-    [..., M, K] x [..., K, N] -> [..., M, N] as `matmul`, on 8-bit operands, each
-    element widened to i32 before the product: zero-extended where the operand's
-    `*_unsigned` flag is set (ONNX uint8), sign-extended otherwise. Zero points
-    are not part of the op: the importer and the quantization passes express them
-    as i32 corrections around it (dialects/Graph/IR/QuantizedMath.h), so that
-    every backend kernel computes the same plain product (x86: VNNI `vpdpbusd`).
-    ```mlir
-    %y = dlc_graph.matmul_integer %a, %w {lhs_unsigned}
-        : tensor<4x64xi8>, tensor<64x32xi8> -> tensor<4x32xi32>
-    ```
-  }];
-  let arguments = (ins RankedTensorOf<[I8]>:$lhs, RankedTensorOf<[I8]>:$rhs,
-                       UnitAttr:$lhs_unsigned, UnitAttr:$rhs_unsigned);
-  let results = (outs RankedTensorOf<[I32]>:$output);
-  let assemblyFormat =
-      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
-}
-
 def Graph_GemmOp : Graph_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
   let summary = "alpha * op(A) * op(B) + beta * C (composite)";
   let arguments = (ins Graph_Tensor:$a, Graph_Tensor:$b, Optional<Graph_Tensor>:$c,
@@ -249,10 +228,18 @@ def Graph_ConvOp : Graph_Op<"conv", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     `pads` is [top, left, bottom, right]. Output channel f of group g reads
     input channels [g*C/group, (g+1)*C/group).
+
+    On 8-bit integers (what dlc-quantize-contractions makes of a quantized
+    conv), each operand element is widened to i32 (zero-extended where
+    `input_unsigned` / `weight_unsigned` is set), the products are summed
+    exactly in i32 (the result type), the padding holds `pad_value` (the
+    activations' zero point; absent: 0) and there is no bias.
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight, Optional<Graph_Tensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                       DenseI64ArrayAttr:$dilations, I64Attr:$group);
+                       DenseI64ArrayAttr:$dilations, I64Attr:$group,
+                       UnitAttr:$input_unsigned, UnitAttr:$weight_unsigned,
+                       OptionalAttr<I64Attr>:$pad_value);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^ `:` type($bias))? attr-dict `:` type($input) `,` type($weight) `->` type($output)
@@ -264,11 +251,14 @@ def Graph_ConvNhwcOp : Graph_Op<"conv_nhwc", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     What `dlc-channels-last` turns a `conv` into: input [N, H, W, C], weight
     [KH, KW, C/group, F], output [N, OH, OW, F]. Only `group` 1 and depthwise
-    (`group` = C = F) convs take this form. Attributes as for `conv`.
+    (`group` = C = F) convs take this form (8-bit integer ones: group 1).
+    Attributes as for `conv`.
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight, Optional<Graph_Tensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                       DenseI64ArrayAttr:$dilations, I64Attr:$group);
+                       DenseI64ArrayAttr:$dilations, I64Attr:$group,
+                       UnitAttr:$input_unsigned, UnitAttr:$weight_unsigned,
+                       OptionalAttr<I64Attr>:$pad_value);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^ `:` type($bias))? attr-dict `:` type($input) `,` type($weight) `->` type($output)
@@ -547,5 +537,6 @@ def Graph_RuntimeCheckOp : Graph_Op<"runtime_check", [MemoryEffects<[MemWrite]>]
 }
 
 include "dialects/Graph/IR/CompositeRegionOps.td"
+include "dialects/Graph/IR/QuantizationOps.td"
 
 #endif // DLC_GRAPH_OPS_TD

@@ -3,9 +3,137 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace dlc::graph {
+
+std::string quantParamError(ArrayRef<int64_t> paramShape, ArrayRef<int64_t> xShape, int64_t axis,
+                            int64_t block) {
+  int64_t count = 1;
+  for (int64_t d : paramShape)
+    count *= d;
+  int64_t rank = xShape.size();
+  if (block < 0)
+    return "block_size must be non-negative, got " + std::to_string(block);
+  if (block == 0 && count == 1)
+    return "";
+  if (axis < 0 || axis >= rank)
+    return "axis " + std::to_string(axis) + " is out of range for a rank-" + std::to_string(rank) +
+           " input";
+  if (block == 0) {
+    if (paramShape.size() != 1 || paramShape[0] != xShape[axis])
+      return "a per-axis scale or zero point must be 1-D of " + std::to_string(xShape[axis]) +
+             " elements (the input's dim " + std::to_string(axis) + "), got " +
+             shapeText(paramShape);
+    return "";
+  }
+  SmallVector<int64_t> want(xShape);
+  want[axis] = (xShape[axis] + block - 1) / block;
+  if (paramShape != ArrayRef<int64_t>(want))
+    return "a blocked scale or zero point must have shape " + shapeText(want) + " for blocks of " +
+           std::to_string(block) + " along axis " + std::to_string(axis) + ", got " +
+           shapeText(paramShape);
+  return "";
+}
+
+Value broadcastQuantParam(GraphExpr &e, Value p, ArrayRef<int64_t> xShape, int64_t axis,
+                          int64_t block) {
+  if (e.failed || !p) // an earlier builder failed
+    return e.fail();
+  auto pt = GraphExpr::typeOf(p);
+  int64_t r = xShape.size();
+  if (pt.getNumElements() == 1 && block == 0)
+    return e.reshape(p, {});
+  if (block == 0) {
+    SmallVector<int64_t> shape(r, 1);
+    shape[axis] = pt.getNumElements();
+    return e.reshape(p, shape);
+  }
+  // Blocked: [.., nb, ..] -> [.., nb, block, ..] -> [.., nb*block, ..] -> slice to xShape[axis].
+  SmallVector<int64_t> withBlock(pt.getShape()), expanded(pt.getShape()), merged(pt.getShape());
+  withBlock.insert(withBlock.begin() + axis + 1, 1);
+  expanded.insert(expanded.begin() + axis + 1, block);
+  merged[axis] *= block;
+  Value b = e.op<ExpandOp>({e.reshape(p, withBlock)}, {},
+                           {RankedTensorType::get(expanded, pt.getElementType())});
+  b = e.reshape(b, merged);
+  if (merged[axis] != xShape[axis]) {
+    SmallVector<int64_t> starts(r, 0), sizes(merged), steps(r, 1);
+    sizes[axis] = xShape[axis];
+    b = e.slice(b, starts, sizes, steps);
+  }
+  return b;
+}
+
+Value saturateTo(GraphExpr &e, Value v, Type to, bool isUnsigned) {
+  if (e.failed || !v) // an earlier builder failed
+    return e.fail();
+  unsigned w = to.getIntOrFloatBitWidth();
+  double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, w - 1);
+  double hi = isUnsigned ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+  Type ft = GraphExpr::typeOf(v).getElementType();
+  Value r = e.op<RoundOp>({v});
+  r = e.op<MaxOp>({e.op<MinOp>({r, e.c(ft, hi)}), e.c(ft, lo)});
+  return e.cast(r, to);
+}
+
+Value expandQuantize(GraphExpr &e, QuantizeOp op) {
+  auto xt = GraphExpr::typeOf(op.getInput());
+  Type ft = GraphExpr::typeOf(op.getScale()).getElementType();
+  int64_t axis = op.getAxis(), block = op.getBlockSize();
+  Value s = broadcastQuantParam(e, op.getScale(), xt.getShape(), axis, block);
+  Value q = e.op<RoundOp>({e.op<DivOp>({e.cast(op.getInput(), ft), s})});
+  if (Value zp = op.getZeroPoint())
+    q = e.op<AddOp>({q, e.cast(broadcastQuantParam(e, zp, xt.getShape(), axis, block), ft,
+                               op.getUnsignedOutput())});
+  return saturateTo(e, q, op.getType().getElementType(), op.getUnsignedOutput());
+}
+
+Value expandDequantize(GraphExpr &e, DequantizeOp op) {
+  // (x - zp) in f32, as the reference computes it, times the scale.
+  auto xt = GraphExpr::typeOf(op.getInput());
+  Type f32 = e.b.getF32Type();
+  int64_t axis = op.getAxis(), block = op.getBlockSize();
+  Value d = e.cast(op.getInput(), f32, op.getUnsignedInput());
+  if (Value zp = op.getZeroPoint())
+    d = e.op<SubOp>({d, e.cast(broadcastQuantParam(e, zp, xt.getShape(), axis, block), f32,
+                               op.getUnsignedInput())});
+  Value s = e.cast(broadcastQuantParam(e, op.getScale(), xt.getShape(), axis, block), f32);
+  return e.cast(e.op<MulOp>({d, s}), op.getType().getElementType());
+}
+
+/// The checks quantize and dequantize share: shapes, the zero point's type, the scale.
+template <typename OpTy>
+static LogicalResult verifyQuantOp(OpTy op, Type intType) {
+  auto xt = GraphExpr::typeOf(op.getInput()), yt = GraphExpr::typeOf(op.getOutput());
+  if (xt.getShape() != yt.getShape())
+    return op.emitOpError("result shape ") << shapeText(yt.getShape())
+                                             << " differs from the input's " << shapeText(xt.getShape());
+  auto st = GraphExpr::typeOf(op.getScale());
+  std::string why = quantParamError(st.getShape(), xt.getShape(), op.getAxis(), op.getBlockSize());
+  if (!why.empty())
+    return op.emitOpError(why);
+  if (Value zp = op.getZeroPoint()) {
+    auto zt = GraphExpr::typeOf(zp);
+    if (zt.getNumElements() != st.getNumElements() ||
+        !quantParamError(zt.getShape(), xt.getShape(), op.getAxis(), op.getBlockSize()).empty())
+      return op.emitOpError("zero point shape ") << shapeText(zt.getShape())
+                                                  << " does not match the scale's " << shapeText(st.getShape());
+    if (zt.getElementType() != intType)
+      return op.emitOpError("zero point must be ") << intType << ", got " << zt.getElementType();
+  }
+  return success();
+}
+
+LogicalResult QuantizeOp::verify() {
+  return verifyQuantOp(*this, getType().getElementType());
+}
+
+LogicalResult DequantizeOp::verify() {
+  return verifyQuantOp(*this, GraphExpr::typeOf(getInput()).getElementType());
+}
 
 bool isZeroConstant(Value v) {
   DenseElementsAttr dense;

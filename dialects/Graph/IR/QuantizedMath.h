@@ -6,6 +6,8 @@
 
 #include "dialects/Graph/IR/GraphExpr.h"
 
+#include <string>
+
 namespace dlc::graph {
 
 /// An 8-bit operand of an integer product: its value and whether it holds an ONNX
@@ -16,6 +18,27 @@ struct QuantizedOperand {
   mlir::Value zeroPoint = {};
   bool zeroPointUnsigned = false;
 };
+
+/// Why a scale (or zero point) of `paramShape` cannot quantize a tensor of `xShape` along
+/// `axis` in blocks of `block` (0: per tensor or per axis), or "" when it can: per tensor
+/// (one element, block 0), per axis (1-D of xShape[axis]) or blocked (x's rank, dim
+/// `axis` ceil(xShape[axis] / block), the others equal).
+std::string quantParamError(llvm::ArrayRef<int64_t> paramShape, llvm::ArrayRef<int64_t> xShape,
+                            int64_t axis, int64_t block);
+
+/// A scale or zero point broadcast against x of `xShape` (quantParamError says it fits):
+/// scalar, per axis ([.., n, ..] of x's rank) or blocked (repeated `block` times along
+/// `axis`, then cut to size).
+mlir::Value broadcastQuantParam(GraphExpr &e, mlir::Value p, llvm::ArrayRef<int64_t> xShape,
+                                int64_t axis, int64_t block);
+
+/// clip(round_half_even(v), range of `to`) converted to `to` (v a float tensor;
+/// `isUnsigned`: `to` holds an ONNX unsigned type).
+mlir::Value saturateTo(GraphExpr &e, mlir::Value v, mlir::Type to, bool isUnsigned);
+
+/// quantize / dequantize as float math (dlc-decompose): what ONNX's reference computes.
+mlir::Value expandQuantize(GraphExpr &e, QuantizeOp op);
+mlir::Value expandDequantize(GraphExpr &e, DequantizeOp op);
 
 /// Whether `v` is a constant whose elements are all zero.
 bool isZeroConstant(mlir::Value v);

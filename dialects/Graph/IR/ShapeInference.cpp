@@ -211,7 +211,16 @@ static LogicalResult inferConv(std::optional<Location> loc, Adaptor adaptor, boo
   SmallVector<int64_t> shape =
       channelsLast ? SmallVector<int64_t>{x.getDimSize(0), spatial[0], spatial[1], f}
                    : SmallVector<int64_t>{x.getDimSize(0), f, spatial[0], spatial[1]};
-  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  // 8-bit integers accumulate in i32 (no bias: the quantization passes add it after).
+  Type elt = x.getElementType();
+  if (elt.isInteger(8)) {
+    if (!w.getElementType().isInteger(8) || adaptor.getBias() || group != 1)
+      return fail(loc, "8-bit convolutions take 8-bit weights, group 1 and no bias");
+    elt = IntegerType::get(elt.getContext(), 32);
+  } else if (adaptor.getInputUnsigned() || adaptor.getWeightUnsigned() || adaptor.getPadValue()) {
+    return fail(loc, "input_unsigned, weight_unsigned and pad_value are for 8-bit convolutions");
+  }
+  results.push_back(RankedTensorType::get(shape, elt));
   return success();
 }
 

@@ -39,20 +39,24 @@ Value transpose(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
   return b.createOrFold<TransposeOp>(loc, v, perm);
 }
 
-/// A group-1 or depthwise float conv becomes transpose -> conv_nhwc -> transpose
+/// A group-1 or depthwise float conv (or group-1 8-bit integer conv) becomes transpose ->
+/// conv_nhwc -> transpose
 /// (weights transposed to HWCF, which folds for constant weights).
 void convertConv(OpBuilder &b, ConvOp conv) {
   auto type = conv.getType();
   int64_t group = conv.getGroup(), c = conv.getInput().getType().getDimSize(1);
   bool depthwise = group == c && group == type.getDimSize(1);
-  if (!isa<FloatType>(type.getElementType()) || (group != 1 && !depthwise))
+  bool bytes = conv.getInput().getType().getElementType().isInteger(8);
+  if ((!bytes && !isa<FloatType>(type.getElementType())) || (group != 1 && !depthwise))
     return;
   b.setInsertionPoint(conv);
   Location loc = conv.getLoc();
   Value x = transpose(b, loc, conv.getInput(), kToNhwc);
   Value w = transpose(b, loc, conv.getWeight(), kFchwToHwcf);
   Value y = ConvNhwcOp::create(b, loc, x, w, conv.getBias(), conv.getStridesAttr(),
-                               conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr());
+                               conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr(),
+                               conv.getInputUnsignedAttr(), conv.getWeightUnsignedAttr(),
+                               conv.getPadValueAttr());
   conv.replaceAllUsesWith(transpose(b, loc, y, kToNchw));
   conv.erase();
 }

@@ -1,4 +1,5 @@
 // dlc-decompose: composite dlc_graph ops expressed with primitive ones.
+#include "dialects/Graph/IR/QuantizedMath.h"
 #include "dialects/Graph/IR/Regions.h"
 #include "dialects/Graph/Transforms/Expansions.h"
 #include "dialects/Graph/Transforms/Passes.h"
@@ -202,7 +203,27 @@ struct GraphDecomposePass : dlc::graph::impl::GraphDecomposeBase<GraphDecomposeP
     return (int)regions.size();
   }
 
+  /// quantize / dequantize that no quantization pass folded -> float math (also outside
+  /// the greedy driver: GraphExpr builds checked ops).
+  void expandQuantization() {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<QuantizeOp, DequantizeOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      OpBuilder b(op);
+      GraphExpr e(b, op->getLoc(), Type());
+      Value v = isa<QuantizeOp>(op) ? expandQuantize(e, cast<QuantizeOp>(op))
+                                    : expandDequantize(e, cast<DequantizeOp>(op));
+      assert(v && !e.failed && "verified quantize/dequantize expand");
+      op->getResult(0).replaceAllUsesWith(v);
+      op->erase();
+    }
+  }
+
   void runOnOperation() override {
+    expandQuantization();
     int expanded = 0;
     if (!keepRegions) {
       auto n = expandRegions();

@@ -99,7 +99,9 @@ Value rebuildConv(PatternRewriter &b, ConvOp conv, const std::vector<float> *sca
   Value newW = scale ? constantOf(b, loc, wType, w) : conv.getWeight();
   Value newB = constantOf(b, loc, RankedTensorType::get({f}, wType.getElementType()), bias);
   return ConvOp::create(b, loc, conv.getInput(), newW, newB, conv.getStridesAttr(),
-                        conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr());
+                        conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr(),
+                        conv.getInputUnsignedAttr(), conv.getWeightUnsignedAttr(),
+                        conv.getPadValueAttr());
 }
 
 template <typename OpTy, bool isScale> struct FoldIntoConv : OpRewritePattern<OpTy> {

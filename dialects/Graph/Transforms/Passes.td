@@ -9,7 +9,9 @@ def GraphDecompose : Pass<"dlc-decompose"> {
   let description = [{
     Rewrites gemm, gelu, clip, softmax, log_softmax, batch_norm, layer_norm
     and global_average_pool into matmul, transpose, reductions and
-    elementwise dlc_graph ops, so lowering handles only primitives. Runs
+    elementwise dlc_graph ops, so lowering handles only primitives. The
+    quantize and dequantize ops that no quantization pass folded become the
+    float math of ONNX's reference (QuantizedMath.h). Runs
     after canonicalization, so BatchNorm parameters that are constants fold
     into a per-channel scale and shift.
 

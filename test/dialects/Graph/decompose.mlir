@@ -107,3 +107,33 @@ func.func @global_average_pool(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32> {
   %0 = dlc_graph.global_average_pool %x : tensor<1x8x7x7xf32> -> tensor<1x8x1x1xf32>
   return %0 : tensor<1x8x1x1xf32>
 }
+
+// -----
+
+// quantize / dequantize left over by the quantization passes: ONNX's reference math.
+// CHECK-LABEL: func @quantize_per_axis
+// CHECK: %[[S:.*]] = dlc_graph.reshape %arg1 : tensor<4xf32> -> tensor<1x4xf32>
+// CHECK: %[[D:.*]] = dlc_graph.div %arg0, %[[S]]
+// CHECK: %[[R:.*]] = dlc_graph.round %[[D]]
+// CHECK: %[[Z:.*]] = dlc_graph.cast %{{.*}} {unsigned_input} : tensor<1x4xi8> to tensor<1x4xf32>
+// CHECK: dlc_graph.add %[[R]], %[[Z]]
+// CHECK: dlc_graph.min
+// CHECK: dlc_graph.max
+// CHECK: dlc_graph.cast {{.*}} : tensor<2x4xf32> to tensor<2x4xi8>
+// CHECK-NOT: dlc_graph.quantize
+func.func @quantize_per_axis(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %z: tensor<4xi8>) -> tensor<2x4xi8> {
+  %q = dlc_graph.quantize %x, %s, %z : tensor<4xi8> {axis = 1 : i64, block_size = 0 : i64, unsigned_output} : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xi8>
+  return %q : tensor<2x4xi8>
+}
+
+// -----
+
+// CHECK-LABEL: func @dequantize_blocked
+// CHECK: dlc_graph.cast %arg0 : tensor<2x6xi8> to tensor<2x6xf32>
+// CHECK: dlc_graph.expand {{.*}} -> tensor<2x3x2xf32>
+// CHECK: dlc_graph.mul
+// CHECK-NOT: dlc_graph.dequantize
+func.func @dequantize_blocked(%x: tensor<2x6xi8>, %s: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  %d = dlc_graph.dequantize %x, %s {axis = 1 : i64, block_size = 2 : i64} : tensor<2x6xi8>, tensor<2x3xf32> -> tensor<2x6xf32>
+  return %d : tensor<2x6xf32>
+}

@@ -411,3 +411,61 @@ func.func @matmul_integer_k(%a: tensor<2x4xi8>, %b: tensor<5x3xi8>) -> tensor<2x
   %0 = dlc_graph.matmul_integer %a, %b : tensor<2x4xi8>, tensor<5x3xi8> -> tensor<2x3xi32>
   return %0 : tensor<2x3xi32>
 }
+
+// -----
+
+func.func @quantize_axis_scale(%x: tensor<2x4xf32>, %s: tensor<3xf32>) -> tensor<2x4xi8> {
+  // expected-error @+1 {{a per-axis scale or zero point must be 1-D of 4 elements (the input's dim 1), got [3]}}
+  %0 = dlc_graph.quantize %x, %s {axis = 1 : i64, block_size = 0 : i64} : tensor<2x4xf32>, tensor<3xf32> -> tensor<2x4xi8>
+  return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @quantize_axis_range(%x: tensor<2x4xf32>, %s: tensor<4xf32>) -> tensor<2x4xi8> {
+  // expected-error @+1 {{axis 2 is out of range for a rank-2 input}}
+  %0 = dlc_graph.quantize %x, %s {axis = 2 : i64, block_size = 0 : i64} : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xi8>
+  return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @dequantize_blocked(%x: tensor<2x6xi8>, %s: tensor<2x2xf32>) -> tensor<2x6xf32> {
+  // expected-error @+1 {{a blocked scale or zero point must have shape [2,3] for blocks of 2 along axis 1, got [2,2]}}
+  %0 = dlc_graph.dequantize %x, %s {axis = 1 : i64, block_size = 2 : i64} : tensor<2x6xi8>, tensor<2x2xf32> -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @dequantize_zero_point_type(%x: tensor<4xi8>, %s: tensor<f32>, %z: tensor<i16>) -> tensor<4xf32> {
+  // expected-error @+1 {{zero point must be 'i8', got 'i16'}}
+  %0 = dlc_graph.dequantize %x, %s, %z : tensor<i16> {axis = 0 : i64, block_size = 0 : i64} : tensor<4xi8>, tensor<f32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @dequantize_shape(%x: tensor<4xi8>, %s: tensor<f32>) -> tensor<3xf32> {
+  // expected-error @+1 {{result shape [3] differs from the input's [4]}}
+  %0 = dlc_graph.dequantize %x, %s {axis = 0 : i64, block_size = 0 : i64} : tensor<4xi8>, tensor<f32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @conv_bytes_bias(%x: tensor<1x4x5x5xi8>, %w: tensor<2x4x3x3xi8>, %b: tensor<2xi8>) {
+  // expected-error @+2 {{8-bit convolutions take 8-bit weights, group 1 and no bias}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.conv %x, %w, %b : tensor<2xi8> {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : tensor<1x4x5x5xi8>, tensor<2x4x3x3xi8> -> tensor<1x2x3x3xi32>
+  return
+}
+
+// -----
+
+func.func @conv_float_pad_value(%x: tensor<1x4x5x5xf32>, %w: tensor<2x4x3x3xf32>) {
+  // expected-error @+2 {{input_unsigned, weight_unsigned and pad_value are for 8-bit convolutions}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1, pad_value = 3} : tensor<1x4x5x5xf32>, tensor<2x4x3x3xf32> -> tensor<1x2x3x3xf32>
+  return
+}

@@ -146,3 +146,12 @@ func.func @integer_contraction(%a: tensor<2x4x8xi8>, %b: tensor<8x5xi8>) -> tens
   %0 = dlc_graph.matmul_integer %a, %b {lhs_unsigned} : tensor<2x4x8xi8>, tensor<8x5xi8> -> tensor<2x4x5xi32>
   return %0 : tensor<2x4x5xi32>
 }
+
+// CHECK-LABEL: func @quantization
+func.func @quantization(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %z: tensor<4xi8>, %t: tensor<f32>) -> tensor<2x4xf32> {
+  // CHECK: dlc_graph.quantize %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xi8> {axis = 1 : i64, block_size = 0 : i64, unsigned_output} : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xi8>
+  %q = dlc_graph.quantize %x, %s, %z : tensor<4xi8> {axis = 1 : i64, block_size = 0 : i64, unsigned_output} : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xi8>
+  // CHECK: dlc_graph.dequantize %{{.*}}, %{{.*}} {axis = 0 : i64, block_size = 0 : i64, unsigned_input} : tensor<2x4xi8>, tensor<f32> -> tensor<2x4xf32>
+  %d = dlc_graph.dequantize %q, %t {axis = 0 : i64, block_size = 0 : i64, unsigned_input} : tensor<2x4xi8>, tensor<f32> -> tensor<2x4xf32>
+  return %d : tensor<2x4xf32>
+}

@@ -29,8 +29,8 @@ func.func @unsigned_activations(%a: tensor<4x64xi8>) -> tensor<4x32xi32> {
 // Signed activations are made unsigned (x ^ 0x80 = x + 128) and 128 * colsum(w) is
 // subtracted per column; K = 30 is padded to 32 (zero weights), N = 40 to 48 and sliced.
 // CHECK-LABEL: func @signed_activations
-// DOT: arith.constant dense<{{.*}}> : tensor<3x8x16x4xi8>
 // DOT: arith.xori
+// DOT: arith.constant dense<{{.*}}> : tensor<3x8x16x4xi8>
 // DOT: tensor.pad {{.*}} high[0, 2]
 // DOT: tensor.extract_slice {{.*}} : tensor<5x48xi32> to tensor<5x40xi32>
 // DOT: arith.constant dense<-3840> : tensor<40xi32>

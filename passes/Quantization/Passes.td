@@ -1,0 +1,27 @@
+// Quantization passes: quantized graphs (QDQ) to integer arithmetic.
+#ifndef DLC_PASSES_QUANTIZATION_PASSES_TD
+#define DLC_PASSES_QUANTIZATION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def QuantizeContractions : Pass<"dlc-quantize-contractions"> {
+  let summary = "Contractions of dequantized 8-bit operands as integer products";
+  let description = [{
+    A matmul or gemm whose operands are both `dlc_graph.dequantize`d 8-bit
+    integers, the activations per tensor and the constant weights per tensor or
+    per output column, becomes a `matmul_integer` of the raw bytes (zero points
+    as i32 corrections, QuantizedMath.h) scaled once per column:
+    `y = float(acc) * (s_a * s_w[n])` (gemm: times alpha, plus beta * C). A
+    group-1 conv of per-tensor activations with a constant zero point and
+    constant symmetric weights (per tensor or per output channel) becomes an
+    integer conv padded with that zero point, corrected by zero point x the sum
+    of each channel's weights, scaled per channel, plus its float bias. The
+    result is what the float product of the dequantized values computes, exact
+    up to float rounding of the sum. Everything else is left to `dlc-decompose`,
+    which expands the remaining quantize/dequantize ops into float math. Runs
+    before `dlc-decompose` (gemm must still be whole).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+#endif

@@ -1,0 +1,191 @@
+// dlc-quantize-contractions: matmul / gemm / conv of dequantized 8-bit operands as integer
+// products (matmul_integer, integer conv) plus one float scale per output column or channel.
+#include "dialects/Graph/IR/QuantizedMath.h"
+#include "passes/Quantization/Passes.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <cstring>
+
+namespace dlc::quantization {
+#define GEN_PASS_DEF_QUANTIZECONTRACTIONS
+#include "passes/Quantization/Passes.h.inc"
+} // namespace dlc::quantization
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::quantization {
+namespace {
+
+/// An 8-bit operand seen through its dequantize: the bytes with their zero point, and
+/// the scale (per tensor, or per the axis asked for).
+struct Dequantized {
+  QuantizedOperand bytes;
+  Value scale;
+};
+
+/// `v` as the f32 dequantization of 8-bit integers, its scale and zero point per tensor
+/// or, when `axis` >= 0, per that axis; nothing otherwise (blocked, wider integers).
+std::optional<Dequantized> dequantized(Value v, int64_t axis) {
+  auto dq = v.getDefiningOp<DequantizeOp>();
+  if (!dq || dq.getBlockSize() != 0 || !GraphExpr::typeOf(dq.getInput()).getElementType().isInteger(8) ||
+      !dq.getType().getElementType().isF32())
+    return std::nullopt;
+  bool perTensor = GraphExpr::typeOf(dq.getScale()).getNumElements() == 1;
+  if (!perTensor && (axis < 0 || int64_t(dq.getAxis()) != axis))
+    return std::nullopt;
+  bool u = dq.getUnsignedInput();
+  return Dequantized{{dq.getInput(), u, dq.getZeroPoint(), u}, dq.getScale()};
+}
+
+/// The 2-D constant `v` transposed, or null when `v` is not a constant.
+Value transposedConstant(OpBuilder &b, Location loc, Value v) {
+  DenseElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)))
+    return {};
+  auto type = cast<RankedTensorType>(dense.getType());
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  auto to = RankedTensorType::get({cols, rows}, type.getElementType());
+  if (dense.isSplat())
+    return arith::ConstantOp::create(b, loc, dense.reshape(to));
+  size_t width = type.getElementTypeBitWidth() / 8;
+  ArrayRef<char> src = dense.getRawData();
+  std::vector<char> out(src.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(&out[(c * rows + r) * width], &src[(r * cols + c) * width], width);
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(to, out));
+}
+
+/// float(sum_k (a - za)(w - zw)) * (s_a * s_w): the product of the dequantized operands.
+Value scaledProduct(GraphExpr &e, const Dequantized &a, const Dequantized &w) {
+  Type f32 = e.b.getF32Type();
+  Value acc = integerMatMul(e, a.bytes, w.bytes);
+  Value scale = e.op<MulOp>({e.cast(a.scale, f32), e.cast(w.scale, f32)});
+  return e.op<MulOp>({e.cast(acc, f32), scale});
+}
+
+/// matmul(dequantize(a), dequantize(w)): activations per tensor, weights per tensor or per
+/// column (the last axis).
+Value quantizeMatMul(GraphExpr &e, MatMulOp op) {
+  int64_t rhsRank = GraphExpr::typeOf(op.getRhs()).getRank();
+  auto a = dequantized(op.getLhs(), -1);
+  auto w = dequantized(op.getRhs(), rhsRank - 1);
+  if (!a || !w || !op.getType().getElementType().isF32())
+    return {};
+  return scaledProduct(e, *a, *w);
+}
+
+/// gemm(dequantize(a), dequantize(w), c): as matmul, weights [N, K] with transB (per
+/// column: axis 0) transposed, then alpha and beta * c.
+Value quantizeGemm(GraphExpr &e, GemmOp op) {
+  auto a = dequantized(op.getA(), -1);
+  auto w = dequantized(op.getB(), op.getTransB() ? 0 : 1);
+  if (!a || !w || !op.getType().getElementType().isF32())
+    return {};
+  if (op.getTransA())
+    a->bytes.value = e.transpose(a->bytes.value, {1, 0});
+  if (op.getTransB()) {
+    Value t = transposedConstant(e.b, e.loc, w->bytes.value);
+    w->bytes.value = t ? t : e.transpose(w->bytes.value, {1, 0});
+  }
+  Value y = scaledProduct(e, *a, *w);
+  if (double alpha = op.getAlpha().convertToDouble(); alpha != 1.0)
+    y = e.op<MulOp>({y, e.c(e.b.getF32Type(), alpha)});
+  if (Value c = op.getC()) {
+    if (double beta = op.getBeta().convertToDouble(); beta != 1.0)
+      c = e.op<MulOp>({c, e.c(e.b.getF32Type(), beta)});
+    y = e.op<AddOp>({y, c});
+  }
+  return y;
+}
+
+/// The value of a one-element integer constant (zero-extended when `isUnsigned`), or
+/// nothing (not a constant). An absent value is 0.
+std::optional<int64_t> constantZeroPoint(Value v, bool isUnsigned) {
+  if (!v)
+    return 0;
+  DenseIntElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)) || dense.getNumElements() != 1)
+    return std::nullopt;
+  APInt x = *dense.getValues<APInt>().begin();
+  return isUnsigned ? int64_t(x.getZExtValue()) : x.getSExtValue();
+}
+
+/// conv(dequantize(x), dequantize(w), bias): activations per tensor with a constant zero
+/// point (it pads the integer conv, so the padding is a real 0), constant symmetric weights
+/// per tensor or per output channel, group 1. Then
+///   y = float(conv(x, w) - zx * sum of the channel's weights) * (s_x * s_w[f]) + bias.
+Value quantizeConv(GraphExpr &e, ConvOp op) {
+  auto x = dequantized(op.getInput(), -1);
+  auto w = dequantized(op.getWeight(), 0);
+  DenseIntElementsAttr weights;
+  if (!x || !w || op.getGroup() != 1 || !op.getType().getElementType().isF32() ||
+      !matchPattern(w->bytes.value, m_Constant(&weights)) ||
+      (w->bytes.zeroPoint && !isZeroConstant(w->bytes.zeroPoint)))
+    return {};
+  auto zx = constantZeroPoint(x->bytes.zeroPoint, x->bytes.zeroPointUnsigned);
+  if (!zx)
+    return {};
+  MLIRContext *ctx = e.b.getContext();
+  SmallVector<NamedAttribute> attrs = {
+      e.named("strides", op.getStridesAttr()), e.named("pads", op.getPadsAttr()),
+      e.named("dilations", op.getDilationsAttr()), e.named("group", op.getGroupAttr())};
+  if (x->bytes.isUnsigned)
+    attrs.push_back(e.named("input_unsigned", UnitAttr::get(ctx)));
+  if (w->bytes.isUnsigned)
+    attrs.push_back(e.named("weight_unsigned", UnitAttr::get(ctx)));
+  if (*zx)
+    attrs.push_back(e.named("pad_value", e.b.getI64IntegerAttr(*zx)));
+  Value acc = e.op<ConvOp>({x->bytes.value, w->bytes.value}, attrs);
+  auto wt = GraphExpr::typeOf(w->bytes.value);
+  int64_t f = wt.getDimSize(0), perChannel = wt.getNumElements() / f;
+  if (*zx) { // - zx * (sum of each output channel's weights)
+    std::vector<int32_t> sums(f, 0);
+    int64_t i = 0;
+    for (const APInt &v : weights.getValues<APInt>())
+      sums[i++ / perChannel] += int32_t(w->bytes.isUnsigned ? v.getZExtValue() : v.getSExtValue());
+    for (int32_t &t : sums)
+      t *= int32_t(*zx);
+    Value c = e.constant(DenseElementsAttr::get(
+        RankedTensorType::get({f, 1, 1}, e.b.getI32Type()), ArrayRef<int32_t>(sums)));
+    acc = e.op<SubOp>({acc, c});
+  }
+  Type f32 = e.b.getF32Type();
+  Value scale = e.op<MulOp>({e.cast(x->scale, f32), e.cast(w->scale, f32)});
+  if (GraphExpr::typeOf(scale).getNumElements() > 1)
+    scale = e.reshape(scale, {f, 1, 1});
+  Value y = e.op<MulOp>({e.cast(acc, f32), scale});
+  if (Value bias = op.getBias())
+    y = e.op<AddOp>({y, e.reshape(bias, {f, 1, 1})});
+  return y;
+}
+
+struct QuantizeContractionsPass : impl::QuantizeContractionsBase<QuantizeContractionsPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> contractions;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<MatMulOp, GemmOp, ConvOp>(op))
+        contractions.push_back(op);
+    });
+    for (Operation *op : contractions) {
+      OpBuilder b(op);
+      GraphExpr e(b, op->getLoc(), Type());
+      Value y;
+      if (auto mm = dyn_cast<MatMulOp>(op))
+        y = quantizeMatMul(e, mm);
+      else if (auto gemm = dyn_cast<GemmOp>(op))
+        y = quantizeGemm(e, gemm);
+      else
+        y = quantizeConv(e, cast<ConvOp>(op));
+      if (!y || e.failed || y.getType() != op->getResult(0).getType())
+        continue; // (ops built for a failed attempt are dead; canonicalization drops them)
+      op->getResult(0).replaceAllUsesWith(y);
+      op->erase();
+    }
+  }
+};
+
+} // namespace
+} // namespace dlc::quantization
