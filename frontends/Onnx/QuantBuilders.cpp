@@ -6,6 +6,8 @@
 #include "frontends/Onnx/LowPrecision.h"
 #include "dialects/Graph/IR/QuantizedMath.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -47,7 +49,18 @@ struct QuantAxis {
 };
 
 /// The quantization axis and block size; the axis only matters for a non-scalar scale.
+/// A constant scale must be positive (ONNX: scale > 0); a zero, negative or NaN one is an
+/// error naming the node.
 FailureOr<QuantAxis> quantAxis(NodeImporter &n, int64_t rank, Value scale) {
+  DenseFPElementsAttr values;
+  if (matchPattern(scale, m_Constant(&values)))
+    for (APFloat v : values.getValues<APFloat>())
+      if (v.isNaN() || v.isZero() || v.isNegative()) {
+        bool lost = false;
+        (void)v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+        return n.error("scale must be positive, got " +
+                       Twine(v.isNaN() ? std::string("NaN") : std::to_string(v.convertToDouble())));
+      }
   auto axis = n.intAttr("axis", 1), block = n.intAttr("block_size", 0);
   DLC_TRY(axis);
   DLC_TRY(block);

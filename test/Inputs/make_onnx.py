@@ -609,6 +609,18 @@ def qlinear_matmul():
                   const("yz", np.array(10, np.uint8))])
 
 
+def quantize_bad_scale():
+    nodes = [h.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q")]
+    return model(nodes, [f32("x", [4])], [vi("y", TP.UINT8, [4])],
+                 [const("s", np.array(-0.5, np.float32)), const("z", np.array(3, np.uint8))])
+
+
+def dequantize_bad_axis_scale():
+    nodes = [h.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq", axis=1)]
+    return model(nodes, [vi("x", TP.INT8, [2, 4])], [f32("y", [2, 4])],
+                 [const("s", np.array([0.5, 0.25, 1.0], np.float32))], check=False)
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()

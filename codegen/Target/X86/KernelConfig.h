@@ -107,8 +107,9 @@ bool computesAsEpilogue(mlir::linalg::LinalgOp consumer, mlir::linalg::LinalgOp 
 /// them into one, which then gets an innermost reduction's partial sums.
 std::optional<mlir::ReassociationIndices> collapsibleReductionLoops(mlir::linalg::GenericOp op);
 
-/// A generic with one output and one reduction loop, the innermost: its partial
-/// sums can live in a vector across that loop.
+/// A generic with one output and one reduction loop, the innermost (or several trailing
+/// ones combined by max or min): its partial results can live in a vector across the
+/// innermost loop.
 bool isInnerReduction(mlir::Operation *op);
 
 /// Whether `op`'s reduction is tiled with vector partial sums carried across one innermost
