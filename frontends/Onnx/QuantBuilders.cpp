@@ -1,7 +1,8 @@
 // ONNX integer quantization as function bodies: QuantizeLinear / DequantizeLinear (per
 // tensor, per axis, blocked), DynamicQuantizeLinear, MatMulInteger, ConvInteger,
-// QLinearMatMul and QLinearConv. Matrix products are dlc_graph.matmul_integer with i32
-// zero-point corrections; convolutions are computed exactly in f64.
+// QLinearMatMul and QLinearConv. Products are dlc_graph.matmul_integer and 8-bit convs with
+// i32 zero-point corrections (convolutions that are grouped or have a run-time zero point:
+// exactly in f64).
 #include "frontends/Onnx/Expr.h"
 #include "frontends/Onnx/LowPrecision.h"
 #include "dialects/Graph/IR/QuantizedMath.h"
@@ -303,7 +304,8 @@ Value centered(Expr &e, NodeImporter &n, Value x, bool xUnsigned, Value zp, bool
   return zp ? e.op<SubOp>({xf, e.cast(zp, ft, zpUnsigned)}) : xf;
 }
 
-/// Conv of (x - x_zp) and (w - w_zp per output channel) in f64 (+ int32 bias).
+/// Conv of (x - x_zp) and (w - w_zp per output channel), + int32 bias, as f64: an exact
+/// 8-bit conv where it applies, else the centered operands' conv in f64.
 Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp, unsigned wzp,
                   Value bias) {
   Type f64 = n.b.getF64Type();
@@ -318,8 +320,6 @@ Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp
     s[0] = tensorType(Wz).getNumElements();
     Wz = e.reshape(Wz, s);
   }
-  Value xc = centered(e, n, X, n.isUnsigned(x), n.input(xzp), n.input(xzp) && n.isUnsigned(xzp), f64);
-  Value wc = centered(e, n, W, n.isUnsigned(w), Wz, Wz && n.isUnsigned(wzp), f64);
   auto kernel = n.intsAttr("kernel_shape", wt.getShape().drop_front(2));
   auto strides = n.intsAttr("strides", SmallVector<int64_t>(wt.getRank() - 2, 1));
   auto dil = n.intsAttr("dilations", SmallVector<int64_t>(wt.getRank() - 2, 1));
@@ -338,6 +338,23 @@ Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp
                   " input channels, got " + Twine(*group));
     return e.fail();
   }
+  // 8-bit operands, group 1, a constant x zero point: an exact 8-bit conv (i32) and its
+  // zero-point corrections, the bias added in i32 (QuantizedMath.h).
+  if (tensorType(X).getElementType().isInteger(8) && tensorType(W).getElementType().isInteger(8)) {
+    Value xz = n.input(xzp);
+    Value acc = dlc::graph::integerConv2d(
+        e, {X, n.isUnsigned(x), xz, xz && n.isUnsigned(xzp)},
+        {W, n.isUnsigned(w), Wz, Wz && n.isUnsigned(wzp)}, n.b.getDenseI64ArrayAttr(*strides),
+        n.b.getDenseI64ArrayAttr(*pads), n.b.getDenseI64ArrayAttr(*dil), *group);
+    if (acc) {
+      if (bias)
+        acc = e.op<AddOp>({acc, e.reshape(e.cast(bias, n.b.getI32Type()),
+                                          {tensorType(bias).getNumElements(), 1, 1})});
+      return e.cast(acc, f64);
+    }
+  }
+  Value xc = centered(e, n, X, n.isUnsigned(x), n.input(xzp), n.input(xzp) && n.isUnsigned(xzp), f64);
+  Value wc = centered(e, n, W, n.isUnsigned(w), Wz, Wz && n.isUnsigned(wzp), f64);
   SmallVector<Value> ops = {xc, wc};
   if (bias)
     ops.push_back(e.cast(bias, f64));

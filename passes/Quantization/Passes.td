@@ -13,9 +13,9 @@ def QuantizeContractions : Pass<"dlc-quantize-contractions"> {
     as i32 corrections, QuantizedMath.h) scaled once per column:
     `y = float(acc) * (s_a * s_w[n])` (gemm: times alpha, plus beta * C). A
     group-1 conv of per-tensor activations with a constant zero point and
-    constant symmetric weights (per tensor or per output channel) becomes an
-    integer conv padded with that zero point, corrected by zero point x the sum
-    of each channel's weights, scaled per channel, plus its float bias. The
+    weights per tensor or per output channel becomes an 8-bit conv padded with
+    that zero point and its i32 zero-point corrections (integerConv2d), scaled
+    per channel, plus its float bias. The
     result is what the float product of the dequantized values computes, exact
     up to float rounding of the sum. Everything else is left to `dlc-decompose`,
     which expands the remaining quantize/dequantize ops into float math. Runs

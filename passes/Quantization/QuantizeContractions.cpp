@@ -101,57 +101,19 @@ Value quantizeGemm(GraphExpr &e, GemmOp op) {
   return y;
 }
 
-/// The value of a one-element integer constant (zero-extended when `isUnsigned`), or
-/// nothing (not a constant). An absent value is 0.
-std::optional<int64_t> constantZeroPoint(Value v, bool isUnsigned) {
-  if (!v)
-    return 0;
-  DenseIntElementsAttr dense;
-  if (!matchPattern(v, m_Constant(&dense)) || dense.getNumElements() != 1)
-    return std::nullopt;
-  APInt x = *dense.getValues<APInt>().begin();
-  return isUnsigned ? int64_t(x.getZExtValue()) : x.getSExtValue();
-}
-
 /// conv(dequantize(x), dequantize(w), bias): activations per tensor with a constant zero
-/// point (it pads the integer conv, so the padding is a real 0), constant symmetric weights
-/// per tensor or per output channel, group 1. Then
-///   y = float(conv(x, w) - zx * sum of the channel's weights) * (s_x * s_w[f]) + bias.
+/// point (it pads the integer conv, so the padding is a real 0), weights per tensor or per
+/// output channel, group 1. Then y = float(integerConv2d) * (s_x * s_w[f]) + bias.
 Value quantizeConv(GraphExpr &e, ConvOp op) {
   auto x = dequantized(op.getInput(), -1);
   auto w = dequantized(op.getWeight(), 0);
-  DenseIntElementsAttr weights;
-  if (!x || !w || op.getGroup() != 1 || !op.getType().getElementType().isF32() ||
-      !matchPattern(w->bytes.value, m_Constant(&weights)) ||
-      (w->bytes.zeroPoint && !isZeroConstant(w->bytes.zeroPoint)))
+  if (!x || !w || !op.getType().getElementType().isF32())
     return {};
-  auto zx = constantZeroPoint(x->bytes.zeroPoint, x->bytes.zeroPointUnsigned);
-  if (!zx)
+  Value acc = integerConv2d(e, x->bytes, w->bytes, op.getStridesAttr(), op.getPadsAttr(),
+                            op.getDilationsAttr(), op.getGroup());
+  if (!acc)
     return {};
-  MLIRContext *ctx = e.b.getContext();
-  SmallVector<NamedAttribute> attrs = {
-      e.named("strides", op.getStridesAttr()), e.named("pads", op.getPadsAttr()),
-      e.named("dilations", op.getDilationsAttr()), e.named("group", op.getGroupAttr())};
-  if (x->bytes.isUnsigned)
-    attrs.push_back(e.named("input_unsigned", UnitAttr::get(ctx)));
-  if (w->bytes.isUnsigned)
-    attrs.push_back(e.named("weight_unsigned", UnitAttr::get(ctx)));
-  if (*zx)
-    attrs.push_back(e.named("pad_value", e.b.getI64IntegerAttr(*zx)));
-  Value acc = e.op<ConvOp>({x->bytes.value, w->bytes.value}, attrs);
-  auto wt = GraphExpr::typeOf(w->bytes.value);
-  int64_t f = wt.getDimSize(0), perChannel = wt.getNumElements() / f;
-  if (*zx) { // - zx * (sum of each output channel's weights)
-    std::vector<int32_t> sums(f, 0);
-    int64_t i = 0;
-    for (const APInt &v : weights.getValues<APInt>())
-      sums[i++ / perChannel] += int32_t(w->bytes.isUnsigned ? v.getZExtValue() : v.getSExtValue());
-    for (int32_t &t : sums)
-      t *= int32_t(*zx);
-    Value c = e.constant(DenseElementsAttr::get(
-        RankedTensorType::get({f, 1, 1}, e.b.getI32Type()), ArrayRef<int32_t>(sums)));
-    acc = e.op<SubOp>({acc, c});
-  }
+  int64_t f = GraphExpr::typeOf(op.getWeight()).getDimSize(0);
   Type f32 = e.b.getF32Type();
   Value scale = e.op<MulOp>({e.cast(x->scale, f32), e.cast(w->scale, f32)});
   if (GraphExpr::typeOf(scale).getNumElements() > 1)

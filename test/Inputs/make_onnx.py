@@ -621,6 +621,15 @@ def dequantize_bad_axis_scale():
                  [const("s", np.array([0.5, 0.25, 1.0], np.float32))], check=False)
 
 
+def conv_integer():
+    # u8 input and a run-time zero point, s8 weights with per-channel zero points.
+    w = np.random.default_rng(0).integers(-128, 128, size=(4, 2, 3, 3)).astype(np.int8)
+    nodes = [h.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], name="ci", pads=[1, 1, 1, 1])]
+    return model(nodes, [vi("x", TP.UINT8, [1, 2, 3, 3]), vi("xz", TP.UINT8, [])],
+                 [vi("y", TP.INT32, [1, 4, 3, 3])],
+                 [const("w", w), const("wz", np.array([1, -2, 0, 3], np.int8))])
+
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()

@@ -144,6 +144,88 @@ bool isZeroConstant(Value v) {
   return false;
 }
 
+std::optional<int64_t> constantScalar(Value v, bool isUnsigned) {
+  if (!v)
+    return 0;
+  DenseIntElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)) || dense.getNumElements() != 1)
+    return std::nullopt;
+  APInt x = *dense.getValues<APInt>().begin();
+  return isUnsigned ? int64_t(x.getZExtValue()) : x.getSExtValue();
+}
+
+Value integerConv2d(GraphExpr &e, const QuantizedOperand &x, const QuantizedOperand &w,
+                    DenseI64ArrayAttr strides, DenseI64ArrayAttr pads,
+                    DenseI64ArrayAttr dilations, int64_t group) {
+  auto wt = GraphExpr::typeOf(w.value), xt = GraphExpr::typeOf(x.value);
+  if (e.failed || group != 1 || wt.getRank() != 4 || xt.getRank() != 4)
+    return {};
+  MLIRContext *ctx = e.b.getContext();
+  Type i32 = e.b.getI32Type();
+  Value input = x.value;
+  std::optional<int64_t> zx = constantScalar(x.zeroPoint, x.zeroPointUnsigned);
+  ArrayRef<int64_t> p = pads.asArrayRef();
+  if (!zx && llvm::any_of(p, [](int64_t v) { return v != 0; })) {
+    // A run-time zero point pads the input itself: zeros, then the border replaced.
+    int64_t hp = xt.getDimSize(2) + p[0] + p[2], wp = xt.getDimSize(3) + p[1] + p[3];
+    SmallVector<bool> inside(hp * wp);
+    for (int64_t r = 0; r < hp; ++r)
+      for (int64_t c = 0; c < wp; ++c)
+        inside[r * wp + c] = r >= p[0] && r < hp - p[2] && c >= p[1] && c < wp - p[3];
+    Value mask = e.constant(DenseElementsAttr::get(
+        RankedTensorType::get({1, 1, hp, wp}, e.b.getI1Type()), ArrayRef<bool>(inside)));
+    Value padded = e.pad(x.value, {0, 0, p[0], p[1], 0, 0, p[2], p[3]});
+    input = e.where(mask, padded, e.reshape(x.zeroPoint, {}));
+    pads = e.b.getDenseI64ArrayAttr({0, 0, 0, 0});
+  }
+  auto convOf = [&](Value weights, bool weightsUnsigned) {
+    SmallVector<NamedAttribute> attrs = {e.named("strides", strides), e.named("pads", pads),
+                                         e.named("dilations", dilations),
+                                         e.named("group", e.b.getI64IntegerAttr(1))};
+    if (x.isUnsigned)
+      attrs.push_back(e.named("input_unsigned", UnitAttr::get(ctx)));
+    if (weightsUnsigned)
+      attrs.push_back(e.named("weight_unsigned", UnitAttr::get(ctx)));
+    if (zx && *zx)
+      attrs.push_back(e.named("pad_value", e.b.getI64IntegerAttr(*zx)));
+    return e.op<ConvOp>({input, weights}, attrs);
+  };
+  int64_t f = wt.getDimSize(0), taps = wt.getNumElements() / f;
+  Value y = convOf(w.value, w.isUnsigned);
+  bool hasZx = !zx || *zx != 0;
+  Value zxI = !hasZx ? Value()
+              : zx   ? e.c(i32, double(*zx))
+                     : e.reshape(e.cast(x.zeroPoint, i32, x.zeroPointUnsigned), {});
+  if (hasZx) { // - zx * (sum of each output channel's weights)
+    DenseIntElementsAttr weights;
+    Value sums;
+    if (matchPattern(w.value, m_Constant(&weights))) {
+      std::vector<int32_t> s(f, 0);
+      int64_t i = 0;
+      for (const APInt &v : weights.getValues<APInt>())
+        s[i++ / taps] += int32_t(w.isUnsigned ? v.getZExtValue() : v.getSExtValue());
+      sums = e.constant(DenseElementsAttr::get(RankedTensorType::get({f, 1, 1}, i32),
+                                               ArrayRef<int32_t>(s)));
+    } else {
+      sums = e.reshape(e.reduce<ReduceSumOp>(e.cast(w.value, i32, w.isUnsigned), {1, 2, 3}, true),
+                       {f, 1, 1});
+    }
+    y = e.op<SubOp>({y, e.op<MulOp>({sums, zxI})});
+  }
+  if (w.zeroPoint && !isZeroConstant(w.zeroPoint)) { // - zw * (window sum of x - K * zx)
+    auto ones = RankedTensorType::get({1, wt.getDimSize(1), wt.getDimSize(2), wt.getDimSize(3)},
+                                      e.b.getI8Type());
+    Value windows = convOf(e.constant(DenseElementsAttr::get(ones, e.b.getI8IntegerAttr(1))),
+                           /*weightsUnsigned=*/false);
+    if (hasZx)
+      windows = e.op<SubOp>({windows, e.op<MulOp>({zxI, e.c(i32, double(taps))})});
+    Value zw = e.cast(w.zeroPoint, i32, w.zeroPointUnsigned);
+    zw = GraphExpr::typeOf(zw).getNumElements() > 1 ? e.reshape(zw, {f, 1, 1}) : e.reshape(zw, {});
+    y = e.op<SubOp>({y, e.op<MulOp>({windows, zw})});
+  }
+  return y;
+}
+
 /// sum_k b[k, n] as an i32 constant [N] (broadcast along the rows) when `b` is a 2-D constant (weights), else null.
 static Value constantColumnSums(GraphExpr &e, Value b, bool isUnsigned) {
   DenseIntElementsAttr dense;

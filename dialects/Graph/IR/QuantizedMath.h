@@ -6,6 +6,7 @@
 
 #include "dialects/Graph/IR/GraphExpr.h"
 
+#include <optional>
 #include <string>
 
 namespace dlc::graph {
@@ -39,6 +40,20 @@ mlir::Value saturateTo(GraphExpr &e, mlir::Value v, mlir::Type to, bool isUnsign
 /// quantize / dequantize as float math (dlc-decompose): what ONNX's reference computes.
 mlir::Value expandQuantize(GraphExpr &e, QuantizeOp op);
 mlir::Value expandDequantize(GraphExpr &e, DequantizeOp op);
+
+/// The value of a one-element integer constant (zero-extended when `isUnsigned`); an
+/// absent value is 0; nothing when `v` is not a constant.
+std::optional<int64_t> constantScalar(mlir::Value v, bool isUnsigned);
+
+/// sum over each window of (x - zx)(w - zw), exactly in i32, for an NCHW group-1 conv of
+/// 8-bit x [N, C, H, W] and w [F, C, KH, KW] whose padding is zx (ONNX ConvInteger): one
+/// 8-bit conv padded with zx (a run-time zx pads the input beforehand), - zx * (sum of
+/// each channel's weights), and for a zero point of the weights (per tensor or per output
+/// channel) - zw * (window sum of x - K * zx), the window sums an 8-bit conv with a kernel
+/// of ones. Null (nothing built) when group is not 1.
+mlir::Value integerConv2d(GraphExpr &e, const QuantizedOperand &x, const QuantizedOperand &w,
+                          mlir::DenseI64ArrayAttr strides, mlir::DenseI64ArrayAttr pads,
+                          mlir::DenseI64ArrayAttr dilations, int64_t group);
 
 /// Whether `v` is a constant whose elements are all zero.
 bool isZeroConstant(mlir::Value v);
