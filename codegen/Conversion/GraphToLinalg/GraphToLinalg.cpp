@@ -31,6 +31,12 @@ struct ConvertGraphToLinalgPass
                                   << int64_t(int8DotLanes);
       return signalPassFailure();
     }
+    if (int8DotGroup != 2 && int8DotGroup != 4) {
+      getOperation()->emitError() << "convert-graph-to-linalg: int8-dot-group must be 2 or 4, "
+                                     "not "
+                                  << int64_t(int8DotGroup);
+      return signalPassFailure();
+    }
     ConversionTarget target(*ctx);
     target.addIllegalDialect<dlc::graph::GraphDialect>();
     // Run-time checks stay until dlc-prepare-abi gives the entry its status.
@@ -40,7 +46,8 @@ struct ConvertGraphToLinalgPass
     RewritePatternSet patterns(ctx);
     dlc::conversion::populateElementwiseLoweringPatterns(patterns);
     dlc::conversion::populateContractionLoweringPatterns(patterns, packBlock);
-    dlc::conversion::populateIntegerContractionLoweringPatterns(patterns, int8DotLanes);
+    dlc::conversion::populateIntegerContractionLoweringPatterns(
+        patterns, dlc::conversion::DotForm{int8DotLanes, int8DotGroup});
     dlc::conversion::populatePoolingLoweringPatterns(patterns);
     dlc::conversion::populateReductionLoweringPatterns(patterns);
     dlc::conversion::populateDataMovementLoweringPatterns(patterns);

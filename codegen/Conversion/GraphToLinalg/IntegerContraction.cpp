@@ -1,8 +1,9 @@
 // 8-bit integer contractions -> linalg. dlc_graph.matmul_integer and integer conv_nhwc: a
 // widening generic (each 8-bit operand extended to i32), or, for constant weights on a
-// target with 4-byte dot products (x86 VNNI), the dot-group form of QUANT-NOTES.md §3.1
-// (convolutions: §6, an implicit GEMM with the channels split in groups of 4) over
-// weights packed at compile time.
+// target with integer dot products, the dot-group form of QUANT-NOTES.md §3.1
+// (convolutions: §6, an implicit GEMM with the channels split in groups) over weights
+// packed at compile time: 4-byte K groups of u8 x s8 (x86 AVX-512 VNNI), or 2-element
+// groups of operands widened to i16 (x86 AVX2 vpmaddwd, exact where vpmaddubsw saturates).
 #include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
 #include "dialects/Graph/IR/GraphOps.h"
@@ -16,14 +17,42 @@ using namespace dlc::graph;
 namespace dlc::conversion {
 namespace {
 
-/// Bytes per K group of a dot-product instruction (one 32-bit lane).
-constexpr int64_t kGroup = 4;
-
-/// `v` (i8) widened to i32: zero-extended when it holds unsigned bytes.
+/// `v` (i8 or i16) widened to `to`: zero-extended when it holds unsigned bytes.
+Value widen(OpBuilder &b, Location loc, Value v, bool isUnsigned, Type to) {
+  return isUnsigned ? Value(arith::ExtUIOp::create(b, loc, to, v))
+                    : Value(arith::ExtSIOp::create(b, loc, to, v));
+}
 Value widen(OpBuilder &b, Location loc, Value v, bool isUnsigned) {
-  Type i32 = b.getI32Type();
-  return isUnsigned ? Value(arith::ExtUIOp::create(b, loc, i32, v))
-                    : Value(arith::ExtSIOp::create(b, loc, i32, v));
+  return widen(b, loc, v, isUnsigned, b.getI32Type());
+}
+
+/// The element type of the dot-group operands: bytes for 4-byte groups, i16 otherwise.
+Type operandType(OpBuilder &b, const DotForm &form) {
+  return form.wide() ? Type(b.getI16Type()) : Type(b.getI8Type());
+}
+
+/// 8-bit `x` as the dot-group form's activations: i16 (sign- or zero-extended) for the wide
+/// form; as it is for 4-byte groups (the caller made it unsigned).
+Value formActivations(OpBuilder &b, Location loc, Value x, bool isUnsigned, const DotForm &form) {
+  if (!form.wide())
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  return buildElementwise(b, loc, type.clone(b.getI16Type()), {x},
+                          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                            return widen(nb, l, a[0], isUnsigned, nb.getI16Type());
+                          });
+}
+
+/// The constant `values` as a tensor of `shape` in the form's operand type.
+Value packedConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<int8_t> values,
+                     const DotForm &form) {
+  if (!form.wide())
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(RankedTensorType::get(shape, b.getI8Type()), values));
+  std::vector<int16_t> wide(values.begin(), values.end());
+  return arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get(shape, b.getI16Type()), ArrayRef<int16_t>(wide)));
 }
 
 /// The weights [K, N] as signed bytes, row-major: `rhsUnsigned` bytes only when all are
@@ -61,36 +90,36 @@ Value subtractPerChannel(OpBuilder &b, Location loc, Value acc, ArrayRef<int32_t
                           });
 }
 
-/// u8 [..., M, K] x constant s8 `w` ([K, N] row-major) in the dot-group form, into
-/// `type` ([..., M, N] i32): the weights packed as [N/L][K4/4][L][4] (L = `lanes` columns,
-/// K padded with zero rows to K4, N with zero columns), the activations padded to K4 and
-/// viewed [..., M, K4/4, 4]; loops (rows..., n1, n0, k1, k0).
+/// Activations [..., M, K] (the form's operand type: u8 bytes, or i16) x constant s8 `w`
+/// ([K, N] row-major) in the dot-group form, into `type` ([..., M, N] i32): the weights
+/// packed as [N/L][KG/G][L][G] (L lanes, G per group; K padded with zero rows to KG, N with
+/// zero columns), the activations padded to KG and viewed [..., M, KG/G, G]; loops (rows...,
+/// n1, n0, k1, k0).
 Value dotGroupProduct(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
-                      ArrayRef<int8_t> w, int64_t k, int64_t n, int64_t lanes) {
+                      ArrayRef<int8_t> w, int64_t k, int64_t n, const DotForm &form) {
   auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
-  int64_t k4 = llvm::alignTo(k, kGroup), np = llvm::alignTo(n, lanes);
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
-  std::vector<int8_t> packed(np * k4, 0);
+  int64_t lanes = form.lanes, group = form.group;
+  int64_t kg = llvm::alignTo(k, group), np = llvm::alignTo(n, lanes);
+  Type elt = operandType(b, form), i32 = b.getI32Type();
+  std::vector<int8_t> packed(np * kg, 0);
   for (int64_t kk = 0; kk < k; ++kk)
     for (int64_t c = 0; c < n; ++c)
-      packed[(((c / lanes) * (k4 / kGroup) + kk / kGroup) * lanes + c % lanes) * kGroup +
-             kk % kGroup] = w[kk * n + c];
-  auto packedType = RankedTensorType::get({np / lanes, k4 / kGroup, lanes, kGroup}, i8);
-  Value weights = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(packedType, ArrayRef<int8_t>(packed)));
+      packed[(((c / lanes) * (kg / group) + kk / group) * lanes + c % lanes) * group +
+             kk % group] = w[kk * n + c];
+  Value weights = packedConstant(b, loc, {np / lanes, kg / group, lanes, group}, packed, form);
   int64_t rank = type.getRank();
-  if (k4 != k) { // (the padded weights are 0)
+  if (kg != k) { // (the padded weights are 0)
     SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
-    hi.back() = k4 - k;
-    lhs = padConstant(b, loc, lhs, lo, hi, scalarConstant(b, loc, i8, 0));
+    hi.back() = kg - k;
+    lhs = padConstant(b, loc, lhs, lo, hi, scalarConstant(b, loc, elt, 0));
   }
   SmallVector<int64_t> grouped(ls.drop_back());
-  grouped.append({k4 / kGroup, kGroup});
+  grouped.append({kg / group, group});
   SmallVector<ReassociationIndices> lastSplit;
   for (int64_t d = 0; d < rank - 1; ++d)
     lastSplit.push_back({d});
   lastSplit.push_back({rank - 1, rank});
-  Value a = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(grouped, i8), lhs,
+  Value a = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(grouped, elt), lhs,
                                           lastSplit);
   // Loops: rank - 1 row dims, n1, n0, k1, k0.
   MLIRContext *ctx = b.getContext();
@@ -116,7 +145,8 @@ Value dotGroupProduct(OpBuilder &b, Location loc, RankedTensorType type, Value l
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{out}, ValueRange{a, weights}, ValueRange{init}, maps, iters,
       [&](OpBuilder &nb, Location l, ValueRange x) {
-        Value p = arith::MulIOp::create(nb, l, widen(nb, l, x[0], true), widen(nb, l, x[1], false));
+        Value p = arith::MulIOp::create(nb, l, widen(nb, l, x[0], !form.wide()),
+                                        widen(nb, l, x[1], false));
         linalg::YieldOp::create(nb, l, ValueRange{arith::AddIOp::create(nb, l, x[2], p)});
       });
   SmallVector<int64_t> paddedShape(type.getShape());
@@ -132,11 +162,12 @@ Value dotGroupProduct(OpBuilder &b, Location loc, RankedTensorType type, Value l
   return tensor::ExtractSliceOp::create(b, loc, type, result, offsets, sizes, strides);
 }
 
-/// [..., M, K] (8-bit) x constant [K, N] in the dot-group form (dotGroupProduct). Signed
-/// activations are made unsigned (x ^ 0x80 = x + 128) and 128 * colsum(w) subtracted
-/// after. Returns null when the op does not fit.
+/// [..., M, K] (8-bit) x constant [K, N] in the dot-group form (dotGroupProduct). For
+/// 4-byte groups signed activations are made unsigned (x ^ 0x80 = x + 128) and
+/// 128 * colsum(w) subtracted after; the wide form widens them as they are. Returns null
+/// when the op does not fit.
 Value dotGroupMatmul(OpBuilder &b, Location loc, MatMulIntegerOp op, Value lhs, Value rhs,
-                     int64_t lanes) {
+                     const DotForm &form) {
   RankedTensorType type = op.getType();
   auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
   auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
@@ -149,12 +180,13 @@ Value dotGroupMatmul(OpBuilder &b, Location loc, MatMulIntegerOp op, Value lhs, 
     return {};
   int64_t k = rs[0], n = rs[1];
   // Too little work per column block to pay for padding a narrow product.
-  if (n < lanes / 2 || k < kGroup)
+  if (n < form.lanes / 2 || k < form.group)
     return {};
-  bool shifted = !op.getLhsUnsigned();
+  bool shifted = !op.getLhsUnsigned() && !form.wide();
   if (shifted)
     lhs = shiftToUnsigned(b, loc, lhs);
-  Value result = dotGroupProduct(b, loc, type, lhs, *w, k, n, lanes);
+  lhs = formActivations(b, loc, lhs, op.getLhsUnsigned(), form);
+  Value result = dotGroupProduct(b, loc, type, lhs, *w, k, n, form);
   if (!shifted)
     return result;
   // sum (x + 128) w = sum x w + 128 colsum(w): subtract the second term per column.
@@ -168,44 +200,48 @@ Value dotGroupMatmul(OpBuilder &b, Location loc, MatMulIntegerOp op, Value lhs, 
 /// The padding byte of an integer conv: its pad_value (the activations' zero point).
 int64_t padByte(ConvNhwcOp op) { return op.getPadValue() ? int64_t(*op.getPadValue()) : 0; }
 
-/// The input of an integer conv_nhwc made unsigned (x ^ 0x80 when signed, the padding
-/// value with it) and padded: spatially with the padding value, channels with it up to
-/// `c4` (where the weights are zero).
-Value paddedBytes(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, int64_t c4) {
+/// The input of an integer conv_nhwc as the form's activations, padded: spatially with
+/// the padding value, channels with it up to `cg` (where the weights are zero). For 4-byte
+/// groups it is made unsigned first (x ^ 0x80 when signed, the padding value with it); the
+/// wide form widens the padded bytes to i16.
+Value paddedActivations(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, int64_t cg,
+                        const DotForm &form) {
   auto pads = op.getPads();
   int64_t pad = padByte(op), c = cast<RankedTensorType>(x.getType()).getDimSize(3);
-  if (!op.getInputUnsigned()) {
+  if (!op.getInputUnsigned() && !form.wide()) {
     x = shiftToUnsigned(b, loc, x);
     pad ^= 0x80;
   }
-  return padConstant(b, loc, x, {0, pads[0], pads[1], 0}, {0, pads[2], pads[3], c4 - c},
-                     arith::ConstantIntOp::create(b, loc, b.getI8Type(), int8_t(pad)));
+  x = padConstant(b, loc, x, {0, pads[0], pads[1], 0}, {0, pads[2], pads[3], cg - c},
+                  arith::ConstantIntOp::create(b, loc, b.getI8Type(), int8_t(pad)));
+  return formActivations(b, loc, x, op.getInputUnsigned(), form);
 }
 
 /// Implicit GEMM (stride 1, or a strided 1x1 on the strided pixels) over the padded
-/// unsigned input `x` viewed [N, Hp, Wp, C4/4, 4] and the weights packed
-/// [F/L][KH][KW][C4/4][L][4]; loops (n, oh, ow, f1, f0, kh, kw, c1, c0).
+/// activations `x` (paddedActivations) viewed [N, Hp, Wp, CG/G, G] and the weights packed
+/// [F/L][KH][KW][CG/G][L][G]; loops (n, oh, ow, f1, f0, kh, kw, c1, c0).
 Value implicitDotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x,
-                           ArrayRef<int8_t> w, ArrayRef<int64_t> ws, int64_t lanes) {
+                           ArrayRef<int8_t> w, ArrayRef<int64_t> ws, const DotForm &form) {
   auto type = op.getType();
   auto st = op.getStrides(), dil = op.getDilations();
+  int64_t lanes = form.lanes, group = form.group;
   int64_t kh = ws[0], kw = ws[1], c = ws[2], f = ws[3];
-  int64_t c4 = llvm::alignTo(c, kGroup), fp = llvm::alignTo(f, lanes);
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
-  std::vector<int8_t> packed(fp * kh * kw * c4, 0);
+  int64_t cg = llvm::alignTo(c, group), fp = llvm::alignTo(f, lanes);
+  Type elt = operandType(b, form), i32 = b.getI32Type();
+  std::vector<int8_t> packed(fp * kh * kw * cg, 0);
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j)
       for (int64_t ch = 0; ch < c; ++ch)
         for (int64_t o = 0; o < f; ++o) {
-          int64_t at = ((((o / lanes) * kh + i) * kw + j) * (c4 / kGroup) + ch / kGroup) * lanes;
-          packed[(at + o % lanes) * kGroup + ch % kGroup] = w[((i * kw + j) * c + ch) * f + o];
+          int64_t at = ((((o / lanes) * kh + i) * kw + j) * (cg / group) + ch / group) * lanes;
+          packed[(at + o % lanes) * group + ch % group] = w[((i * kw + j) * c + ch) * f + o];
         }
-  auto packedType = RankedTensorType::get({fp / lanes, kh, kw, c4 / kGroup, lanes, kGroup}, i8);
-  Value weights = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(packedType, ArrayRef<int8_t>(packed)));
+  Value weights =
+      packedConstant(b, loc, {fp / lanes, kh, kw, cg / group, lanes, group}, packed, form);
   if (st[0] != 1 || st[1] != 1) { // a strided 1x1 conv is a 1x1 conv of the strided pixels
     auto xs = cast<RankedTensorType>(x.getType()).getShape();
-    auto sliced = RankedTensorType::get({xs[0], type.getDimSize(1), type.getDimSize(2), xs[3]}, i8);
+    auto sliced =
+        RankedTensorType::get({xs[0], type.getDimSize(1), type.getDimSize(2), xs[3]}, elt);
     SmallVector<OpFoldResult> off(4, b.getIndexAttr(0)), sizes, steps;
     for (int64_t d : sliced.getShape())
       sizes.push_back(b.getIndexAttr(d));
@@ -215,7 +251,7 @@ Value implicitDotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x,
   }
   auto xs = cast<RankedTensorType>(x.getType()).getShape();
   Value a = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({xs[0], xs[1], xs[2], c4 / kGroup, kGroup}, i8), x,
+      b, loc, RankedTensorType::get({xs[0], xs[1], xs[2], cg / group, group}, elt), x,
       {{0}, {1}, {2}, {3, 4}});
   MLIRContext *ctx = b.getContext();
   AffineExpr n, oh, ow, f1, f0, i, j, c1, c0;
@@ -232,7 +268,8 @@ Value implicitDotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x,
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{out}, ValueRange{a, weights}, ValueRange{init}, maps, iters,
       [&](OpBuilder &nb, Location l, ValueRange v) {
-        Value p = arith::MulIOp::create(nb, l, widen(nb, l, v[0], true), widen(nb, l, v[1], false));
+        Value p = arith::MulIOp::create(nb, l, widen(nb, l, v[0], !form.wide()),
+                                        widen(nb, l, v[1], false));
         linalg::YieldOp::create(nb, l, ValueRange{arith::AddIOp::create(nb, l, v[2], p)});
       });
   Value result = tensor::CollapseShapeOp::create(
@@ -247,19 +284,19 @@ Value implicitDotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x,
 }
 
 /// Any other conv (strided windows, the stem) through im2col: the windows of the padded
-/// unsigned input `x` copied out as [N, OH, OW, KH, KW, C4] (one row of K = KH*KW*C4 bytes
+/// activations `x` copied out as [N, OH, OW, KH, KW, CG] (one row of K = KH*KW*CG elements
 /// per output pixel), then the dot-group product with the weights as [K, F].
 Value im2colDotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x,
-                         ArrayRef<int8_t> w, ArrayRef<int64_t> ws, int64_t lanes) {
+                         ArrayRef<int8_t> w, ArrayRef<int64_t> ws, const DotForm &form) {
   auto type = op.getType();
   auto st = op.getStrides(), dil = op.getDilations();
-  int64_t kh = ws[0], kw = ws[1], c = ws[2], f = ws[3], c4 = llvm::alignTo(c, kGroup);
+  int64_t kh = ws[0], kw = ws[1], c = ws[2], f = ws[3], cg = llvm::alignTo(c, form.group);
   auto os = type.getShape();
-  Type i8 = b.getI8Type();
+  Type elt = operandType(b, form);
   MLIRContext *ctx = b.getContext();
   AffineExpr n, oh, ow, i, j, ch;
   bindDims(ctx, n, oh, ow, i, j, ch);
-  auto colsType = RankedTensorType::get({os[0], os[1], os[2], kh, kw, c4}, i8);
+  auto colsType = RankedTensorType::get({os[0], os[1], os[2], kh, kw, cg}, elt);
   SmallVector<AffineMap> maps = {
       AffineMap::get(6, 0, {n, oh * st[0] + i * dil[0], ow * st[1] + j * dil[1], ch}, ctx),
       AffineMap::getMultiDimIdentityMap(6, ctx)};
@@ -269,34 +306,36 @@ Value im2colDotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x,
       maps, iters, [](OpBuilder &nb, Location l, ValueRange v) {
         linalg::YieldOp::create(nb, l, ValueRange{v[0]});
       });
-  int64_t k = kh * kw * c4;
+  int64_t k = kh * kw * cg;
   Value cols = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({os[0], os[1], os[2], k}, i8), copy.getResult(0),
+      b, loc, RankedTensorType::get({os[0], os[1], os[2], k}, elt), copy.getResult(0),
       {{0}, {1}, {2}, {3, 4, 5}});
   std::vector<int8_t> rows(k * f, 0); // [KH][KW][C4][F], zero beyond C
   for (int64_t t = 0; t < kh * kw; ++t)
     for (int64_t chn = 0; chn < c; ++chn)
-      std::memcpy(&rows[(t * c4 + chn) * f], &w[(t * c + chn) * f], f);
-  return dotGroupProduct(b, loc, type, cols, rows, k, f, lanes);
+      std::memcpy(&rows[(t * cg + chn) * f], &w[(t * c + chn) * f], f);
+  return dotGroupProduct(b, loc, type, cols, rows, k, f, form);
 }
 
-/// Integer conv_nhwc (group 1, constant weights) in the dot-group form: the input made
-/// unsigned and padded (paddedBytes), then an implicit GEMM or im2col; signed activations
-/// subtract 128 * (sum of each channel's weights) after. Returns null when it does not fit.
-Value dotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w, int64_t lanes) {
+/// Integer conv_nhwc (group 1, constant weights) in the dot-group form: the input padded
+/// (paddedActivations), then an implicit GEMM or im2col; signed activations shifted to
+/// unsigned subtract 128 * (sum of each channel's weights) after. Returns null when it does
+/// not fit.
+Value dotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w,
+                   const DotForm &form) {
   auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
   auto st = op.getStrides();
   DenseElementsAttr dense;
-  if (op.getGroup() != 1 || ws[3] < lanes / 2 || !matchPattern(w, m_Constant(&dense)))
+  if (op.getGroup() != 1 || ws[3] < form.lanes / 2 || !matchPattern(w, m_Constant(&dense)))
     return {};
   auto wv = signedWeights(dense, op.getWeightUnsigned());
   if (!wv)
     return {};
-  Value bytes = paddedBytes(b, loc, op, x, llvm::alignTo(ws[2], kGroup));
+  Value act = paddedActivations(b, loc, op, x, llvm::alignTo(ws[2], form.group), form);
   bool implicit = (ws[0] == 1 && ws[1] == 1) || (st[0] == 1 && st[1] == 1);
-  Value result = implicit ? implicitDotGroupConv(b, loc, op, bytes, *wv, ws, lanes)
-                          : im2colDotGroupConv(b, loc, op, bytes, *wv, ws, lanes);
-  if (op.getInputUnsigned())
+  Value result = implicit ? implicitDotGroupConv(b, loc, op, act, *wv, ws, form)
+                          : im2colDotGroupConv(b, loc, op, act, *wv, ws, form);
+  if (op.getInputUnsigned() || form.wide())
     return result;
   // sum (x + 128) w = sum x w + 128 * (sum of the channel's taps), the padding included.
   int64_t f = ws[3];
@@ -333,18 +372,17 @@ Value widenedConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w) {
 }
 
 struct IntegerConvLowering : OpConversionPattern<ConvNhwcOp> {
-  IntegerConvLowering(MLIRContext *ctx, int64_t dotLanes)
-      : OpConversionPattern(ctx), dotLanes(dotLanes) {}
-  /// Columns of the target's 4-byte dot-product instruction (0: none).
-  int64_t dotLanes;
+  IntegerConvLowering(MLIRContext *ctx, DotForm form) : OpConversionPattern(ctx), form(form) {}
+  /// The target's dot-product instruction (lanes 0: none).
+  DotForm form;
   LogicalResult matchAndRewrite(ConvNhwcOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     if (!op.getInput().getType().getElementType().isInteger(8))
       return failure();
     Location loc = op.getLoc();
     Value x = adaptor.getInput(), w = adaptor.getWeight();
-    if (dotLanes > 0)
-      if (Value v = dotGroupConv(b, loc, op, x, w, dotLanes)) {
+    if (form.lanes > 0)
+      if (Value v = dotGroupConv(b, loc, op, x, w, form)) {
         b.replaceOp(op, v);
         return success();
       }
@@ -354,16 +392,15 @@ struct IntegerConvLowering : OpConversionPattern<ConvNhwcOp> {
 };
 
 struct MatMulIntegerLowering : OpConversionPattern<MatMulIntegerOp> {
-  MatMulIntegerLowering(MLIRContext *ctx, int64_t dotLanes)
-      : OpConversionPattern(ctx), dotLanes(dotLanes) {}
-  /// Columns of the target's 4-byte dot-product instruction (0: none).
-  int64_t dotLanes;
+  MatMulIntegerLowering(MLIRContext *ctx, DotForm form) : OpConversionPattern(ctx), form(form) {}
+  /// The target's dot-product instruction (lanes 0: none).
+  DotForm form;
   LogicalResult matchAndRewrite(MatMulIntegerOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    if (dotLanes > 0)
-      if (Value v = dotGroupMatmul(b, loc, op, lhs, rhs, dotLanes)) {
+    if (form.lanes > 0)
+      if (Value v = dotGroupMatmul(b, loc, op, lhs, rhs, form)) {
         b.replaceOp(op, v);
         return success();
       }
@@ -380,8 +417,8 @@ struct MatMulIntegerLowering : OpConversionPattern<MatMulIntegerOp> {
 
 } // namespace
 
-void populateIntegerContractionLoweringPatterns(RewritePatternSet &patterns, int64_t dotLanes) {
-  patterns.add<MatMulIntegerLowering, IntegerConvLowering>(patterns.getContext(), dotLanes);
+void populateIntegerContractionLoweringPatterns(RewritePatternSet &patterns, DotForm form) {
+  patterns.add<MatMulIntegerLowering, IntegerConvLowering>(patterns.getContext(), form);
 }
 
 } // namespace dlc::conversion

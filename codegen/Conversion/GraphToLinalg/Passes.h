@@ -20,10 +20,21 @@ void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// columns (or half or a quarter of it): the target's register tile width.
 void populateContractionLoweringPatterns(mlir::RewritePatternSet &patterns,
                                          int64_t packBlock = 32);
-/// 8-bit integer matmuls; with `dotLanes` > 0 constant weights are packed for a dot
-/// product of that many 32-bit lanes over 4-byte K groups.
+/// A target's integer dot-product instruction: `lanes` 32-bit sums of `group` products
+/// each. Groups of 4 multiply u8 activations by s8 weights (x86 AVX-512 VNNI vpdpbusd, 16
+/// lanes); groups of 2 multiply i16 by i16, the 8-bit operands widened (x86 AVX2
+/// vpmaddwd, 8 lanes). Lanes 0: none.
+struct DotForm {
+  int64_t lanes = 0;
+  int64_t group = 4;
+  /// Operands widened to i16 (vpmaddwd) rather than bytes.
+  bool wide() const { return group == 2; }
+};
+
+/// 8-bit integer matmuls and convolutions; with a dot form, constant weights are packed
+/// for it (DotForm).
 void populateIntegerContractionLoweringPatterns(mlir::RewritePatternSet &patterns,
-                                                int64_t dotLanes = 0);
+                                                DotForm form = {});
 void populatePoolingLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);

@@ -15,15 +15,19 @@ def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
     Composite ops must have been removed by `dlc-decompose` first. Constant
     matmul and convolution weights are packed in blocks of `pack-block` columns
     (the target's register tile width: 32 for AVX-512, 16 for AVX2). With
-    `int8-dot-lanes` L > 0 (a target with 4-byte dot products: 16 for AVX-512
-    VNNI), 8-bit integer matmuls with constant weights are packed as
-    [N/L][K/4][L][4] and computed in 4-byte K groups, activations unsigned.
+    `int8-dot-lanes` L > 0 (a target with integer dot products), 8-bit integer
+    matmuls and convs with constant weights are packed as [N/L][K/G][L][G] and
+    computed in K groups of G = `int8-dot-group`: 4 bytes, activations unsigned
+    (AVX-512 VNNI: L = 16), or 2 operands widened to i16 (AVX2 vpmaddwd: L = 8).
   }];
   let options = [Option<"packBlock", "pack-block", "int64_t", /*default=*/"32",
                         "the widest packed weight block (columns; a power of two >= 8)">,
                  Option<"int8DotLanes", "int8-dot-lanes", "int64_t", /*default=*/"0",
-                        "columns of the target's 4-byte 8-bit dot product (16: AVX-512 "
-                        "VNNI; 0: none, integer products widen to i32)">];
+                        "columns of the target's integer dot product (16: AVX-512 VNNI; "
+                        "8: AVX2; 0: none, integer products widen to i32)">,
+                 Option<"int8DotGroup", "int8-dot-group", "int64_t", /*default=*/"4",
+                        "products per lane of the dot product: 4 (u8 x s8 bytes, VNNI) or "
+                        "2 (i16 x i16, AVX2 vpmaddwd)">];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect", "::mlir::scf::SCFDialect"];

@@ -1,7 +1,8 @@
-// 8-bit contractions as AVX-512 VNNI dot products (QUANT-NOTES.md §3.3): a vector.contract
+// Integer contractions as dot-product instructions (QUANT-NOTES.md §3.3): a vector.contract
 // of zero-extended u8 activations and sign-extended s8 weights in 4-byte K groups becomes one
-// dlc_x86.dot_u8s8 (vpdpbusd) per (row, 16 columns), and dlc-x86-lower-intrinsics turns
-// those into the intrinsic once buffers are final.
+// dlc_x86.dot_u8s8 (AVX-512 VNNI vpdpbusd) per (row, 16 columns); one of i16 operands in
+// pairs (8-bit values widened) one dlc_x86.dot_i16 (AVX2 vpmaddwd + vpaddd) per (row, 8
+// columns). dlc-x86-lower-intrinsics turns those into the intrinsics once buffers are final.
 #include "codegen/Target/X86/IR/X86Dialect.h"
 #include "codegen/Target/X86/Passes.h"
 
@@ -23,21 +24,28 @@ using namespace mlir;
 namespace dlc::x86 {
 namespace {
 
-/// Bytes of a K group (one 32-bit lane) and columns (lanes) of one dot product.
-constexpr int64_t kGroup = 4, kLanes = 16;
+/// A dot-product instruction: `lanes` 32-bit sums of `group` products of `bits`-wide
+/// operands, the activations zero-extended (`unsignedLhs`) or sign-extended.
+struct DotShape {
+  int64_t lanes, group;
+  unsigned bits;
+  bool unsignedLhs;
+};
+/// vpdpbusd zmm: 16 lanes of 4 u8 x s8. vpmaddwd ymm: 8 lanes of 2 i16 x i16.
+constexpr DotShape kVnni{16, 4, 8, true}, kPairs{8, 2, 16, false};
 
-/// The i8 vector that `v` widens by `ExtOp`, or null.
+/// The vector of `bits`-wide integers that `v` widens by `ExtOp`, or null.
 template <typename ExtOp>
-Value widenedFrom(Value v) {
+Value widenedFrom(Value v, unsigned bits) {
   auto ext = v.getDefiningOp<ExtOp>();
   if (!ext)
     return {};
   auto type = dyn_cast<VectorType>(ext.getIn().getType());
-  return type && type.getElementType().isInteger(8) ? ext.getIn() : Value();
+  return type && type.getElementType().isInteger(bits) ? ext.getIn() : Value();
 }
 
-/// The loops of a contraction in the dot-product form: the 16 columns n0 and the K group
-/// k0 of 4, and the products of the row dims (rows) and of the other column dims (column
+/// The loops of a contraction in the dot-product form: the lane columns n0 and the K group
+/// k0, and the products of the row dims (rows) and of the other column dims (column
 /// blocks). Unit dims (a batch of 1, a K-group loop tiled by one) may appear anywhere.
 struct DotLoops {
   int64_t n0 = -1, k0 = -1;
@@ -69,7 +77,7 @@ SmallVector<int64_t> nonUnitDims(AffineMap map, ArrayRef<int64_t> bounds) {
 /// fails when it is not a contraction the dot product computes: with unit dims dropped,
 /// lhs [rows..., k0], rhs [blocks..., n0, k0] (any order of blocks and unit K dims) and
 /// acc [rows..., blocks..., n0], rows and blocks in the same order everywhere.
-FailureOr<DotLoops> dotLoops(vector::ContractionOp op) {
+FailureOr<DotLoops> dotLoops(vector::ContractionOp op, const DotShape &shape) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
     return failure();
@@ -84,7 +92,7 @@ FailureOr<DotLoops> dotLoops(vector::ContractionOp op) {
   };
   l.n0 = dimAt(maps[1], rr - 2);
   l.k0 = dimAt(maps[1], rr - 1);
-  if (bounds[l.n0] != kLanes || bounds[l.k0] != kGroup || maps[0].isFunctionOfDim(l.n0) ||
+  if (bounds[l.n0] != shape.lanes || bounds[l.k0] != shape.group || maps[0].isFunctionOfDim(l.n0) ||
       maps[2].isFunctionOfDim(l.k0))
     return failure();
   SmallVector<int64_t> lhs = nonUnitDims(maps[0], bounds), rhs = nonUnitDims(maps[1], bounds),
@@ -108,21 +116,26 @@ FailureOr<DotLoops> dotLoops(vector::ContractionOp op) {
   return l;
 }
 
-/// vector.contract(extui(a: u8), extsi(b: s8)) with a 4-wide K group and 16 columns ->
-/// per accumulator row and column block, one dlc_x86.dot_u8s8 of the row's 4 bytes
-/// broadcast and the block's 64 weight bytes.
-struct ContractToDotU8S8 : OpRewritePattern<vector::ContractionOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// vector.contract(ext(a), extsi(b)) with a K group and lane columns of `DotOp`'s shape
+/// (dot_u8s8: a u8 zero-extended, b s8, groups of 4, 16 columns; dot_i16: a and b i16
+/// sign-extended, pairs, 8 columns) -> per accumulator row and column block, one `DotOp`
+/// of the row's group broadcast (one 32-bit word) and the block's weights.
+template <typename DotOp>
+struct ContractToDot : OpRewritePattern<vector::ContractionOp> {
+  ContractToDot(MLIRContext *ctx, DotShape shape, PatternBenefit benefit)
+      : OpRewritePattern(ctx, benefit), shape(shape) {}
+  DotShape shape;
 
   LogicalResult matchAndRewrite(vector::ContractionOp op,
                                 PatternRewriter &rewriter) const override {
     auto accType = dyn_cast<VectorType>(op.getAccType());
-    Value lhs = widenedFrom<arith::ExtUIOp>(op.getLhs());
-    Value rhs = widenedFrom<arith::ExtSIOp>(op.getRhs());
+    Value lhs = shape.unsignedLhs ? widenedFrom<arith::ExtUIOp>(op.getLhs(), shape.bits)
+                                  : widenedFrom<arith::ExtSIOp>(op.getLhs(), shape.bits);
+    Value rhs = widenedFrom<arith::ExtSIOp>(op.getRhs(), shape.bits);
     if (op.getKind() != vector::CombiningKind::ADD || !accType ||
         !accType.getElementType().isInteger(32) || !lhs || !rhs)
       return failure();
-    auto loops = dotLoops(op);
+    auto loops = dotLoops(op, shape);
     if (failed(loops))
       return failure();
     int64_t rows = loops->rows, blocks = loops->blocks;
@@ -130,45 +143,46 @@ struct ContractToDotU8S8 : OpRewritePattern<vector::ContractionOp> {
     if (rows * blocks > 32)
       return failure();
     Location loc = op.getLoc();
-    Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
-    auto bytes = VectorType::get({kLanes * kGroup}, i8);
-    auto lanes = VectorType::get({kLanes}, i32);
-    // Unit dims drop out of every operand, leaving a [rows, 4], b [blocks, 16, 4] (the
-    // blocks before or after a unit k1: the same order) and acc [rows, blocks, 16].
-    Value a = vector::ShapeCastOp::create(rewriter, loc, VectorType::get({rows, kGroup}, i8), lhs);
-    auto blockRows = blockReads(rewriter, loc, rhs, *loops, op, blocks);
+    Type elt = rewriter.getIntegerType(shape.bits), i32 = rewriter.getI32Type();
+    auto words = VectorType::get({shape.lanes * shape.group}, elt);
+    auto lanes = VectorType::get({shape.lanes}, i32);
+    // Unit dims drop out of every operand, leaving a [rows, G], b [blocks, L, G] (the
+    // blocks before or after a unit k1: the same order) and acc [rows, blocks, L].
+    Value a = vector::ShapeCastOp::create(rewriter, loc,
+                                          VectorType::get({rows, shape.group}, elt), lhs);
+    auto blockRows = blockReads(rewriter, loc, rhs, *loops, op, blocks, shape);
     Value acc = vector::ShapeCastOp::create(
-        rewriter, loc, VectorType::get({rows, blocks, kLanes}, i32), op.getAcc());
+        rewriter, loc, VectorType::get({rows, blocks, shape.lanes}, i32), op.getAcc());
     SmallVector<Value> broadcasts;
     for (int64_t r = 0; r < rows; ++r) {
       Value group = vector::ExtractOp::create(rewriter, loc, a, ArrayRef<int64_t>{r});
       Value word = vector::BitCastOp::create(rewriter, loc, VectorType::get({1}, i32), group);
       Value scalar = vector::ExtractOp::create(rewriter, loc, word, ArrayRef<int64_t>{0});
       Value splat = vector::BroadcastOp::create(rewriter, loc, lanes, scalar);
-      broadcasts.push_back(vector::BitCastOp::create(rewriter, loc, bytes, splat));
+      broadcasts.push_back(vector::BitCastOp::create(rewriter, loc, words, splat));
     }
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < blocks; ++j) {
         Value sum = vector::ExtractOp::create(rewriter, loc, acc, ArrayRef<int64_t>{r, j});
-        sum = DotU8S8Op::create(rewriter, loc, lanes, sum, broadcasts[r], blockRows[j]);
+        sum = DotOp::create(rewriter, loc, lanes, sum, broadcasts[r], blockRows[j]);
         acc = vector::InsertOp::create(rewriter, loc, sum, acc, ArrayRef<int64_t>{r, j});
       }
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, accType, acc);
     return success();
   }
 
-  /// The [16, 4] weight bytes of each column block. When the weights come from one
+  /// The [L, G] weights of each column block. When the weights come from one
   /// in-bounds transfer_read, each block is read on its own (contiguous in the packed
   /// layout; dlc-x86-lower-intrinsics makes it one 64-byte load), else it is extracted
   /// from the whole vector.
   static SmallVector<Value> blockReads(PatternRewriter &rewriter, Location loc, Value rhs,
                                        const DotLoops &loops, vector::ContractionOp op,
-                                       int64_t blocks) {
-    Type i8 = rewriter.getI8Type();
-    auto tile = VectorType::get({kLanes, kGroup}, i8);
+                                       int64_t blocks, const DotShape &shape) {
+    Type elt = rewriter.getIntegerType(shape.bits);
+    auto tile = VectorType::get({shape.lanes, shape.group}, elt);
     SmallVector<Value> out;
     // A read whose two innermost vector dims are the source's two innermost (the packed
-    // [16, 4] block), the column blocks along one source dim.
+    // [L, G] block), the column blocks along one source dim.
     auto read = rhs.getDefiningOp<vector::TransferReadOp>();
     AffineMap map = read ? read.getPermutationMap() : AffineMap();
     int64_t srcRank = read ? int64_t(read.getIndices().size()) : 0;
@@ -197,7 +211,7 @@ struct ContractToDotU8S8 : OpRewritePattern<vector::ContractionOp> {
       return out;
     }
     Value all = vector::ShapeCastOp::create(
-        rewriter, loc, VectorType::get({blocks, kLanes, kGroup}, i8), rhs);
+        rewriter, loc, VectorType::get({blocks, shape.lanes, shape.group}, elt), rhs);
     for (int64_t j = 0; j < blocks; ++j)
       out.push_back(vector::ExtractOp::create(rewriter, loc, all, ArrayRef<int64_t>{j}));
     return out;
@@ -217,12 +231,29 @@ struct DotU8S8ToIntrinsic : OpRewritePattern<DotU8S8Op> {
   }
 };
 
+/// dlc_x86.dot_i16 -> llvm.x86.avx2.pmadd.wd (vpmaddwd: 8 sums of 2 i16 products) + acc.
+struct DotI16ToIntrinsic : OpRewritePattern<DotI16Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DotI16Op op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value b = vector::ShapeCastOp::create(rewriter, loc, op.getA().getType(), op.getB());
+    Value products = LLVM::CallIntrinsicOp::create(
+                         rewriter, loc, op.getType(), rewriter.getStringAttr("llvm.x86.avx2.pmadd.wd"),
+                         ValueRange{op.getA(), b})
+                         .getResult(0);
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, op.getAcc(), products);
+    return success();
+  }
+};
+
 struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
   void runOnOperation() override {
-    // The weight tiles the dot products read: one 64-byte load each.
+    // The weight tiles the dot products read: one 64-byte (32-byte) load each.
     SmallVector<Operation *> reads;
-    getOperation().walk([&](DotU8S8Op dot) {
-      if (auto read = dot.getB().getDefiningOp<vector::TransferReadOp>())
+    getOperation().walk([&](Operation *op) {
+      if (!isa<DotU8S8Op, DotI16Op>(op))
+        return;
+      if (auto read = op->getOperand(2).getDefiningOp<vector::TransferReadOp>())
         reads.push_back(read);
     });
     if (!reads.empty()) {
@@ -231,7 +262,7 @@ struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
       (void)applyOpPatternsGreedily(reads, std::move(flatten));
     }
     RewritePatternSet patterns(&getContext());
-    patterns.add<DotU8S8ToIntrinsic>(&getContext());
+    patterns.add<DotU8S8ToIntrinsic, DotI16ToIntrinsic>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -239,8 +270,10 @@ struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
 
 } // namespace
 
-void populateDotProductPatterns(RewritePatternSet &patterns, PatternBenefit benefit) {
-  patterns.add<ContractToDotU8S8>(patterns.getContext(), benefit);
+void populateDotProductPatterns(RewritePatternSet &patterns, bool vnni, PatternBenefit benefit) {
+  if (vnni)
+    patterns.add<ContractToDot<DotU8S8Op>>(patterns.getContext(), kVnni, benefit);
+  patterns.add<ContractToDot<DotI16Op>>(patterns.getContext(), kPairs, benefit);
 }
 
 } // namespace dlc::x86

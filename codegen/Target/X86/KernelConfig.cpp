@@ -71,43 +71,38 @@ static int64_t divisorOrPartialTile(int64_t n, std::initializer_list<int64_t> ca
   return d >= good || d == n ? d : wholeOrPartialTile(n, preferred);
 }
 
-bool isDotGroupContraction(linalg::LinalgOp op) {
+/// Whether `op` is a generic of two dot-group operands (both i8, groups of 4, or both i16,
+/// groups of 2) into i32 over `loops` loops, the last `reductions` of them reductions, its
+/// weights indexed by `weights` (dims of the loops) and its innermost loop the group.
+static bool isDotGroupGeneric(linalg::LinalgOp op, unsigned loops, unsigned reductions,
+                              ArrayRef<unsigned> weights) {
   if (!isa<linalg::GenericOp>(op.getOperation()) || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() < 5)
+      op.getNumDpsInits() != 1 || op.getNumLoops() != loops)
     return false;
   auto elt = [](Value v) { return getElementTypeOrSelf(v.getType()); };
-  if (!elt(op.getDpsInputs()[0]).isInteger(8) || !elt(op.getDpsInputs()[1]).isInteger(8) ||
-      !elt(op.getDpsInits()[0]).isInteger(32))
+  Type a = elt(op.getDpsInputs()[0]);
+  if (a != elt(op.getDpsInputs()[1]) || !elt(op.getDpsInits()[0]).isInteger(32) ||
+      !(a.isInteger(8) || a.isInteger(16)))
     return false;
-  unsigned n = op.getNumLoops();
   auto iters = op.getIteratorTypesArray();
-  for (unsigned d = 0; d < n; ++d)
-    if ((iters[d] == utils::IteratorType::reduction) != (d + 2 >= n))
+  for (unsigned d = 0; d < loops; ++d)
+    if ((iters[d] == utils::IteratorType::reduction) != (d + reductions >= loops))
       return false;
-  MLIRContext *ctx = op.getContext();
-  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
-  AffineMap weights = AffineMap::get(n, 0, {dim(n - 4), dim(n - 2), dim(n - 3), dim(n - 1)}, ctx);
-  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-  return op.getMatchingIndexingMap(op.getDpsInputOperand(1)) == weights && bounds[n - 1] == 4;
+  SmallVector<AffineExpr> dims;
+  for (unsigned d : weights)
+    dims.push_back(getAffineDimExpr(d, op.getContext()));
+  return op.getMatchingIndexingMap(op.getDpsInputOperand(1)) ==
+             AffineMap::get(loops, 0, dims, op.getContext()) &&
+         op.getStaticLoopRanges()[loops - 1] == (a.isInteger(8) ? 4 : 2);
+}
+
+bool isDotGroupContraction(linalg::LinalgOp op) {
+  unsigned n = op.getNumLoops();
+  return n >= 5 && isDotGroupGeneric(op, n, 2, {n - 4, n - 2, n - 3, n - 1});
 }
 
 bool isDotGroupConvolution(linalg::LinalgOp op) {
-  if (!isa<linalg::GenericOp>(op.getOperation()) || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 9)
-    return false;
-  auto elt = [](Value v) { return getElementTypeOrSelf(v.getType()); };
-  if (!elt(op.getDpsInputs()[0]).isInteger(8) || !elt(op.getDpsInputs()[1]).isInteger(8) ||
-      !elt(op.getDpsInits()[0]).isInteger(32))
-    return false;
-  auto iters = op.getIteratorTypesArray();
-  for (unsigned d = 0; d < 9; ++d)
-    if ((iters[d] == utils::IteratorType::reduction) != (d >= 5))
-      return false;
-  MLIRContext *ctx = op.getContext();
-  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
-  AffineMap weights = AffineMap::get(9, 0, {dim(3), dim(5), dim(6), dim(7), dim(4), dim(8)}, ctx);
-  return op.getMatchingIndexingMap(op.getDpsInputOperand(1)) == weights &&
-         op.getStaticLoopRanges()[8] == 4;
+  return isDotGroupGeneric(op, 9, 4, {3, 5, 6, 7, 4, 8});
 }
 
 std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTarget &target) {
@@ -123,16 +118,18 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTar
   // AVX-512: 32 zmm of 16 floats; AVX2: 16 ymm of 8.
   bool avx512 = target.isa == Isa::AVX512;
 
-  // 8-bit products in 4-byte K groups (loops rows..., n1, n0, k1, k0): a register tile of
-  // 16 accumulators, 8 rows x 2 blocks of 16 columns (fewer rows: more blocks), the K
-  // groups stepped one at a time with the group whole (QUANT-NOTES.md §3.2).
+  // Integer products in K groups (loops rows..., n1, n0, k1, k0): a register tile of 16
+  // accumulators, 8 rows x 2 column blocks (QUANT-NOTES.md §3.2; AVX2: 12, 6 x 2, with 2
+  // weight loads, a broadcast and a product, as the fp32 tile), fewer rows: more blocks;
+  // the K groups stepped one at a time with the group whole.
   if (isDotGroupContraction(op)) {
     cfg.kind = KernelKind::Contraction;
     cfg.tiles.assign(n, 1);
     unsigned m = n - 5, n1 = n - 4, n0 = n - 3;
-    int64_t rows = wholeOrPartialTile(bounds[m], 8);
+    int64_t accumulators = avx512 ? 16 : 12;
+    int64_t rows = wholeOrPartialTile(bounds[m], accumulators / 2);
     cfg.tiles[m] = rows;
-    cfg.tiles[n1] = wholeOrPartialTile(bounds[n1], std::max<int64_t>(2, 16 / rows));
+    cfg.tiles[n1] = wholeOrPartialTile(bounds[n1], std::max<int64_t>(2, accumulators / rows));
     cfg.tiles[n0] = bounds[n0];
     cfg.tiles[n - 1] = 0;
     blockOuterWhenLarge(op, cfg, n1, target);
@@ -147,8 +144,12 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTar
     int64_t blocks = std::min<int64_t>(bounds[3], 2);
     cfg.tiles[3] = blocks;
     cfg.tiles[4] = bounds[4];
-    cfg.tiles[2] = blocks == 2 ? divisorOrPartialTile(bounds[2], {8, 7, 6, 5, 4}, 4, 8)
-                               : divisorOrPartialTile(bounds[2], {16, 14, 12, 10, 8, 7}, 8, 16);
+    if (avx512)
+      cfg.tiles[2] = blocks == 2 ? divisorOrPartialTile(bounds[2], {8, 7, 6, 5, 4}, 4, 8)
+                                 : divisorOrPartialTile(bounds[2], {16, 14, 12, 10, 8, 7}, 8, 16);
+    else // 12 accumulators
+      cfg.tiles[2] = blocks == 2 ? divisorOrPartialTile(bounds[2], {6, 5, 4}, 4, 6)
+                                 : divisorOrPartialTile(bounds[2], {12, 10, 8, 7}, 7, 12);
     cfg.tiles[8] = 0;
     blockOuterWhenLarge(op, cfg, 3, target);
     return cfg;

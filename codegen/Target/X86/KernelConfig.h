@@ -84,13 +84,14 @@ std::optional<int64_t> chooseThreadSplit(mlir::linalg::LinalgOp op, const Kernel
 /// register tile's width, two vectors (32 floats with AVX-512, 16 with AVX2).
 inline int64_t packedWeightColumns(const CpuTarget &target) { return 2 * target.f32Lanes(); }
 
-/// A u8 x s8 -> i32 generic in 4-byte K groups over packed weights (loops rows..., n1,
-/// n0, k1, k0 = 4; weights [n1][k1][n0][k0]): what convert-graph-to-linalg makes of an
-/// integer matmul for a target with VNNI.
+/// An integer generic in K groups over packed weights (loops rows..., n1, n0, k1, k0;
+/// weights [n1][k1][n0][k0]): u8 x s8 -> i32 in groups of 4 (k0 = 4), or i16 x i16 -> i32
+/// in pairs (k0 = 2): what convert-graph-to-linalg makes of an integer matmul for a target
+/// with VNNI, or with AVX2.
 bool isDotGroupContraction(mlir::linalg::LinalgOp op);
 
-/// The convolution of the same over a padded NHWC input in channel groups of 4 (loops n,
-/// oh, ow, f1, f0, kh, kw, c1, c0 = 4; weights [f1][kh][kw][c1][f0][c0]).
+/// The convolution of the same over a padded NHWC input in channel groups (loops n, oh,
+/// ow, f1, f0, kh, kw, c1, c0; weights [f1][kh][kw][c1][f0][c0]).
 bool isDotGroupConvolution(mlir::linalg::LinalgOp op);
 
 /// Iterations of `op` (elements times reduction length).

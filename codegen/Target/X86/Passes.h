@@ -35,9 +35,11 @@ using codegen::kRuntimeCtxArgAttr;
 #define GEN_PASS_REGISTRATION
 #include "codegen/Target/X86/Passes.h.inc"
 
-/// AVX-512 VNNI: vector.contract of u8 x s8 in 4-byte K groups and 16 columns ->
-/// dlc_x86.dot_u8s8 per accumulator row and column block (DotProducts.cpp).
-void populateDotProductPatterns(mlir::RewritePatternSet &patterns, mlir::PatternBenefit benefit);
+/// Integer dot products (DotProducts.cpp), per accumulator row and column block: with
+/// AVX-512 VNNI (`vnni`), vector.contract of u8 x s8 in 4-byte K groups and 16 columns ->
+/// dlc_x86.dot_u8s8; always, i16 x i16 in pairs and 8 columns -> dlc_x86.dot_i16 (AVX2).
+void populateDotProductPatterns(mlir::RewritePatternSet &patterns, bool vnni,
+                                mlir::PatternBenefit benefit);
 
 /// Prefix of the functions that hold an outlined parallel loop body.
 constexpr const char *kParallelBodyPrefix = "dlc_parallel_body_";

@@ -363,8 +363,8 @@ void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile
     });
     if (!folded)
       return;
-    // In 4-byte channel groups the group stays whole (the tile is a dot product's).
-    if (getElementTypeOrSelf(folded.getDpsInputs()[0].getType()).isInteger(8)) {
+    // Integer channel groups stay whole (the tile is a dot product's).
+    if (isa<IntegerType>(getElementTypeOrSelf(folded.getDpsInputs()[0].getType()))) {
       root = folded;
     } else {
       SmallVector<int64_t> cTiles;
@@ -665,10 +665,9 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
     {
       RewritePatternSet patterns(ctx);
       tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
-      // 8-bit contractions in 4-byte K groups: one vpdpbusd per row and 16 columns, ahead
-      // of the generic lowering to outer products.
-      if (vnni)
-        populateDotProductPatterns(patterns, /*benefit=*/10);
+      // Integer contractions in K groups: one vpdpbusd (VNNI) per row and 16 columns, or
+      // one vpmaddwd per row and 8 columns, ahead of the generic lowering to outer products.
+      populateDotProductPatterns(patterns, vnni, /*benefit=*/10);
       vector::populateVectorContractLoweringPatterns(patterns,
                                                      vector::VectorContractLowering::OuterProduct);
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);

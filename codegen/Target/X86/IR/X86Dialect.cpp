@@ -24,3 +24,10 @@ LogicalResult dlc::x86::DotU8S8Op::verify() {
            << getB().getType();
   return success();
 }
+
+LogicalResult dlc::x86::DotI16Op::verify() {
+  if (getB().getType().getShape() != ArrayRef<int64_t>{8, 2})
+    return emitOpError("expects 8 columns x 2 values of weights (vector<8x2xi16>), got ")
+           << getB().getType();
+  return success();
+}

@@ -41,4 +41,26 @@ def X86_DotU8S8Op : X86_Op<"dot_u8s8", [Pure, AllTypesMatch<["acc", "result"]>]>
   let hasVerifier = 1;
 }
 
+def X86_DotI16Op : X86_Op<"dot_i16", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc + two i16 x i16 products per 32-bit lane (AVX2 vpmaddwd, vpaddd)";
+  let description = [{
+    Lane i of the result is `acc[i] + a[2i] * b[2i] + a[2i+1] * b[2i+1]`, the
+    products and their sum exact in i32 (8-bit operands widened to i16 cannot
+    overflow it, unlike vpmaddubsw's saturating i16 sums). `a` holds the 2
+    activations of one row broadcast to every lane; `b` holds 8 output columns x 2
+    K-values of packed weights, as read ([8, 2]: dlc-x86-lower-intrinsics makes the
+    read one 32-byte load).
+    ```mlir
+    %r = dlc_x86.dot_i16 %acc, %a, %b : vector<16xi16>, vector<8x2xi16> -> vector<8xi32>
+    ```
+  }];
+  let arguments = (ins VectorOfLengthAndType<[8], [I32]>:$acc,
+                       VectorOfLengthAndType<[16], [I16]>:$a,
+                       VectorOfRankAndType<[2], [I16]>:$b);
+  let results = (outs VectorOfLengthAndType<[8], [I32]>:$result);
+  let assemblyFormat =
+      "$acc `,` $a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif

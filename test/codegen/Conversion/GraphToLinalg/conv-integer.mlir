@@ -1,10 +1,13 @@
 // RUN: dlc-opt %s -split-input-file -convert-graph-to-linalg="int8-dot-lanes=16" | FileCheck %s --check-prefixes=CHECK,DOT
+// RUN: dlc-opt %s -split-input-file -convert-graph-to-linalg="int8-dot-lanes=8 int8-dot-group=2" | FileCheck %s --check-prefixes=CHECK,PAIRS
 // RUN: dlc-opt %s -split-input-file -convert-graph-to-linalg | FileCheck %s --check-prefixes=CHECK,WIDEN
 // 8-bit convolutions (channels last, group 1). With 4-byte dot products, stride 1 is an
 // implicit GEMM over weights packed [F/16][KH][KW][C4/4][16][4] and the input padded with
 // the activations' zero point, channels in groups of 4 (CONV-NOTES.md route c, QUANT-NOTES.md
 // §6); other strides copy the windows out (im2col) and take the matmul's dot-group form.
-// Without, a widening generic over the padded input.
+// With pairs (AVX2 vpmaddwd) the padded input is widened to i16 as it is (no shift) and
+// the weights packed [F/8][KH][KW][C/2][8][2] in i16. Without, a widening generic over the
+// padded input.
 
 // CHECK-LABEL: func @stride1
 // DOT: tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
@@ -15,6 +18,15 @@
 // DOT: arith.extui
 // DOT: arith.extsi
 // DOT: tensor.collapse_shape {{.*}} into tensor<1x8x8x32xi32>
+// PAIRS: tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// PAIRS: tensor.yield %c-128_i8 : i8
+// PAIRS: arith.extui {{.*}} : i8 to i16
+// PAIRS: arith.constant dense<{{.*}}> : tensor<4x3x3x4x8x2xi16>
+// PAIRS: tensor.expand_shape {{.*}} into tensor<1x10x10x4x2xi16>
+// PAIRS: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]
+// PAIRS: arith.extsi {{.*}} : i16 to i32
+// PAIRS: arith.extsi {{.*}} : i16 to i32
+// PAIRS: tensor.collapse_shape {{.*}} into tensor<1x8x8x32xi32>
 // WIDEN: tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
 // WIDEN: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
 // WIDEN: arith.extui
@@ -37,6 +49,13 @@ func.func @stride1(%x: tensor<1x8x8x8xi8>) -> tensor<1x8x8x32xi32> {
 // DOT: tensor.collapse_shape {{.*}} into tensor<1x4x4x72xi8>
 // DOT: arith.constant dense<{{.*}}> : tensor<2x18x16x4xi8>
 // DOT: arith.subi
+// PAIRS-NOT: arith.xori
+// PAIRS: tensor.pad
+// PAIRS: arith.extsi {{.*}} : i8 to i16
+// PAIRS: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x4x3x3x8xi16>)
+// PAIRS: tensor.collapse_shape {{.*}} into tensor<1x4x4x72xi16>
+// PAIRS: arith.constant dense<{{.*}}> : tensor<4x36x8x2xi16>
+// PAIRS-NOT: arith.subi
 // WIDEN: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
 // WIDEN: arith.extsi
 // WIDEN: arith.extsi

@@ -6,3 +6,11 @@ func.func @bad_weights(%acc: vector<16xi32>, %a: vector<64xi8>, %b: vector<8x8xi
   %r = dlc_x86.dot_u8s8 %acc, %a, %b : vector<64xi8>, vector<8x8xi8> -> vector<16xi32>
   return %r : vector<16xi32>
 }
+
+// -----
+
+func.func @bad_pairs(%acc: vector<8xi32>, %a: vector<16xi16>, %b: vector<4x4xi16>) -> vector<8xi32> {
+  // expected-error @+1 {{expects 8 columns x 2 values of weights (vector<8x2xi16>), got 'vector<4x4xi16>'}}
+  %r = dlc_x86.dot_i16 %acc, %a, %b : vector<16xi16>, vector<4x4xi16> -> vector<8xi32>
+  return %r : vector<8xi32>
+}

@@ -1,6 +1,7 @@
 // RUN: dlc-opt %s -dlc-x86-lower-intrinsics | FileCheck %s
 // dlc_x86.dot_u8s8 becomes the VNNI intrinsic (the unsigned operand second), and the
-// [16, 4] weight tile it reads one 64-byte load.
+// [16, 4] weight tile it reads one 64-byte load; dlc_x86.dot_i16 becomes AVX2's vpmaddwd
+// plus the accumulator, its [8, 2] tile one 32-byte load.
 
 // CHECK-LABEL: func @dot
 // CHECK: memref.collapse_shape
@@ -12,4 +13,17 @@ func.func @dot(%acc: vector<16xi32>, %a: vector<64xi8>, %w: memref<4x16x4xi8>, %
   %b = vector.transfer_read %w[%i, %c0, %c0], %p {in_bounds = [true, true]} : memref<4x16x4xi8>, vector<16x4xi8>
   %r = dlc_x86.dot_u8s8 %acc, %a, %b : vector<64xi8>, vector<16x4xi8> -> vector<16xi32>
   return %r : vector<16xi32>
+}
+
+// CHECK-LABEL: func @pairs
+// CHECK: memref.collapse_shape
+// CHECK: %[[W:.*]] = vector.transfer_read {{.*}} vector<16xi16>
+// CHECK: %[[P:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%arg1, %[[W]]) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// CHECK: arith.addi %arg0, %[[P]] : vector<8xi32>
+func.func @pairs(%acc: vector<8xi32>, %a: vector<16xi16>, %w: memref<4x8x2xi16>, %i: index) -> vector<8xi32> {
+  %c0 = arith.constant 0 : index
+  %p = arith.constant 0 : i16
+  %b = vector.transfer_read %w[%i, %c0, %c0], %p {in_bounds = [true, true]} : memref<4x8x2xi16>, vector<8x2xi16>
+  %r = dlc_x86.dot_i16 %acc, %a, %b : vector<16xi16>, vector<8x2xi16> -> vector<8xi32>
+  return %r : vector<8xi32>
 }
