@@ -40,6 +40,8 @@ class BenchModel:
     build: Callable            # seed -> (onnx.ModelProto, {name: np.ndarray})
     about: str                 # one line for the docs
     memory_bound: bool = False  # report share of memory bandwidth instead of FLOP peak
+    rtol: float = 1e-4          # every engine's outputs within this of the reference
+    int8: bool = False          # "% peak" of the int8 dot-product peak instead of fp32 FMA
 
 
 def tiny_add(seed: int):

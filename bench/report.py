@@ -81,7 +81,9 @@ def _rate_cell(m: dict, r: dict | None, n: int, machine: dict) -> str:
     if not m.get("flops"):
         return "—"
     gf = m["flops"] / sec * 1e-9
-    peak = machine.get("peak_gflops_per_core", 0) * n
+    # int8 rows: of the int8 dot-product peak (VNNI, or AVX2's vpmaddwd), in GOP/s.
+    key = "peak_int8_gops_per_core" if m.get("int8") else "peak_gflops_per_core"
+    peak = (machine.get(key) or 0) * n
     return f"{gf:.1f}" + (f" ({100 * gf / peak:.0f}%)" if peak else "")
 
 
@@ -133,15 +135,19 @@ def machine_section(data: dict) -> list[str]:
     lines = [f"CPU: {h.get('cpu', '?')}, {h.get('cores', '?')} cores.", ""]
     if "error" in m:
         return lines + [f"Machine figures unavailable: {m['error']}", ""]
-    lines += ["| threads | fp32 FMA GFLOP/s | copy GB/s | triad GB/s |", "|--:|--:|--:|--:|"]
+    lines += ["| threads | fp32 FMA GFLOP/s | int8 GOP/s | copy GB/s | triad GB/s |",
+              "|--:|--:|--:|--:|--:|"]
     for n, v in m["by_threads"].items():
-        lines.append(f"| {n} | {v['fma_gflops']:.1f} | {v['copy_gbs']:.1f} | "
+        int8 = f"{v['int8_gops']:.1f}" if v.get("int8_gops") else "—"
+        lines.append(f"| {n} | {v['fma_gflops']:.1f} | {int8} | {v['copy_gbs']:.1f} | "
                      f"{v['triad_gbs']:.1f} |")
     lines += ["", f"Peak per core: **{m['peak_gflops_per_core']:.1f} GFLOP/s** fp32 "
               f"({m['isa']} FMA, `bench/machine.c`, {m.get('compiler', 'clang')} -O2 "
               "-march=native, "
               "12 independent accumulator chains per thread). \"% peak\" below is of "
-              "threads × this per-core figure; \"% BW\" is of the larger of copy and triad at "
+              "threads × this per-core figure (int8 rows: of the int8 dot-product peak, "
+              "VNNI `vpdpbusd` where the CPU has it, else AVX2's exact `vpmaddwd` + `vpaddd` on "
+              "i16-widened values, in GOP/s); \"% BW\" is of the larger of copy and triad at "
               "that thread count (arrays of 256 MiB, STREAM-style byte counts).", ""]
     return lines
 

@@ -17,8 +17,10 @@ For every model of bench/models.py (random weights, fixed seed 0) and every thre
   --iree-llvmcpu-target-cpu=host` (from bench/.venv-bench), timed by bench/engine_iree.py
   (local-task driver, --task_topology_group_count=N).
 
-Every engine's output must be within max|a-b|/max|ref| <= 1e-4 of the reference; one that
-is not is reported as WRONG (with its error), one that fails as FAIL (with the error line).
+Every engine's output must be within max|a-b|/max|ref| <= 1e-4 of the reference (int8
+rows: 0.2, see quant_models.py); one that is not is reported as WRONG (with its error), one
+that fails as FAIL (with the error line). The int8 rows (bench/quant_models.py) are bench
+models quantized by ONNX Runtime's own tool, timed in every engine on the same file.
 Each engine+model+thread count runs in its own process; peak RSS is that process's.
 Timing runs in --rounds rounds (default 3) that interleave the engines, each round starting
 with the next engine; each engine's reported latency is its lowest round median (every
@@ -49,11 +51,13 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 from common import (count_bytes, count_flops, latency_stats, rel_error,  # noqa: E402
                     run_child, sanitize_name)
-from models import BENCH_MODELS  # noqa: E402
+from models import BENCH_MODELS as FLOAT_MODELS  # noqa: E402
+from quant_models import QUANT_MODELS  # noqa: E402
 import common  # noqa: E402
 import report  # noqa: E402
 
 RTOL = 1e-4
+BENCH_MODELS = {**FLOAT_MODELS, **QUANT_MODELS}
 IREE_VENV = BENCH / ".venv-bench"
 
 
@@ -104,9 +108,11 @@ def measure_machine(threads: list[int], work: Path, timeout: float) -> dict:
         m = json.loads(r.stdout.strip().splitlines()[-1])
         out["isa"] = m.pop("isa")
         out["by_threads"][str(n)] = m
-        log(f"machine, {n} thread(s): FMA {m['fma_gflops']:.1f} GFLOP/s, copy {m['copy_gbs']:.1f} "
+        log(f"machine, {n} thread(s): FMA {m['fma_gflops']:.1f} GFLOP/s, int8 "
+            f"{m.get('int8_gops') or 0:.1f} GOP/s, copy {m['copy_gbs']:.1f} "
             f"GB/s, triad {m['triad_gbs']:.1f} GB/s")
     out["peak_gflops_per_core"] = out["by_threads"]["1"]["fma_gflops"]
+    out["peak_int8_gops_per_core"] = out["by_threads"]["1"].get("int8_gops")
     return out
 
 
@@ -114,7 +120,7 @@ def measure_machine(threads: list[int], work: Path, timeout: float) -> dict:
 # Engines
 # ---------------------------------------------------------------------------
 
-def check_outputs(out_dir: Path, ref: list[tuple[str, np.ndarray]]) -> dict:
+def check_outputs(out_dir: Path, ref: list[tuple[str, np.ndarray]], rtol: float = RTOL) -> dict:
     """Compare DIR/<name>.npy with the reference outputs; status ok or wrong."""
     worst = 0.0
     for name, want in ref:
@@ -122,10 +128,10 @@ def check_outputs(out_dir: Path, ref: list[tuple[str, np.ndarray]]) -> dict:
         if not path.exists():
             return {"status": "wrong", "rel_err": float("inf"), "error": f"no output {name}"}
         worst = max(worst, rel_error(np.load(path), want))
-    if worst <= RTOL:
+    if worst <= rtol:
         return {"status": "ok", "rel_err": worst}
     return {"status": "wrong", "rel_err": worst,
-            "error": f"output differs from ONNX Runtime: rel. error {worst:.3g} > {RTOL:g}"}
+            "error": f"output differs from ONNX Runtime: rel. error {worst:.3g} > {rtol:g}"}
 
 
 def parse_dlc_bench(text: str) -> dict | None:
@@ -157,6 +163,7 @@ def snapshot_dlc(dlc: Path, work: Path) -> Path:
 class Bench:
     def __init__(self, args, work: Path):
         self.args, self.work = args, work
+        self.rtol = RTOL
         self.dlc = str(snapshot_dlc(Path(args.dlc).resolve(), work))
         self.runner, why = build_runner(Path(self.dlc).parent.parent, work, args.timeout)
         if self.runner is None:
@@ -199,7 +206,7 @@ class Bench:
                        "--output-dir", out_dir], self.args.timeout)
         if r.rc != 0:
             return {"status": "error", "error": "dlc run: " + r.error_line()}
-        res = check_outputs(out_dir, ref)
+        res = check_outputs(out_dir, ref, self.rtol)
         # Timed through the runtime alone (bench/dlc_runner.c), as an application would run
         # the model: no compiler libraries in the process, so its peak RSS is the model's.
         if self.runner:
@@ -224,7 +231,7 @@ class Bench:
         if r.rc != 0:
             return {"status": "error", "error": r.error_line()}
         info = json.loads(r.stdout.strip().splitlines()[-1])
-        res = {**check_outputs(out_dir, ref), **latency_stats(info.pop("times_s")),
+        res = {**check_outputs(out_dir, ref, self.rtol), **latency_stats(info.pop("times_s")),
                "rss_mb": r.maxrss_mb}
         if "compile_s" in info:
             res["compile_s"] = info["compile_s"]
@@ -257,6 +264,7 @@ class Bench:
     # -- one model ------------------------------------------------------------------
     def model(self, name: str) -> dict:
         bm = BENCH_MODELS[name]
+        self.rtol = bm.rtol  # the outputs' tolerance while this model runs
         model, inputs = bm.build(0)
         d = self.work / name
         d.mkdir(parents=True, exist_ok=True)
@@ -267,7 +275,7 @@ class Bench:
             np.save(path, v)
             in_args += ["--input", f"{k}={path}"]
         flops, _ = count_flops(model)
-        res = {"about": bm.about, "memory_bound": bm.memory_bound, "flops": flops,
+        res = {"about": bm.about, "memory_bound": bm.memory_bound, "int8": bm.int8, "flops": flops,
                "bytes": count_bytes(model), "compile": {}, "runs": {}}
         ref = reference(d / "model.onnx", inputs)
 

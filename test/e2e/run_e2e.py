@@ -8,7 +8,9 @@ Usage::
                [--seed 0] [--timeout 600] [--keep] [--suite models|ops|all] [MODEL ...]
 
 ``--suite`` picks the models: ``models`` (default) is ``models.MODELS``, ``ops`` the
-single-op cases of ``op_models.OP_MODELS``, ``all`` both.  For every model (default: all
+single-op cases of ``op_models.OP_MODELS``, ``all`` both; ``quant`` the networks quantized
+by ONNX Runtime's tool (``quant_models.QUANT_MODELS``, run with a tolerance of a few
+output quanta).  For every model (default: all
 of the suite) the driver writes
 ``model.onnx`` and one ``<input>.npy`` per graph input into a temporary
 directory, computes the reference outputs with ONNX Runtime
@@ -44,8 +46,10 @@ import onnx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from models import MODELS, sanitize_name  # noqa: E402
 from op_models import OP_MODELS  # noqa: E402
+from quant_models import QUANT_MODELS  # noqa: E402
 
-SUITES = {"models": MODELS, "ops": OP_MODELS, "all": {**MODELS, **OP_MODELS}}
+SUITES = {"models": MODELS, "ops": OP_MODELS, "all": {**MODELS, **OP_MODELS},
+          "quant": QUANT_MODELS}
 
 
 class Failure(Exception):
@@ -190,7 +194,8 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", action="store_true",
                     help="keep the temporary directories and print their paths")
     ap.add_argument("--suite", choices=list(SUITES), default="models",
-                    help="models.py networks (default), op_models.py single-op cases, or all")
+                    help="models.py networks (default), op_models.py single-op cases, all "
+                         "of these, or quant (quant_models.py)")
     ap.add_argument("models", nargs="*", metavar="MODEL",
                     help=f"models of the suite to run (default: all); models: {', '.join(MODELS)}"
                          f"; ops: see op_models.py")
