@@ -161,7 +161,7 @@ LogicalResult Compilation::runTo(Phase phase) {
     pm.enableVerifier(options.verifyEachPass);
     if (p == 1)
       buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf, options.gradInitializers,
-                                                  options.training});
+                                                  options.training, options.dumpConfig});
     else if (p == 2)
       buildLinalgPipeline(pm, target, options.maxMemory);
     else {

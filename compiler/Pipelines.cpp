@@ -36,8 +36,11 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
   if (!differentiates)
     pm.addPass(graph::createGraphRaiseAttention());
   // Matmuls and gemms of dequantized 8-bit operands -> integer products (inference).
-  if (!differentiates)
-    pm.addPass(quantization::createQuantizeContractions());
+  if (!differentiates) {
+    quantization::QuantizeContractionsOptions quantize;
+    quantize.report = options.report;
+    pm.addPass(quantization::createQuantizeContractions(quantize));
+  }
   // Composite ops (gemm, softmax, norms, gelu, clip, pools) -> primitives; inference keeps
   // attention, rnn, gru and lstm whole until the linalg phase.
   graph::GraphDecomposeOptions decompose;

@@ -19,6 +19,9 @@ struct GraphPipelineOptions {
   bool gradInitializers = false;
   /// Build a training step (`dlc compile --train`); none: inference.
   std::optional<autodiff::TrainingOptions> training;
+  /// Report what the quantization passes made of each quantized op (stderr; `dlc compile
+  /// --dump-config`).
+  bool report = false;
 };
 
 /// graph: canonicalize and fold, raise attention, expand composite ops (inference keeps

@@ -1,5 +1,5 @@
 // dlc-plan-arena: a function's intermediate buffers as views of one arena, reused by liveness.
-#include "codegen/Transforms/NodeName.h"
+#include "dialects/Graph/IR/NodeName.h"
 #include "codegen/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -133,7 +133,7 @@ void report(ArrayRef<Buffer> buffers, int64_t total) {
   llvm::stable_sort(atPeak, [](const Buffer *a, const Buffer *b) { return a->bytes > b->bytes; });
   for (const Buffer *b : ArrayRef(atPeak).take_front(8)) {
     memref::AllocOp alloc = b->alloc;
-    StringRef node = dlc::codegen::nodeName(alloc.getLoc());
+    StringRef node = dlc::graph::nodeName(alloc.getLoc());
     llvm::errs() << "arena:   " << formatBytes(b->bytes) << " from '" << (node.empty() ? "?" : node)
                  << "' " << alloc.getType() << ", live over top-level ops [" << b->begin << ", "
                  << b->end << "] of " << last + 1 << "\n";

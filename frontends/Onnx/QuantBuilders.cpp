@@ -49,19 +49,48 @@ struct QuantAxis {
   int64_t axis, block;
 };
 
-/// The quantization axis and block size; the axis only matters for a non-scalar scale.
-/// A constant scale must be positive (ONNX: scale > 0); a zero, negative or NaN one is an
-/// error naming the node.
-FailureOr<QuantAxis> quantAxis(NodeImporter &n, int64_t rank, Value scale) {
+/// A constant scale (input `i`) must be positive (ONNX: scale > 0); a zero, negative or
+/// NaN one is an error naming the node and the input.
+LogicalResult checkScale(NodeImporter &n, unsigned i, StringRef what = "scale") {
   DenseFPElementsAttr values;
-  if (matchPattern(scale, m_Constant(&values)))
-    for (APFloat v : values.getValues<APFloat>())
-      if (v.isNaN() || v.isZero() || v.isNegative()) {
-        bool lost = false;
-        (void)v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-        return n.error("scale must be positive, got " +
-                       Twine(v.isNaN() ? std::string("NaN") : std::to_string(v.convertToDouble())));
-      }
+  if (!n.input(i) || !matchPattern(n.input(i), m_Constant(&values)))
+    return success();
+  for (APFloat v : values.getValues<APFloat>())
+    if (v.isNaN() || v.isZero() || v.isNegative()) {
+      bool lost = false;
+      (void)v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      return n.error(what + " must be positive, got " +
+                     Twine(v.isNaN() ? std::string("NaN") : std::to_string(v.convertToDouble())));
+    }
+  return success();
+}
+
+/// ONNX's name of an 8-, 16- or 32-bit integer type as the importer stores it.
+std::string integerTypeName(NodeImporter &n, unsigned i) {
+  unsigned bits = tensorType(n.input(i)).getElementTypeBitWidth();
+  return (n.isUnsigned(i) ? "uint" : "int") + std::to_string(bits);
+}
+
+/// A zero point (input `zp`, if given) holds values of its quantized tensor's type (input
+/// `x`): the same width and signedness (ONNX: "same type as x"), else an error naming both.
+LogicalResult checkZeroPoint(NodeImporter &n, unsigned x, unsigned zp, StringRef xName,
+                             StringRef zpName) {
+  Value z = n.input(zp), v = n.input(x);
+  if (!z || !v || !isa<IntegerType>(tensorType(z).getElementType()) ||
+      !isa<IntegerType>(tensorType(v).getElementType()) || n.storedType(zp) || n.storedType(x))
+    return success();
+  if (tensorType(z).getElementType() == tensorType(v).getElementType() &&
+      n.isUnsigned(zp) == n.isUnsigned(x))
+    return success();
+  return n.error(zpName + " must have the type of " + xName + " (" + integerTypeName(n, x) +
+                 "), got " + integerTypeName(n, zp));
+}
+
+/// The quantization axis and block size; the axis only matters for a non-scalar scale.
+/// The scale (input 1) must be positive where it is a constant (checkScale).
+FailureOr<QuantAxis> quantAxis(NodeImporter &n, int64_t rank, Value scale) {
+  if (failed(checkScale(n, 1)))
+    return failure();
   auto axis = n.intAttr("axis", 1), block = n.intAttr("block_size", 0);
   DLC_TRY(axis);
   DLC_TRY(block);
@@ -165,6 +194,8 @@ LogicalResult dequantizeLinear(NodeImporter &n, Results &out) {
   int stored = n.storedType(0);
   auto qa = quantAxis(n, xt.getRank(), *scale);
   DLC_TRY(qa);
+  if (failed(checkZeroPoint(n, 0, 2, "x", "x_zero_point")))
+    return failure();
   Type ft = tensorType(*scale).getElementType();
   if (!isa<FloatType>(ft))
     return n.error("the scale must be floating-point");
@@ -261,6 +292,9 @@ LogicalResult matMulInteger(NodeImporter &n, Results &out) {
   auto a = n.requiredInput(0), b = n.requiredInput(1);
   DLC_TRY(a);
   DLC_TRY(b);
+  if (failed(checkZeroPoint(n, 0, 2, "A", "a_zero_point")) ||
+      failed(checkZeroPoint(n, 1, 3, "B", "b_zero_point")))
+    return failure();
   Expr e{n, n.b.getI32Type()};
   Value y = integerMatMul(e, n, 0, 1, 2, 3);
   if (e.failed)
@@ -280,9 +314,21 @@ Value requantize(Expr &e, NodeImporter &n, Value acc, Value s1, Value s2, Value 
   return saturateTo(e, d, to, zpUnsigned);
 }
 
+/// QLinearMatMul / QLinearConv: positive constant scales (inputs 1, 4, 6), and zero points
+/// (2, 5) of their operands' types (0, 3).
+LogicalResult checkQLinearParams(NodeImporter &n, StringRef a, StringRef b) {
+  if (failed(checkScale(n, 1, (a + "_scale").str())) ||
+      failed(checkScale(n, 4, (b + "_scale").str())) || failed(checkScale(n, 6, "y_scale")))
+    return failure();
+  return failure(failed(checkZeroPoint(n, 0, 2, a, (a + "_zero_point").str())) ||
+                 failed(checkZeroPoint(n, 3, 5, b, (b + "_zero_point").str())));
+}
+
 LogicalResult qlinearMatMul(NodeImporter &n, Results &out) {
   for (unsigned i : {0u, 1u, 3u, 4u, 6u})
     DLC_TRY(n.requiredInput(i));
+  if (failed(checkQLinearParams(n, "a", "b")))
+    return failure();
   Expr e{n, n.b.getF64Type()};
   Value acc = e.cast(integerMatMul(e, n, 0, 3, 2, 5), n.b.getF64Type());
   Value yzp = n.input(7);
@@ -370,6 +416,9 @@ Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp
 LogicalResult convInteger(NodeImporter &n, Results &out) {
   DLC_TRY(n.requiredInput(0));
   DLC_TRY(n.requiredInput(1));
+  if (failed(checkZeroPoint(n, 0, 2, "x", "x_zero_point")) ||
+      failed(checkZeroPoint(n, 1, 3, "w", "w_zero_point")))
+    return failure();
   Expr e{n, n.b.getF64Type()};
   Value y = e.cast(integerConv(e, n, 0, 1, 2, 3, Value()), n.b.getI32Type());
   if (e.failed)
@@ -381,6 +430,8 @@ LogicalResult convInteger(NodeImporter &n, Results &out) {
 LogicalResult qlinearConv(NodeImporter &n, Results &out) {
   for (unsigned i : {0u, 1u, 3u, 4u, 6u})
     DLC_TRY(n.requiredInput(i));
+  if (failed(checkQLinearParams(n, "x", "w")))
+    return failure();
   Expr e{n, n.b.getF64Type()};
   Value acc = integerConv(e, n, 0, 3, 2, 5, n.input(8));
   Value ws = n.input(4);

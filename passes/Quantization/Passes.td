@@ -19,8 +19,12 @@ def QuantizeContractions : Pass<"dlc-quantize-contractions"> {
     result is what the float product of the dequantized values computes, exact
     up to float rounding of the sum. Everything else is left to `dlc-decompose`,
     which expands the remaining quantize/dequantize ops into float math. Runs
-    before `dlc-decompose` (gemm must still be whole).
+    before `dlc-decompose` (gemm must still be whole). With `report`, each
+    contraction reading a dequantized value gets a line on stderr (`dlc compile
+    --dump-config`): integer, or kept float and why.
   }];
+  let options = [Option<"report", "report", "bool", /*default=*/"false",
+                        "print what became of each contraction of dequantized values">];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 

@@ -3,7 +3,9 @@
 #include "dialects/Graph/IR/QuantizedMath.h"
 #include "passes/Quantization/Passes.h"
 
+#include "dialects/Graph/IR/NodeName.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
 
@@ -66,24 +68,48 @@ Value scaledProduct(GraphExpr &e, const Dequantized &a, const Dequantized &w) {
   return e.op<MulOp>({e.cast(acc, f32), scale});
 }
 
+/// What the pass made of a contraction: its integer form, or why it stays float.
+struct Outcome {
+  Value y;
+  std::string why;
+};
+
+/// Why dequantized operands `a` (activations) and `w` (weights) cannot make an integer
+/// product ("" when they can).
+std::string whyFloat(Value a, Value w, const std::optional<Dequantized> &da,
+                     const std::optional<Dequantized> &dw, Type result, StringRef wAxis) {
+  if (!result.isF32())
+    return "the result is not f32";
+  if (!a.getDefiningOp<DequantizeOp>() || !w.getDefiningOp<DequantizeOp>())
+    return "an operand is not dequantized";
+  if (!da)
+    return "the activations are not 8-bit per tensor (per-axis, blocked or wider)";
+  if (!dw)
+    return ("the weights are not 8-bit per tensor or per " + wAxis + " (blocked or wider)").str();
+  return "";
+}
+
 /// matmul(dequantize(a), dequantize(w)): activations per tensor, weights per tensor or per
 /// column (the last axis).
-Value quantizeMatMul(GraphExpr &e, MatMulOp op) {
+Outcome quantizeMatMul(GraphExpr &e, MatMulOp op) {
   int64_t rhsRank = GraphExpr::typeOf(op.getRhs()).getRank();
   auto a = dequantized(op.getLhs(), -1);
   auto w = dequantized(op.getRhs(), rhsRank - 1);
-  if (!a || !w || !op.getType().getElementType().isF32())
-    return {};
-  return scaledProduct(e, *a, *w);
+  std::string why =
+      whyFloat(op.getLhs(), op.getRhs(), a, w, op.getType().getElementType(), "column");
+  if (!why.empty())
+    return {{}, why};
+  return {scaledProduct(e, *a, *w), ""};
 }
 
 /// gemm(dequantize(a), dequantize(w), c): as matmul, weights [N, K] with transB (per
 /// column: axis 0) transposed, then alpha and beta * c.
-Value quantizeGemm(GraphExpr &e, GemmOp op) {
+Outcome quantizeGemm(GraphExpr &e, GemmOp op) {
   auto a = dequantized(op.getA(), -1);
   auto w = dequantized(op.getB(), op.getTransB() ? 0 : 1);
-  if (!a || !w || !op.getType().getElementType().isF32())
-    return {};
+  std::string why = whyFloat(op.getA(), op.getB(), a, w, op.getType().getElementType(), "column");
+  if (!why.empty())
+    return {{}, why};
   if (op.getTransA())
     a->bytes.value = e.transpose(a->bytes.value, {1, 0});
   if (op.getTransB()) {
@@ -98,21 +124,26 @@ Value quantizeGemm(GraphExpr &e, GemmOp op) {
       c = e.op<MulOp>({c, e.c(e.b.getF32Type(), beta)});
     y = e.op<AddOp>({y, c});
   }
-  return y;
+  return {y, ""};
 }
 
 /// conv(dequantize(x), dequantize(w), bias): activations per tensor with a constant zero
 /// point (it pads the integer conv, so the padding is a real 0), weights per tensor or per
 /// output channel, group 1. Then y = float(integerConv2d) * (s_x * s_w[f]) + bias.
-Value quantizeConv(GraphExpr &e, ConvOp op) {
+Outcome quantizeConv(GraphExpr &e, ConvOp op) {
   auto x = dequantized(op.getInput(), -1);
   auto w = dequantized(op.getWeight(), 0);
-  if (!x || !w || !op.getType().getElementType().isF32())
-    return {};
+  std::string why = whyFloat(op.getInput(), op.getWeight(), x, w, op.getType().getElementType(),
+                             "output channel");
+  if (!why.empty())
+    return {{}, why};
+  if (op.getGroup() != 1)
+    return {{}, "group " + std::to_string(op.getGroup()) +
+                    ": grouped and depthwise convs have no integer kernel yet"};
   Value acc = integerConv2d(e, x->bytes, w->bytes, op.getStridesAttr(), op.getPadsAttr(),
                             op.getDilationsAttr(), op.getGroup());
   if (!acc)
-    return {};
+    return {{}, "not a 2-D conv with a constant activation zero point"};
   int64_t f = GraphExpr::typeOf(op.getWeight()).getDimSize(0);
   Type f32 = e.b.getF32Type();
   Value scale = e.op<MulOp>({e.cast(x->scale, f32), e.cast(w->scale, f32)});
@@ -121,10 +152,11 @@ Value quantizeConv(GraphExpr &e, ConvOp op) {
   Value y = e.op<MulOp>({e.cast(acc, f32), scale});
   if (Value bias = op.getBias())
     y = e.op<AddOp>({y, e.reshape(bias, {f, 1, 1})});
-  return y;
+  return {y, ""};
 }
 
 struct QuantizeContractionsPass : impl::QuantizeContractionsBase<QuantizeContractionsPass> {
+  using QuantizeContractionsBase::QuantizeContractionsBase;
   void runOnOperation() override {
     SmallVector<Operation *> contractions;
     getOperation()->walk([&](Operation *op) {
@@ -134,16 +166,28 @@ struct QuantizeContractionsPass : impl::QuantizeContractionsBase<QuantizeContrac
     for (Operation *op : contractions) {
       OpBuilder b(op);
       GraphExpr e(b, op->getLoc(), Type());
-      Value y;
+      Outcome out;
       if (auto mm = dyn_cast<MatMulOp>(op))
-        y = quantizeMatMul(e, mm);
+        out = quantizeMatMul(e, mm);
       else if (auto gemm = dyn_cast<GemmOp>(op))
-        y = quantizeGemm(e, gemm);
+        out = quantizeGemm(e, gemm);
       else
-        y = quantizeConv(e, cast<ConvOp>(op));
-      if (!y || e.failed || y.getType() != op->getResult(0).getType())
+        out = quantizeConv(e, cast<ConvOp>(op));
+      if (out.y && (e.failed || out.y.getType() != op->getResult(0).getType()))
+        out = {{}, "its integer form did not build"};
+      // Contractions that read no dequantized value are float models' own: no line.
+      bool readsDequantized = llvm::any_of(op->getOperands(), [](Value v) {
+        return v.getDefiningOp<DequantizeOp>() != nullptr;
+      });
+      if (report && readsDequantized)
+        llvm::errs() << "quantize: '" << dlc::graph::nodeName(op->getLoc()) << "' "
+                     << op->getName().getStringRef() << ": "
+                     << (out.y ? "integer (8-bit operands, i32 accumulation)"
+                               : "kept float: " + out.why)
+                     << "\n";
+      if (!out.y)
         continue; // (ops built for a failed attempt are dead; canonicalization drops them)
-      op->getResult(0).replaceAllUsesWith(y);
+      op->getResult(0).replaceAllUsesWith(out.y);
       op->erase();
     }
   }

@@ -630,6 +630,83 @@ def conv_integer():
                  [const("w", w), const("wz", np.array([1, -2, 0, 3], np.int8))])
 
 
+
+def qlinear_conv():
+    # u8 x s8 (per-channel scales) -> u8 with an int32 bias, 3x3 pad 1.
+    w = np.random.default_rng(0).integers(-127, 128, size=(16, 8, 3, 3)).astype(np.int8)
+    nodes = [h.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+                         ["y"], name="qc", pads=[1, 1, 1, 1])]
+    return model(nodes, [vi("x", TP.UINT8, [1, 8, 6, 6])], [vi("y", TP.UINT8, [1, 16, 6, 6])],
+                 [const("xs", np.array(0.02, np.float32)), const("xz", np.array(128, np.uint8)),
+                  const("w", w), const("ws", np.linspace(0.01, 0.02, 16).astype(np.float32)),
+                  const("wz", np.zeros(16, np.int8)), const("ys", np.array(0.5, np.float32)),
+                  const("yz", np.array(10, np.uint8)),
+                  const("b", np.arange(16, dtype=np.int32) * 100)])
+
+
+def qdq_conv():
+    # What quantize_static writes: Q(x) -> DQ -> Conv(DQ(w per channel), DQ(bias)) -> Q -> DQ.
+    rng = np.random.default_rng(0)
+    w = rng.integers(-127, 128, size=(16, 8, 3, 3)).astype(np.int8)
+    ws = np.linspace(0.01, 0.02, 16).astype(np.float32)
+    nodes = [h.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="x_q"),
+             h.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="x_dq"),
+             h.make_node("DequantizeLinear", ["w", "ws"], ["wd"], name="w_dq", axis=0),
+             h.make_node("DequantizeLinear", ["b", "bs"], ["bd"], name="b_dq", axis=0),
+             h.make_node("Conv", ["xd", "wd", "bd"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             h.make_node("QuantizeLinear", ["c", "ys", "yz"], ["cq"], name="c_q"),
+             h.make_node("DequantizeLinear", ["cq", "ys", "yz"], ["y"], name="c_dq")]
+    return model(nodes, [f32("x", [1, 8, 6, 6])], [f32("y", [1, 16, 6, 6])],
+                 [const("xs", np.array(0.02, np.float32)), const("xz", np.array(128, np.uint8)),
+                  const("w", w), const("ws", ws), const("b", np.arange(16, dtype=np.int32)),
+                  const("bs", (ws * np.float32(0.02)).astype(np.float32)),
+                  const("ys", np.array(0.5, np.float32)), const("yz", np.array(10, np.uint8))])
+
+
+def dynamic_quantize_matmul():
+    # What quantize_dynamic writes for a MatMul: activations quantized per call.
+    w = np.random.default_rng(0).integers(-127, 128, size=(64, 32)).astype(np.int8)
+    nodes = [h.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"], name="x_dql"),
+             h.make_node("MatMulInteger", ["xq", "w", "xz"], ["acc"], name="mmi"),
+             h.make_node("Cast", ["acc"], ["accf"], name="cast", to=TP.FLOAT),
+             h.make_node("Mul", ["xs", "ws"], ["s"], name="scale"),
+             h.make_node("Mul", ["accf", "s"], ["y"], name="rescale")]
+    return model(nodes, [f32("x", [4, 64])], [f32("y", [4, 32])],
+                 [const("w", w), const("ws", np.array(0.01, np.float32))])
+
+
+def dequantize_zero_point_type():
+    nodes = [h.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq")]
+    return model(nodes, [vi("x", TP.INT8, [4])], [f32("y", [4])],
+                 [const("s", np.array(0.5, np.float32)), const("z", np.array(3, np.uint8))],
+                 check=False)
+
+
+def qlinear_matmul_bad_scale():
+    nodes = [h.make_node("QLinearMatMul", ["a", "as", "az", "w", "ws", "wz", "ys", "yz"], ["y"],
+                         name="qmm")]
+    return model(nodes, [vi("a", TP.UINT8, [2, 2])], [vi("y", TP.UINT8, [2, 2])],
+                 [const("as", np.array(0.5, np.float32)), const("az", np.array(1, np.uint8)),
+                  const("w", np.ones((2, 2), np.int8)), const("ws", np.array(0.5, np.float32)),
+                  const("wz", np.array(0, np.int8)), const("ys", np.array(np.nan, np.float32)),
+                  const("yz", np.array(0, np.uint8))])
+
+
+def qlinear_conv_zero_point_type():
+    nodes = [h.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"],
+                         name="qc")]
+    return model(nodes, [vi("x", TP.UINT8, [1, 1, 2, 2])], [vi("y", TP.UINT8, [1, 2, 2, 2])],
+                 [const("xs", np.array(0.5, np.float32)), const("xz", np.array(1, np.int8)),
+                  const("w", np.ones((2, 1, 1, 1), np.int8)), const("ws", np.array(0.5, np.float32)),
+                  const("wz", np.array(0, np.int8)), const("ys", np.array(0.5, np.float32)),
+                  const("yz", np.array(0, np.uint8))], check=False)
+
+
+def quantize_bad_axis():
+    nodes = [h.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q", axis=5)]
+    return model(nodes, [f32("x", [2, 4])], [vi("y", TP.UINT8, [2, 4])],
+                 [const("s", np.full(4, 0.5, np.float32))], check=False)
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     value = globals()[name]()

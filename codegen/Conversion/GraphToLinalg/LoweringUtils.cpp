@@ -28,17 +28,57 @@ AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
   return AffineMap::get(resultShape.size(), 0, exprs, ctx);
 }
 
+/// A constant `in` whose unit dims broadcast (a per-channel scale [1, 1, 1, C]) without
+/// them ([C]): the same elements, read through a projected permutation ((d3) instead of
+/// (0, 0, 0, d3)), which reshape propagation and epilogue fusion require. Null when `in`
+/// is not such a constant.
+static Value withoutBroadcastUnitDims(OpBuilder &b, Location loc, Value in,
+                                      ArrayRef<int64_t> resultShape) {
+  DenseElementsAttr dense;
+  auto type = cast<RankedTensorType>(in.getType());
+  if (!matchPattern(in, m_Constant(&dense)))
+    return {};
+  size_t offset = resultShape.size() - type.getRank();
+  SmallVector<int64_t> kept;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.getDimSize(i) != 1 || resultShape[offset + i] == 1)
+      kept.push_back(type.getDimSize(i));
+  if (kept.size() == size_t(type.getRank()))
+    return {};
+  return arith::ConstantOp::create(b, loc, dense.reshape(type.clone(kept)));
+}
+
+/// The map reading a constant reshaped by withoutBroadcastUnitDims: the result dims that
+/// the dropped unit dims broadcast along are not read.
+static AffineMap keptDimsMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
+                             ArrayRef<int64_t> resultShape) {
+  SmallVector<AffineExpr> exprs;
+  size_t offset = resultShape.size() - operandShape.size();
+  for (size_t i = 0; i < operandShape.size(); ++i)
+    if (operandShape[i] != 1 || resultShape[offset + i] == 1)
+      exprs.push_back(getAffineDimExpr(offset + i, ctx));
+  return AffineMap::get(resultShape.size(), 0, exprs, ctx);
+}
+
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
                        ScalarBodyFn body) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
-  for (Value in : inputs)
-    maps.push_back(
-        broadcastMap(ctx, cast<RankedTensorType>(in.getType()).getShape(), resultType.getShape()));
+  SmallVector<Value> operands;
+  for (Value in : inputs) {
+    auto shape = cast<RankedTensorType>(in.getType()).getShape();
+    if (Value reshaped = withoutBroadcastUnitDims(b, loc, in, resultType.getShape())) {
+      operands.push_back(reshaped);
+      maps.push_back(keptDimsMap(ctx, shape, resultType.getShape()));
+      continue;
+    }
+    operands.push_back(in);
+    maps.push_back(broadcastMap(ctx, shape, resultType.getShape()));
+  }
   maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
   SmallVector<utils::IteratorType> iters(resultType.getRank(), utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{emptyTensor(b, loc, resultType)}, maps,
+      b, loc, TypeRange{resultType}, operands, ValueRange{emptyTensor(b, loc, resultType)}, maps,
       iters, [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value r = body(nb, nloc, args.drop_back());
         linalg::YieldOp::create(nb, nloc, r);

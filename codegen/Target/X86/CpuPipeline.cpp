@@ -1,8 +1,10 @@
 // The CPU lowering pipeline: linalg on tensors -> bufferized loops -> LLVM dialect + entry point.
+#include "codegen/Target/X86/CpuTarget.h"
 #include "codegen/Target/X86/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -85,9 +87,21 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
   pm.addNestedPass<FuncOp>(createPrefetchStreams());
   // Outer tile loops of parallel dims -> bodies the runtime's threads split.
   pm.addPass(createOutlineParallelLoops());
-  // Dot-product instructions (vpdpbusd) from their Pure stand-ins, now that buffer
-  // deallocation, which rejects intrinsic calls, is done.
-  pm.addNestedPass<FuncOp>(createLowerIntrinsics());
+  // Dot-product instructions (vpdpbusd, vpmaddwd) from their Pure stand-ins, now that
+  // buffer deallocation, which rejects intrinsic calls, is done; bf16 conversions in
+  // integer arithmetic where the CPU has no instruction for them.
+  // Without AVX512-BF16, LLVM computes bf16 arithmetic in f32 and rounds each result
+  // back through __truncsfbf2, a libcall nothing here provides: compute it in f32 here
+  // (one rounding per op, as the hardware path), the conversions then in integers.
+  if (!CpuTarget::resolve(options.cpu).bf16) {
+    arith::ArithEmulateUnsupportedFloatsOptions emulate;
+    emulate.sourceTypeStrs = {"bf16"};
+    emulate.targetTypeStr = "f32";
+    pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  }
+  LowerIntrinsicsOptions intrinsics;
+  intrinsics.cpu = options.cpu;
+  pm.addNestedPass<FuncOp>(createLowerIntrinsics(intrinsics));
   // Loops; LLVM's vectorizer handles the inner loops for now.
   // Vector transfers to loads/stores; full unroll avoids per-iteration allocas.
   pm.addNestedPass<FuncOp>(

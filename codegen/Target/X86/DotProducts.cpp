@@ -3,10 +3,12 @@
 // dlc_x86.dot_u8s8 (AVX-512 VNNI vpdpbusd) per (row, 16 columns); one of i16 operands in
 // pairs (8-bit values widened) one dlc_x86.dot_i16 (AVX2 vpmaddwd + vpaddd) per (row, 8
 // columns). dlc-x86-lower-intrinsics turns those into the intrinsics once buffers are final.
+#include "codegen/Target/X86/CpuTarget.h"
 #include "codegen/Target/X86/IR/X86Dialect.h"
 #include "codegen/Target/X86/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -247,6 +249,14 @@ struct DotI16ToIntrinsic : OpRewritePattern<DotI16Op> {
 };
 
 struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
+  using LowerIntrinsicsBase::LowerIntrinsicsBase;
+  /// Whether the target converts f32 <-> bf16 itself (AVX512-BF16); resolved once.
+  bool nativeBf16 = false;
+  LogicalResult initialize(MLIRContext *) override {
+    nativeBf16 = CpuTarget::resolve(cpu).bf16;
+    return success();
+  }
+
   void runOnOperation() override {
     // The weight tiles the dot products read: one 64-byte (32-byte) load each.
     SmallVector<Operation *> reads;
@@ -263,6 +273,8 @@ struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
     }
     RewritePatternSet patterns(&getContext());
     patterns.add<DotU8S8ToIntrinsic, DotI16ToIntrinsic>(&getContext());
+    if (!nativeBf16)
+      arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

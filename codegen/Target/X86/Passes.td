@@ -96,12 +96,18 @@ def LowerIntrinsics : Pass<"dlc-x86-lower-intrinsics", "::mlir::func::FuncOp"> {
   let summary = "dlc_x86 ops to their LLVM intrinsics, once buffers are final";
   let description = [{
     Each `dlc_x86.dot_u8s8` becomes a call of `llvm.x86.avx512.vpdpbusd.512`,
-    and the [16, 4] weight tile it reads becomes one 64-byte load (a flattened
+    each `dlc_x86.dot_i16` one of `llvm.x86.avx2.pmadd.wd` plus the accumulator,
+    and the weight tile either reads becomes one vector load (a flattened
     transfer). Runs after buffer deallocation, which rejects intrinsic calls
-    (their memory effects are unknown to it).
+    (their memory effects are unknown to it). For a `cpu` without AVX512-BF16,
+    f32 <-> bf16 conversions become integer arithmetic (round to nearest even):
+    LLVM would otherwise call `__truncsfbf2`, which neither the JIT nor an AOT
+    library linked on Debian 12 (libgcc 12) can resolve.
   }];
+  let options = [Option<"cpu", "cpu", "std::string", /*default=*/"\"host\"",
+                        "the target CPU (host, x86-64-v3, x86-64-v4, or an LLVM CPU name)">];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::vector::VectorDialect"];
+                           "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect"];
 }
 
 def MathApproximation : Pass<"dlc-math-approximation"> {

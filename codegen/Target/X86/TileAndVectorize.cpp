@@ -2,7 +2,7 @@
 // in registers.
 #include "codegen/Target/X86/KernelConfig.h"
 #include "codegen/Target/X86/Passes.h"
-#include "codegen/Transforms/NodeName.h"
+#include "dialects/Graph/IR/NodeName.h"
 #include "dialects/Graph/IR/Regions.h"
 #include "codegen/Transforms/RewriteConfig.h"
 #include "codegen/Target/X86/RowBlocks.h"
@@ -553,14 +553,19 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "config: ";
-  if (StringRef node = dlc::codegen::nodeName(op.getLoc()); !node.empty())
+  if (StringRef node = dlc::graph::nodeName(op.getLoc()); !node.empty())
     os << "'" << node << "' ";
   os << op->getName().getStringRef() << ": "
      << (cfg.kind == KernelKind::Contraction    ? "contraction"
          : cfg.kind == KernelKind::Convolution  ? "convolution"
          : cfg.kind == KernelKind::ImplicitGemm ? "implicit GEMM"
-                                                : "generic")
-     << ", loops [";
+                                                : "generic");
+  // Integer products in K groups: which dot product (DotProducts.cpp) runs the tile.
+  if (isDotGroupContraction(op) || isDotGroupConvolution(op))
+    os << (getElementTypeOrSelf(op.getDpsInputs()[0].getType()).isInteger(8)
+               ? " (int8: u8 x s8 in 4-byte groups, vpdpbusd)"
+               : " (int8: i16 pairs, vpmaddwd)");
+  os << ", loops [";
   llvm::interleaveComma(op.getStaticLoopRanges(), os);
   os << "], tiles [";
   llvm::interleaveComma(cfg.tiles, os);
@@ -617,15 +622,15 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
       bool describeIt = dumpConfig || recordConfig;
       std::string region; // the composite region (attention, ...) the kernel is part of
       if (auto r = dlc::graph::regionOf(kernel.getLoc()))
-        region = (", in " + r->kind + " '" + dlc::codegen::nodeName(r->anchor) + "'").str();
+        region = (", in " + r->kind + " '" + dlc::graph::nodeName(r->anchor) + "'").str();
       if (describeIt)
         line = describe(kernel, kernelCfg) + (epilogue ? ", epilogue fused" : "");
       if (epilogue && injectFault == "wrong-epilogue")
         corruptResults(epilogue);
       // (Named before the transformation, which replaces both ops.)
-      StringAttr kernelNode = rewriter.getStringAttr(dlc::codegen::nodeName(kernel.getLoc()));
+      StringAttr kernelNode = rewriter.getStringAttr(dlc::graph::nodeName(kernel.getLoc()));
       StringAttr epilogueNode =
-          rewriter.getStringAttr(epilogue ? dlc::codegen::nodeName(epilogue.getLoc()) : StringRef());
+          rewriter.getStringAttr(epilogue ? dlc::graph::nodeName(epilogue.getLoc()) : StringRef());
       transformRoot(rewriter, kernel, kernelCfg, describeIt ? &note : nullptr, epilogue);
       if (describeIt) {
         lines.push_back(line + ", " + note + region);

@@ -1,6 +1,7 @@
 // The `dlc` dialect: #dlc.kernel_config's syntax and its verifiers.
 #include "dialects/Codegen/IR/CodegenDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -142,8 +143,30 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
   return success();
 }
 
+/// Whether partial results may be kept across `op`'s innermost loop: it is the op's one
+/// reduction, or the last of trailing reductions whose combiner is a max or min (the
+/// order of the operands then changes nothing: a max over a whole tensor whose loops did
+/// not collapse).
+static bool allowsPartialSums(linalg::LinalgOp op) {
+  auto iterators = op.getIteratorTypesArray();
+  unsigned n = iterators.size(), r = op.getNumReductionLoops();
+  if (r == 0 || iterators.back() != utils::IteratorType::reduction)
+    return false;
+  if (r == 1)
+    return true;
+  for (unsigned d = n - r; d < n; ++d)
+    if (iterators[d] != utils::IteratorType::reduction)
+      return false;
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic->getNumResults() != 1)
+    return false;
+  Operation *combiner = generic.getBlock()->getTerminator()->getOperand(0).getDefiningOp();
+  return combiner && isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp,
+                         arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>(combiner);
+}
+
 /// The checks that need the op: one tile per loop, threads split a parallel loop,
-/// partial sums across the innermost loop when it is the one reduction.
+/// partial sums across the innermost loop (allowsPartialSums).
 LogicalResult DlcDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   if (attr.getName() != kKernelConfigAttr)
     return success(); // dlc.parallel, dlc.name, ...: other passes' markers
@@ -161,10 +184,10 @@ LogicalResult DlcDialect::verifyOperationAttribute(Operation *op, NamedAttribute
   if (config.getSplit() && iterators[*config.getSplit()] != utils::IteratorType::parallel)
     return op->emitError() << "#dlc.kernel_config splits loop " << *config.getSplit()
                            << ", which is not parallel";
-  if (config.getPartialSums() &&
-      (linalgOp.getNumReductionLoops() != 1 || iterators.back() != utils::IteratorType::reduction))
+  if (config.getPartialSums() && !allowsPartialSums(linalgOp))
     return op->emitError() << "#dlc.kernel_config keeps partial sums, but the op's innermost "
-                              "loop is not its one reduction";
+                              "loop is not its one reduction nor the last of trailing max/min "
+                              "reductions";
   if (config.getRowBlock() && linalgOp.getNumReductionLoops() != 0)
     return op->emitError() << "#dlc.kernel_config roots a row block, but the op reduces";
   return success();

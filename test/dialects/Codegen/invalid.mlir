@@ -100,3 +100,20 @@ func.func @row_block_reduces(%x: tensor<4x8xf32>, %r: tensor<4xf32>) -> tensor<4
   } -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Several reductions that sum: the order matters, no partial results across the last.
+#all = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+func.func @partial_sum_of_two(%x: tensor<4x8xf32>, %init: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{#dlc.kernel_config keeps partial sums, but the op's innermost loop is not its one reduction nor the last of trailing max/min reductions}}
+  %0 = linalg.generic {indexing_maps = [#all, #none], iterator_types = ["reduction", "reduction"]}
+         ins(%x : tensor<4x8xf32>) outs(%init : tensor<f32>)
+         attrs = {dlc.kernel_config = #dlc.kernel_config<generic, tiles = [1, 8], partial_sums>} {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %0 : tensor<f32>
+}

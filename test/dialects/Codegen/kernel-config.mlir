@@ -20,3 +20,20 @@ func.func @configs(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>, %c: tensor<64x
   } -> tensor<64xf32>
   return %0, %1 : tensor<64x128xf32>, tensor<64xf32>
 }
+
+// Partial results across the last of several trailing reductions that combine by max (a
+// max over a whole tensor whose loops did not collapse).
+#all = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#none = affine_map<(d0, d1, d2) -> ()>
+// CHECK-LABEL: func @max_over_all
+func.func @max_over_all(%x: tensor<1x128x256xf32>, %init: tensor<f32>) -> tensor<f32> {
+  // CHECK: linalg.generic {{.*}}dlc.kernel_config = #dlc.kernel_config<generic, tiles = [1, 1, 8], partial_sums>
+  %0 = linalg.generic {indexing_maps = [#all, #none], iterator_types = ["reduction", "reduction", "reduction"]}
+         ins(%x : tensor<1x128x256xf32>) outs(%init : tensor<f32>)
+         attrs = {dlc.kernel_config = #dlc.kernel_config<generic, tiles = [1, 1, 8], partial_sums>} {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %0 : tensor<f32>
+}

@@ -1,4 +1,6 @@
 // RUN: dlc-opt %s -dlc-x86-lower-intrinsics | FileCheck %s
+// RUN: dlc-opt %s -dlc-x86-lower-intrinsics=cpu=x86-64-v3 | FileCheck %s --check-prefix=NOBF16
+// RUN: dlc-opt %s -dlc-x86-lower-intrinsics=cpu=znver4 | FileCheck %s --check-prefix=BF16
 // dlc_x86.dot_u8s8 becomes the VNNI intrinsic (the unsigned operand second), and the
 // [16, 4] weight tile it reads one 64-byte load; dlc_x86.dot_i16 becomes AVX2's vpmaddwd
 // plus the accumulator, its [8, 2] tile one 32-byte load.
@@ -26,4 +28,17 @@ func.func @pairs(%acc: vector<8xi32>, %a: vector<16xi16>, %w: memref<4x8x2xi16>,
   %b = vector.transfer_read %w[%i, %c0, %c0], %p {in_bounds = [true, true]} : memref<4x8x2xi16>, vector<8x2xi16>
   %r = dlc_x86.dot_i16 %acc, %a, %b : vector<16xi16>, vector<8x2xi16> -> vector<8xi32>
   return %r : vector<8xi32>
+}
+
+// Without AVX512-BF16 (x86-64-v3) f32 -> bf16 is integer arithmetic (round to nearest even),
+// not LLVM's __truncsfbf2 call; with it (znver4) the conversion stays for vcvtneps2bf16.
+// NOBF16-LABEL: func @to_bf16
+// NOBF16-NOT: arith.truncf
+// NOBF16: arith.shrui
+// NOBF16: arith.bitcast {{.*}} : vector<8xi16> to vector<8xbf16>
+// BF16-LABEL: func @to_bf16
+// BF16: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
+func.func @to_bf16(%x: vector<8xf32>) -> vector<8xbf16> {
+  %r = arith.truncf %x : vector<8xf32> to vector<8xbf16>
+  return %r : vector<8xbf16>
 }

@@ -1,11 +1,11 @@
-// The ONNX node an op comes from, for --dump-config reports.
-#ifndef DLC_CODEGEN_TRANSFORMS_NODENAME_H
-#define DLC_CODEGEN_TRANSFORMS_NODENAME_H
+// The ONNX node an op comes from, for reports (--dump-config) and diagnostics.
+#ifndef DLC_DIALECTS_GRAPH_IR_NODENAME_H
+#define DLC_DIALECTS_GRAPH_IR_NODENAME_H
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 
-namespace dlc::codegen {
+namespace dlc::graph {
 
 /// The node name of `loc` (NameLoc(node, ...), possibly first in a fused
 /// location, fused again for a composite region), or "" when there is none.
@@ -20,6 +20,6 @@ inline llvm::StringRef nodeName(mlir::Location loc) {
   return "";
 }
 
-} // namespace dlc::codegen
+} // namespace dlc::graph
 
 #endif
