@@ -26,11 +26,14 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to, bool isUnsigne
     return ff.getWidth() < tf.getWidth() ? Value(arith::ExtFOp::create(b, loc, to, v))
                                          : Value(arith::TruncFOp::create(b, loc, to, v));
   if (ff) {
-    // Through i64 then truncated, so values of unsigned narrow targets (e.g. 200.0
-    // to uint8) keep their bits instead of saturating at the signed maximum.
-    if (to.getIntOrFloatBitWidth() >= 64)
+    // Through a wider signed integer then truncated, so values of unsigned narrow targets
+    // (e.g. 200.0 to uint8) keep their bits instead of saturating at the signed maximum:
+    // i32 for 8- and 16-bit targets (one vcvttps2dq per vector; AVX2 has no vector
+    // f32 -> i64 conversion and LLVM scalarizes it), i64 for 32-bit ones.
+    unsigned tw = to.getIntOrFloatBitWidth();
+    if (tw >= 64)
       return arith::FPToSIOp::create(b, loc, to, v);
-    Value wide = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
+    Value wide = arith::FPToSIOp::create(b, loc, tw < 32 ? b.getI32Type() : b.getI64Type(), v);
     return arith::TruncIOp::create(b, loc, to, wide);
   }
   bool zeroExtend = isUnsigned || from.isInteger(1);
