@@ -47,20 +47,25 @@ def count_flops(model) -> tuple[float | None, dict[str, float]]:
 
     MatMul: 2*prod(out)*K (= 2*M*N*K per batch); Gemm: 2*M*N*K;
     Conv: 2*prod(out)*Cin/group*KH*KW (= 2*N*Cout*OH*OW*Cin/group*KH*KW).
+    The integer forms count the same (MatMulInteger, QLinearMatMul: B is input 3 of the
+    latter; ConvInteger, QLinearConv: W is input 3 of the latter).
     Returns (total or None when a shape is unknown, {op_type: flops}).
     """
     shapes = _static_shapes(model)
     total, by_op = 0.0, {}
     for node in model.graph.node:
-        if node.op_type not in ("MatMul", "Gemm", "Conv"):
+        kind = {"MatMulInteger": "MatMul", "QLinearMatMul": "MatMul", "ConvInteger": "Conv",
+                "QLinearConv": "Conv"}.get(node.op_type, node.op_type)
+        if kind not in ("MatMul", "Gemm", "Conv"):
             continue
-        a, w, out = (shapes.get(node.input[0]), shapes.get(node.input[1]),
+        second = 3 if node.op_type.startswith("QLinear") else 1
+        a, w, out = (shapes.get(node.input[0]), shapes.get(node.input[second]),
                      shapes.get(node.output[0]))
         if not a or not w or not out or None in a + w + out:
             return None, by_op
-        if node.op_type == "MatMul":
+        if kind == "MatMul":
             k = a[-1]
-        elif node.op_type == "Gemm":
+        elif kind == "Gemm":
             trans_a = next((at.i for at in node.attribute if at.name == "transA"), 0)
             k = a[0] if trans_a else a[1]
         else:  # Conv: weight [Cout, Cin/group, KH, KW]
