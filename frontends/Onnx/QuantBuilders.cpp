@@ -262,7 +262,8 @@ LogicalResult dynamicQuantizeLinear(NodeImporter &n, Results &out) {
   Value zpF = e.op<MaxOp>({e.op<MinOp>({e.op<RoundOp>({e.op<SubOp>({e.c(0), e.op<DivOp>({mn, scale})})}),
                                         e.c(255)}),
                            e.c(0)});
-  Value y = saturateTo(e, e.op<AddOp>({e.op<RoundOp>({e.op<DivOp>({*x, scale})}), zpF}), u8, true);
+  Value y = dlc::graph::clampTo(e, e.op<AddOp>({e.op<RoundOp>({e.op<DivOp>({*x, scale})}), zpF}),
+                                u8, true);
   Value zp = e.cast(zpF, u8);
   if (e.failed)
     return failure();

@@ -67,16 +67,21 @@ Value broadcastQuantParam(GraphExpr &e, Value p, ArrayRef<int64_t> xShape, int64
   return b;
 }
 
-Value saturateTo(GraphExpr &e, Value v, Type to, bool isUnsigned) {
+Value clampTo(GraphExpr &e, Value v, Type to, bool isUnsigned) {
   if (e.failed || !v) // an earlier builder failed
     return e.fail();
   unsigned w = to.getIntOrFloatBitWidth();
   double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, w - 1);
   double hi = isUnsigned ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
   Type ft = GraphExpr::typeOf(v).getElementType();
-  Value r = e.op<RoundOp>({v});
-  r = e.op<MaxOp>({e.op<MinOp>({r, e.c(ft, hi)}), e.c(ft, lo)});
+  Value r = e.op<MaxOp>({e.op<MinOp>({v, e.c(ft, hi)}), e.c(ft, lo)});
   return e.cast(r, to);
+}
+
+Value saturateTo(GraphExpr &e, Value v, Type to, bool isUnsigned) {
+  if (e.failed || !v)
+    return e.fail();
+  return clampTo(e, e.op<RoundOp>({v}), to, isUnsigned);
 }
 
 Value expandQuantize(GraphExpr &e, QuantizeOp op) {
@@ -88,7 +93,8 @@ Value expandQuantize(GraphExpr &e, QuantizeOp op) {
   if (Value zp = op.getZeroPoint())
     q = e.op<AddOp>({q, e.cast(broadcastQuantParam(e, zp, xt.getShape(), axis, block), ft,
                                op.getUnsignedOutput())});
-  return saturateTo(e, q, op.getType().getElementType(), op.getUnsignedOutput());
+  // round(x / s) + zp is already integral: clamped, not rounded again.
+  return clampTo(e, q, op.getType().getElementType(), op.getUnsignedOutput());
 }
 
 Value expandDequantize(GraphExpr &e, DequantizeOp op) {

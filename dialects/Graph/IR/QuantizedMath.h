@@ -36,6 +36,8 @@ mlir::Value broadcastQuantParam(GraphExpr &e, mlir::Value p, llvm::ArrayRef<int6
 /// clip(round_half_even(v), range of `to`) converted to `to` (v a float tensor;
 /// `isUnsigned`: `to` holds an ONNX unsigned type).
 mlir::Value saturateTo(GraphExpr &e, mlir::Value v, mlir::Type to, bool isUnsigned);
+/// clip(v, range of `to`) converted to `to`, for a `v` already integral (round(x / s) + zp).
+mlir::Value clampTo(GraphExpr &e, mlir::Value v, mlir::Type to, bool isUnsigned);
 
 /// quantize / dequantize as float math (dlc-decompose): what ONNX's reference computes.
 mlir::Value expandQuantize(GraphExpr &e, QuantizeOp op);
