@@ -399,30 +399,12 @@ bool computesAsEpilogue(linalg::LinalgOp consumer, linalg::LinalgOp producer,
   });
 }
 
-/// Whether `op` combines by max or min: the order of its operands changes nothing.
-static bool reducesByMaxOrMin(linalg::GenericOp op) {
-  Operation *combiner = op.getBlock()->getTerminator()->getOperand(0).getDefiningOp();
-  return combiner && isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
-                         arith::MinNumFOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
-                         arith::MinUIOp>(combiner);
-}
-
 bool isInnerReduction(Operation *op) {
+  // A one-result generic that partial reductions can tile, across its innermost loop
+  // (dlc::codegen::allowsPartialSums, which the kernel_config verifier checks too).
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic->getNumResults() != 1 || generic.getNumReductionLoops() == 0 ||
-      !isa<PartialReductionOpInterface>(op))
-    return false;
-  auto iters = generic.getIteratorTypesArray();
-  if (generic.getNumReductionLoops() == 1)
-    return iters.back() == utils::IteratorType::reduction;
-  // Several reduction loops that did not collapse into one (an operand broadcast along
-  // some of them, as a bias fused into a max over a whole tensor): partial results across
-  // the innermost, the outer ones stepped by one, when the order cannot matter.
-  unsigned n = iters.size(), r = generic.getNumReductionLoops();
-  for (unsigned d = n - r; d < n; ++d)
-    if (iters[d] != utils::IteratorType::reduction)
-      return false;
-  return reducesByMaxOrMin(generic);
+  return generic && generic->getNumResults() == 1 && generic.getNumReductionLoops() > 0 &&
+         isa<PartialReductionOpInterface>(op) && dlc::codegen::allowsPartialSums(op);
 }
 
 std::optional<ReassociationIndices> collapsibleReductionLoops(linalg::GenericOp op) {

@@ -143,11 +143,10 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
   return success();
 }
 
-/// Whether partial results may be kept across `op`'s innermost loop: it is the op's one
-/// reduction, or the last of trailing reductions whose combiner is a max or min (the
-/// order of the operands then changes nothing: a max over a whole tensor whose loops did
-/// not collapse).
-static bool allowsPartialSums(linalg::LinalgOp op) {
+bool dlc::codegen::allowsPartialSums(Operation *operation) {
+  auto op = dyn_cast<linalg::LinalgOp>(operation);
+  if (!op)
+    return false;
   auto iterators = op.getIteratorTypesArray();
   unsigned n = iterators.size(), r = op.getNumReductionLoops();
   if (r == 0 || iterators.back() != utils::IteratorType::reduction)
@@ -157,7 +156,7 @@ static bool allowsPartialSums(linalg::LinalgOp op) {
   for (unsigned d = n - r; d < n; ++d)
     if (iterators[d] != utils::IteratorType::reduction)
       return false;
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  auto generic = dyn_cast<linalg::GenericOp>(operation);
   if (!generic || generic->getNumResults() != 1)
     return false;
   Operation *combiner = generic.getBlock()->getTerminator()->getOperand(0).getDefiningOp();
@@ -184,7 +183,7 @@ LogicalResult DlcDialect::verifyOperationAttribute(Operation *op, NamedAttribute
   if (config.getSplit() && iterators[*config.getSplit()] != utils::IteratorType::parallel)
     return op->emitError() << "#dlc.kernel_config splits loop " << *config.getSplit()
                            << ", which is not parallel";
-  if (config.getPartialSums() && !allowsPartialSums(linalgOp))
+  if (config.getPartialSums() && !dlc::codegen::allowsPartialSums(op))
     return op->emitError() << "#dlc.kernel_config keeps partial sums, but the op's innermost "
                               "loop is not its one reduction nor the last of trailing max/min "
                               "reductions";

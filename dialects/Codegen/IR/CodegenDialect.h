@@ -25,6 +25,13 @@ inline KernelConfigAttr getKernelConfig(mlir::Operation *op) {
   return op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttr);
 }
 
+/// Whether a kernel may keep partial results across `op`'s innermost loop (a linalg op):
+/// it is the op's one reduction, or the last of trailing reductions of a one-result
+/// generic whose combiner is a max or min (the operands' order then changes nothing: a
+/// max over a whole tensor whose loops did not collapse). The kernel_config verifier and
+/// the kernel selection share it.
+bool allowsPartialSums(mlir::Operation *op);
+
 } // namespace dlc::codegen
 
 #endif
