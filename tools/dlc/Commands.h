@@ -3,12 +3,18 @@
 #define DLC_TOOLS_DLC_COMMANDS_H
 
 #include "compiler/Compiler.h"
+#include "compiler/Quantize/Calibration.h"
+#include "compiler/Quantize/QdqModel.h"
 #include "runtime/dlc_runtime.h"
 
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
+
+namespace onnx {
+class ModelProto;
+}
 
 namespace dlc::cli {
 
@@ -19,6 +25,25 @@ int infoCommand(int argc, char **argv);
 int checkCommand(int argc, char **argv);
 int trainCommand(int argc, char **argv);
 int verifyCommand(int argc, char **argv);
+int quantizeCommand(int argc, char **argv);
+
+struct Args;
+/// What post-training quantization (dlc quantize, dlc compile --quantize=int8) is asked.
+struct QuantizeRequest {
+  std::string model, calib;
+  quantize::CalibrationMethod method;
+  quantize::QuantizeOptions options;
+  int32_t threads = 0;
+  uint64_t maxMemory = 0;
+  bool quiet = false;
+};
+/// Reads --calib, --method, --per-channel, --exclude, --threads, --max-memory and -q of
+/// `args` (the model is args.positional[0]); 0, or 1 after printing the error.
+int parseQuantizeRequest(const Args &args, QuantizeRequest &request);
+/// Calibrates `request.model` and rewrites it into QDQ form in `model`, the per-node
+/// report on stderr; `summary` says how many nodes were quantized. 0, or 1 after
+/// printing the error.
+int quantizeModel(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary);
 
 bool isOnnxPath(const std::string &path);
 

@@ -46,8 +46,10 @@ static int dispatch(int argc, char **argv) {
     return dlc::cli::trainCommand(argc, argv);
   if (cmd == "verify")
     return dlc::cli::verifyCommand(argc, argv);
+  if (cmd == "quantize")
+    return dlc::cli::quantizeCommand(argc, argv);
   return dlc::cli::fail("unknown command '" + cmd +
-                        "' (expected compile, run, bench, info, check, train or verify)");
+                        "' (expected compile, run, bench, info, check, train, verify or quantize)");
 }
 
 int main(int argc, char **argv) {
