@@ -1,7 +1,12 @@
 // Small edits of ONNX models for the quantizers (ModelEdit.h).
 #include "compiler/Quantize/ModelEdit.h"
+#include "frontends/Onnx/FileIO.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
+
+#include <climits>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +16,23 @@
 namespace dlc::quantize {
 
 using onnx::TensorProto;
+
+bool readModel(const std::string &path, onnx::ModelProto &model, std::string &error) {
+  int fd = openRegularFile(path, error);
+  if (fd < 0) {
+    error = path + ": " + error;
+    return false;
+  }
+  google::protobuf::io::FileInputStream raw(fd);
+  raw.SetCloseOnDelete(true);
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage() || !model.has_graph()) {
+    error = path + ": not a valid ONNX model (protobuf parse failed)";
+    return false;
+  }
+  return true;
+}
 
 std::string displayName(const onnx::NodeProto &node, size_t index) {
   return node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();

@@ -17,6 +17,9 @@ class TensorProto;
 
 namespace dlc::quantize {
 
+/// Parses the ONNX model at `path` (up to 2 GiB); false with a one-line `error` naming it.
+bool readModel(const std::string &path, onnx::ModelProto &model, std::string &error);
+
 /// How diagnostics and --exclude name a node: its name, or "<OpType>_<index>".
 std::string displayName(const onnx::NodeProto &node, size_t index);
 /// The model's default-domain opset (0 if it imports none).

@@ -49,12 +49,15 @@ bool planQuantization(const onnx::ModelProto &model, const QuantizeOptions &opti
                       QuantizationPlan &plan, std::string &error) {
   plan = QuantizationPlan();
   int opset = defaultDomainOpset(model);
-  if (opset < 10) {
-    error = "quantizing needs opset 10 or later (QuantizeLinear), the model imports opset " +
-            std::to_string(opset);
+  if (opset < (options.dynamic ? 11 : 10)) {
+    error = options.dynamic ? "dynamic quantization needs opset 11 or later "
+                              "(DynamicQuantizeLinear), the model imports opset " +
+                                  std::to_string(opset)
+                            : "quantizing needs opset 10 or later (QuantizeLinear), the model "
+                              "imports opset " + std::to_string(opset);
     return false;
   }
-  if (options.perChannel && opset < 13) {
+  if (options.perChannel && !options.dynamic && opset < 13) {
     error = "--per-channel needs opset 13 or later (DequantizeLinear's axis), the model imports "
             "opset " + std::to_string(opset);
     return false;
@@ -85,8 +88,16 @@ bool planQuantization(const onnx::ModelProto &model, const QuantizeOptions &opti
     std::string w = node.input_size() > 1 ? node.input(1) : "";
     const TensorProto *weight = w.empty() ? nullptr : findInitializer(g, w);
     std::vector<float> values;
+    bool transA = false;
+    for (const auto &a : node.attribute())
+      transA |= op == "Gemm" && a.name() == "transA" && a.i();
     if (options.exclude.count(d.node))
       d.why = "excluded (--exclude)";
+    else if (options.dynamic && op == "Conv")
+      d.why = "dynamic quantization covers MatMul and Gemm (give --quantize=int8 and "
+              "calibration data for convs)";
+    else if (options.dynamic && transA)
+      d.why = "Gemm with transA=1";
     else if (dequantized.count(x) || dequantized.count(w))
       d.why = "already reads dequantized values (a QDQ model)";
     else if (x.empty() || findInitializer(g, x))

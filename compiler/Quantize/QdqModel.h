@@ -22,6 +22,8 @@ struct QuantizeOptions {
   bool perChannel = false;
   /// Nodes (by name, or <OpType>_<index> when unnamed) left in float.
   std::set<std::string> exclude;
+  /// Dynamic quantization (writeDynamic): MatMul and Gemm only, no calibration.
+  bool dynamic = false;
 };
 
 /// What became of one contraction of the model.
@@ -58,6 +60,12 @@ bool planQuantization(const onnx::ModelProto &model, const QuantizeOptions &opti
 /// (asymmetric, per tensor), s8 symmetric weights, int32 bias. Updates `plan`.
 void writeQdq(onnx::ModelProto &model, QuantizationPlan &plan,
               const std::map<std::string, ActivationRange> &ranges, const QuantizeOptions &options);
+
+/// Rewrites the candidates of `plan` (planned with `options.dynamic`) into ONNX Runtime's
+/// quantize_dynamic form: the activation quantized per call (DynamicQuantizeLinear, u8),
+/// the weight s8 symmetric (per output column with `perChannel`), MatMulInteger, and the
+/// i32 result scaled by `s_x * s_w` (Gemm: times alpha, plus beta * C). Updates `plan`.
+void writeDynamic(onnx::ModelProto &model, QuantizationPlan &plan, const QuantizeOptions &options);
 
 } // namespace dlc::quantize
 

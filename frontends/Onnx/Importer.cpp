@@ -364,6 +364,19 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
                                "quantization and data movement";
   }
   bool firstUnsigned = !inputs.empty() && inputs[0] && unsignedValues.contains(inputs[0]);
+  // Quantizers' results are unsigned when their zero point is (uint8 without one).
+  auto zeroPointUnsigned = [&, inputs = SmallVector<Value>(inputs)](int k) {
+    if (k >= node.input_size() || node.input(k).empty() || k >= (int)inputs.size() || !inputs[k])
+      return llvm::none_of(node.attribute(), [](const onnx::AttributeProto &a) {
+        return a.name() == "output_dtype" && a.i() && !isUnsignedOnnxType(a.i());
+      });
+    return unsignedValues.contains(inputs[k]);
+  };
+  std::optional<bool> quantizedUnsigned;
+  if (node.op_type() == "QuantizeLinear")
+    quantizedUnsigned = zeroPointUnsigned(2);
+  else if (node.op_type() == "QLinearConv" || node.op_type() == "QLinearMatMul")
+    quantizedUnsigned = zeroPointUnsigned(7);
   auto firstType = !inputs.empty() && inputs[0] ? dyn_cast<RankedTensorType>(inputs[0].getType())
                                                 : RankedTensorType();
   Type firstElt = firstType ? firstType.getElementType() : Type();
@@ -397,7 +410,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     Type elt = resultType.getElementType();
     // A Constant's or ConstantOfShape's follows its value tensor.
     bool isConstant = node.op_type() == "Constant" || node.op_type() == "ConstantOfShape";
-    bool isUnsigned = node.op_type() == "Cast" || node.op_type() == "BitCast"
+    bool isUnsigned = quantizedUnsigned ? *quantizedUnsigned
+                      : node.op_type() == "DynamicQuantizeLinear" ? i != 1
+                      : node.op_type() == "Cast" || node.op_type() == "BitCast"
                           ? llvm::any_of(node.attribute(), [](const onnx::AttributeProto &a) {
                               return a.name() == "to" && isUnsignedOnnxType(a.i());
                             })
@@ -560,6 +575,14 @@ LogicalResult GraphImporter::collectOutput(const onnx::ValueInfoProto &vi,
       return emitError(fileLoc) << "graph output '" << vi.name() << "' is declared with data type "
                                 << declared << " but computes " << elt;
     int dtype = declared ? declared : onnxTypeFor(elt);
+    if (!declared && storedTypes.count(x))
+      dtype = storedTypes.lookup(x);
+    else if (!declared && unsignedValues.contains(x)) // held signless: say which
+      dtype = dtype == onnx::TensorProto::INT8    ? onnx::TensorProto::UINT8
+              : dtype == onnx::TensorProto::INT16 ? onnx::TensorProto::UINT16
+              : dtype == onnx::TensorProto::INT32 ? onnx::TensorProto::UINT32
+              : dtype == onnx::TensorProto::INT64 ? onnx::TensorProto::UINT64
+                                                  : dtype;
     outs.push_back(x);
     named.push_back({isSequence(v) ? graph::sequenceElementName(vi.name(), i) : vi.name(), dtype});
   }

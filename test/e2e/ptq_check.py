@@ -13,7 +13,8 @@ test input), ``dlc quantize`` with a calibration method, then
   Runtime's float run of the same examples gives (min-max: rel 1e-4; percentile and
   entropy: the range lies inside the min-max one and contains 0);
 * every int8 weight dequantizes to the float weight within half a scale step;
-* ONNX Runtime (graph optimizations off: the QDQ graph as written) and ``dlc run`` on the
+* ONNX Runtime (graph optimizations off: the QDQ graph as written; MatMulInteger as exact
+  float products, as ORT's AVX2 kernels saturate) and ``dlc run`` on the
   quantized model agree within 0.02 of max |ORT| (a few output quanta, as e2e-quant);
 * the quantized model stays close to the float one (cosine similarity >= 0.98 on a
   fresh input drawn like the calibration set).
@@ -47,7 +48,13 @@ CASES = [
     ("resnet18", "minmax", True),
     ("mobilenetv2", "percentile", True),
     ("bert_layer", "minmax", True),
+    ("mlp_b64", "dynamic", False),
+    ("bert_layer", "dynamic", True),
+    ("gpt2_block", "dynamic", False),
 ]
+# Cases also compiled in one step (dlc compile --quantize=...), which must give what
+# dlc quantize + dlc run give.
+ONE_STEP = {("lenet5", "minmax"), ("bert_layer", "dynamic")}
 EXAMPLES = 64
 RTOL_ORT = 0.02
 MIN_COSINE = 0.98
@@ -72,6 +79,37 @@ def ort_session(model, disable_opt=True):
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     data = model.SerializeToString() if isinstance(model, onnx.ModelProto) else str(model)
     return ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
+
+
+def exact_reference(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The model with each MatMulInteger computed as a float MatMul of the zero-point
+    corrected operands (exact up to float rounding of the sum): ONNX Runtime's own u8 x s8
+    kernels saturate their i16 pair sums on AVX2 machines (vpmaddubsw), off by thousands
+    on full-range s8 weights, which dlc's exact kernels are not."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    nodes = []
+    for n in m.graph.node:
+        if n.op_type != "MatMulInteger":
+            nodes.append(n)
+            continue
+        operands = []
+        for k, (v, zp) in enumerate([(n.input[0], n.input[2] if len(n.input) > 2 else ""),
+                                     (n.input[1], n.input[3] if len(n.input) > 3 else "")]):
+            vf = f"{n.output[0]}_ref_in{k}"
+            nodes.append(helper.make_node("Cast", [v], [vf], to=onnx.TensorProto.FLOAT))
+            if zp:
+                nodes.append(helper.make_node("Cast", [zp], [vf + "_zp"],
+                                              to=onnx.TensorProto.FLOAT))
+                nodes.append(helper.make_node("Sub", [vf, vf + "_zp"], [vf + "_c"]))
+                vf += "_c"
+            operands.append(vf)
+        nodes.append(helper.make_node("MatMul", operands, [n.output[0] + "_ref_f"]))
+        nodes.append(helper.make_node("Cast", [n.output[0] + "_ref_f"], [n.output[0]],
+                                      to=onnx.TensorProto.INT32))
+    del m.graph.node[:]
+    m.graph.node.extend(nodes)
+    return m
 
 
 def float_ranges(model: onnx.ModelProto, names: list[str], calib: dict[str, np.ndarray]):
@@ -153,9 +191,9 @@ def check_case(dlc, work: Path, name: str, method: str, per_channel: bool, seed:
     onnx.save(model, src)
     calib = calibration_arrays(inputs, seed + 100, EXAMPLES)
     np.savez(data, **calib)
-    cmd = [dlc, "quantize", str(src), "--calib", str(data), "-o", str(out), f"--method={method}"]
-    if per_channel:
-        cmd.append("--per-channel")
+    flags = (["--dynamic"] if method == "dynamic" else
+             ["--calib", str(data), f"--method={method}"]) + (["--per-channel"] if per_channel else [])
+    cmd = [dlc, "quantize", str(src), "-o", str(out), *flags]
     rc, stdout, stderr = run_dlc(cmd)
     if rc != 0:
         raise Failure(f"{name}: dlc quantize exited {rc}: {stderr.strip()[-400:]}")
@@ -165,7 +203,12 @@ def check_case(dlc, work: Path, name: str, method: str, per_channel: bool, seed:
         raise Failure(f"{name}: {len(reports)} report lines for {contractions} contractions")
     qmodel = onnx.load(out)
     onnx.checker.check_model(qmodel)
-    check_qdq(name, model, qmodel, method, calib)
+    if method == "dynamic":
+        ops = {n.op_type for n in qmodel.graph.node}
+        if not {"DynamicQuantizeLinear", "MatMulInteger"} <= ops:
+            raise Failure(f"{name}: no DynamicQuantizeLinear/MatMulInteger in the written model")
+    else:
+        check_qdq(name, model, qmodel, method, calib)
     # A fresh input drawn like the calibration set: ORT (float and int8) and dlc (int8).
     x = calibration_arrays(inputs, seed + 7, 1)
     feeds = {k: v[0] for k, v in x.items()}
@@ -174,7 +217,7 @@ def check_case(dlc, work: Path, name: str, method: str, per_channel: bool, seed:
         f = d / f"in_{sanitize_name(k)}.npy"
         np.save(f, v)
         files += ["--input", f"{k}={f}"]
-    ref_q = ort_session(qmodel).run(None, feeds)
+    ref_q = ort_session(exact_reference(qmodel)).run(None, feeds)
     ref_f = ort_session(model).run(None, feeds)
     rc, _, stderr = run_dlc([dlc, "run", str(out), *files, "--output-dir", str(d / "out")])
     if rc != 0:
@@ -191,6 +234,32 @@ def check_case(dlc, work: Path, name: str, method: str, per_channel: bool, seed:
                       f"> {RTOL_ORT}")
     if worst_cos < MIN_COSINE:
         raise Failure(f"{name}: quantized vs float output cosine {worst_cos:.5f} < {MIN_COSINE}")
+    if (name, method) in ONE_STEP:
+        so = d / "one_step.so"
+        mode = "dynamic" if method == "dynamic" else "int8"
+        rest = flags[1:] if method == "dynamic" else flags  # --dynamic is --quantize's
+        rc, _, stderr = run_dlc([dlc, "compile", str(src), f"--quantize={mode}", *rest,
+                                 "-o", str(so)])
+        if rc != 0:
+            raise Failure(f"{name}: dlc compile --quantize exited {rc}: {stderr.strip()[-300:]}")
+        rc, _, stderr = run_dlc([dlc, "run", str(so), *files, "--output-dir", str(d / "one")])
+        if rc != 0:
+            raise Failure(f"{name}: dlc run of the one-step build exited {rc}: {stderr[-300:]}")
+        for o in qmodel.graph.output:
+            f = f"{sanitize_name(o.name)}.npy"
+            a, b = np.load(d / "one" / f), np.load(d / "out" / f)
+            if np.abs(a - b).max() > 1e-6 * max(np.abs(b).max(), 1e-12):
+                raise Failure(f"{name}: dlc compile --quantize differs from dlc quantize + "
+                              f"dlc run on '{o.name}'")
+        if list(d.glob(".dlc-quantized-*")):
+            raise Failure(f"{name}: dlc compile --quantize left its temporary model behind")
+    if name == "lenet5" and method == "minmax":
+        # dlc verify compares the u8 tensors between layers as u8 (they once were read as
+        # i8, and every QuantizeLinear "diverged").
+        rc, stdout, stderr = run_dlc([dlc, "verify", str(out), *files, "--rtol", "0.02"])
+        if rc != 0:
+            raise Failure(f"{name}: dlc verify of the quantized model exited {rc}: "
+                          f"{(stdout + stderr).strip()[-400:]}")
     quantized = sum("int8" in l for l in reports)
     return (f"{quantized}/{contractions} quantized, dlc vs ORT int8 {worst_err:.2e}, "
             f"cosine with float {worst_cos:.5f}")
@@ -237,7 +306,10 @@ def check_errors(dlc, work: Path):
         ([str(src), "-o", str(out)], "missing --calib"),
         ([str(src), "--calib", str(d / "ok.npz")], "missing -o"),
         ([str(d / "nope.onnx"), "--calib", str(d / "ok.npz"), "-o", str(out)], "no such file"),
+        ([str(d / "garbage.onnx"), "--calib", str(d / "ok.npz"), "-o", str(out)],
+         "not a valid ONNX model"),
     ]
+    (d / "garbage.onnx").write_bytes(b"\xff\xfe not a protobuf \x00" * 7)
     old = onnx.ModelProto()
     old.CopyFrom(model)
     old.opset_import[0].version = 9
@@ -248,8 +320,28 @@ def check_errors(dlc, work: Path):
     onnx.save(old, d / "old11.onnx")
     cases.append(([str(d / "old11.onnx"), "--calib", str(d / "ok.npz"), "-o", str(out),
                    "--per-channel"], "--per-channel needs opset 13"))
+    cases += [
+        ([str(src), "--dynamic", "--calib", str(d / "ok.npz"), "-o", str(out)],
+         "--calib is not used by dynamic quantization"),
+    ]
     for args, want in cases:
         expect_error(dlc, args, out, want)
+    # dlc compile's quantization flags.
+    so = d / "out.so"
+    for args, want in [
+        (["--quantize=int4"], "--quantize expects int8 or dynamic"),
+        (["--quantize=int8"], "missing --calib"),
+        (["--calib", str(d / "ok.npz")], "--calib is only valid with --quantize"),
+        (["--per-channel"], "--per-channel is only valid with --quantize"),
+        (["--quantize=int8", "--calib", str(d / "shape.npz")], "the first axis counts"),
+    ]:
+        rc, _, stderr = run_dlc([dlc, "compile", str(src), "-o", str(so), *args])
+        lines = [l for l in stderr.splitlines() if l.strip()]
+        if rc != 1 or len(lines) != 1 or want not in lines[0] or so.exists():
+            raise Failure(f"dlc compile {' '.join(args)}: exit {rc}, {stderr!r}; want {want!r}")
+        cases.append((args, want))
+    if list(d.glob(".dlc-quantized-*")):
+        raise Failure("dlc compile --quantize left a temporary model behind")
     # --exclude keeps a node float, and the report says so.
     first = model.graph.node[0].name
     rc, _, stderr = run_dlc([dlc, "quantize", str(src), "--calib", str(d / "ok.npz"), "-o",

@@ -38,12 +38,18 @@ struct QuantizeRequest {
   bool quiet = false;
 };
 /// Reads --calib, --method, --per-channel, --exclude, --threads, --max-memory and -q of
-/// `args` (the model is args.positional[0]); 0, or 1 after printing the error.
+/// `args` (the model is args.positional[0]; set request.options.dynamic first, which
+/// takes no calibration); 0, or 1 after printing the error.
 int parseQuantizeRequest(const Args &args, QuantizeRequest &request);
 /// Calibrates `request.model` and rewrites it into QDQ form in `model`, the per-node
 /// report on stderr; `summary` says how many nodes were quantized. 0, or 1 after
 /// printing the error.
 int quantizeModel(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary);
+/// The same for `request.options.dynamic`: no calibration, quantize_dynamic's form.
+int quantizeDynamic(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary);
+/// Quantizes (calibrated or dynamic) into a new temporary .onnx file `path` (beside the
+/// model when its directory is writable) that the caller removes. 0, or 1 after the error.
+int quantizeToFile(const QuantizeRequest &request, std::string &path);
 
 bool isOnnxPath(const std::string &path);
 

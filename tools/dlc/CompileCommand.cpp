@@ -5,6 +5,8 @@
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <cstdio>
 
 namespace dlc::cli {
@@ -51,6 +53,21 @@ static const char *kHelp =
     "                             autodiff of the graph)\n"
     "  --grad-initializers        with --grad-of: also output the gradient of every float\n"
     "                             initializer, as grad_<initializer>\n"
+    "\n"
+    "quantization (of a float model, in one step; `dlc quantize` writes the model):\n"
+    "  --quantize=int8            post-training static quantization with --calib, as\n"
+    "                             `dlc quantize` does, then compile the QDQ model: Conv,\n"
+    "                             MatMul and Gemm of constant weights run int8 kernels\n"
+    "  --quantize=dynamic         MatMul and Gemm weights as s8, activations quantized per\n"
+    "                             call (DynamicQuantizeLinear + MatMulInteger, ONNX\n"
+    "                             Runtime's quantize_dynamic form; transformers)\n"
+    "  --calib DATA.npz           calibration inputs of --quantize=int8 (see dlc quantize\n"
+    "                             --help for the layout)\n"
+    "  --method=minmax|percentile[:P]|entropy\n"
+    "                             --quantize=int8's calibration method (default minmax)\n"
+    "  --per-channel              one weight scale per output channel\n"
+    "  --exclude=NODE,...         nodes to keep float\n"
+    "  Each Conv/MatMul/Gemm gets a line on stderr: quantized (with its range), or why not.\n"
     "\n"
     "training (a module that runs one optimization step per call):\n"
     "  --train                    build a training step: it takes the model's inputs plus\n"
@@ -103,7 +120,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--quantize", true}, {"--calib", true}, {"--method", true}, {"--per-channel", false}, {"--exclude", true, true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -187,13 +204,38 @@ int compileCommand(int argc, char **argv) {
     return fail("invalid --emit '" + emit + "' (expected graph, linalg, llvm, obj or so)");
 
   const std::string &model = args.positional[0], out = args.get("-o");
+  // --quantize: the quantized model, in a temporary file that the import reads.
+  std::string quantized;
+  if (args.has("--quantize")) {
+    std::string mode = args.get("--quantize");
+    if (mode != "int8" && mode != "dynamic")
+      return fail("--quantize expects int8 or dynamic, got '" + mode + "'");
+    if (args.has("--train") || !options.gradOf.empty())
+      return fail("--quantize cannot be combined with --train or --grad-of");
+    QuantizeRequest request;
+    request.options.dynamic = mode == "dynamic";
+    if (int rc = parseQuantizeRequest(args, request))
+      return rc;
+    if (int rc = quantizeToFile(request, quantized))
+      return rc;
+  } else {
+    for (const char *flag : {"--calib", "--method", "--per-channel", "--exclude"})
+      if (args.has(flag))
+        return fail(std::string(flag) + " is only valid with --quantize=int8 or --quantize=dynamic");
+  }
   Compilation c(options);
   auto report = [&]() {
     for (const std::string &e : c.errors())
       std::fprintf(stderr, "error: %s\n", e.c_str());
     return 1;
   };
-  if (failed(c.importOnnx(model)))
+  if (!quantized.empty()) {
+    llvm::LogicalResult imported = c.importOnnx(quantized);
+    llvm::sys::fs::remove(quantized);
+    c.setSourceName(model);
+    if (failed(imported))
+      return report();
+  } else if (failed(c.importOnnx(model)))
     return report();
   std::string data;
   switch (phase) {

@@ -5,18 +5,20 @@
 #include "compiler/Jit/Jit.h"
 #include "compiler/Quantize/Calibration.h"
 #include "compiler/Quantize/QdqModel.h"
-#include "frontends/Onnx/FileIO.h"
-#include "frontends/Onnx/ModelFile.h"
+#include "compiler/Quantize/ModelEdit.h"
+#include "compiler/TensorFile.h"
 #include "tools/dlc/Args.h"
 #include "tools/dlc/Commands.h"
 #include "tools/dlc/Npz.h"
 
-#include "mlir/IR/Location.h"
+#include <onnx/onnx_pb.h>
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 
 namespace dlc::cli {
 namespace {
@@ -25,6 +27,7 @@ const char *kQuantizeHelp =
     "usage: dlc quantize MODEL.onnx --calib DATA.npz -o OUT.onnx\n"
     "                    [--method=minmax|percentile[:P]|entropy] [--per-channel]\n"
     "                    [--exclude=NODE,...] [--threads N] [--max-memory BYTES] [-q]\n"
+    "       dlc quantize MODEL.onnx --dynamic -o OUT.onnx [--per-channel] [--exclude=...]\n"
     "\n"
     "Post-training quantization: runs MODEL on the calibration data, records the range\n"
     "of every activation a Conv, MatMul or Gemm reads, and writes OUT.onnx in the\n"
@@ -42,6 +45,9 @@ const char *kQuantizeHelp =
     "\n"
     "options:\n"
     "  --calib DATA.npz        calibration inputs (np.savez), e.g. 64 to 512 examples\n"
+    "  --dynamic               no calibration: MatMul and Gemm weights as s8 and their\n"
+    "                          activations quantized per call (DynamicQuantizeLinear +\n"
+    "                          MatMulInteger: ONNX Runtime's quantize_dynamic form)\n"
     "  -o OUT.onnx             the quantized model (written only on success)\n"
     "  --method=M              minmax (default): the extremes seen; percentile[:P]: clip\n"
     "                          |x| at its P-th percentile (default 99.99); entropy: the\n"
@@ -186,6 +192,30 @@ bool matchCalibration(const std::string &dataPath, const std::vector<GraphInput>
   return true;
 }
 
+/// The per-node report on stderr (unless `quiet`): kept float and why, or `quantized(d)`'s
+/// line. Returns the number of quantized nodes.
+template <typename Fn>
+size_t report(const quantize::QuantizationPlan &plan, bool quiet, Fn quantized) {
+  size_t count = 0;
+  for (const auto &d : plan.nodes) {
+    count += d.quantized;
+    if (quiet)
+      continue;
+    if (d.quantized)
+      quantized(d);
+    else
+      std::fprintf(stderr, "quantize: '%s' %s: kept float: %s\n", d.node.c_str(), d.opType.c_str(),
+                   d.why.c_str());
+  }
+  return count;
+}
+
+/// Loads the ONNX model at `path`; 0, or 1 after printing the error.
+int loadModel(const std::string &path, onnx::ModelProto &model) {
+  std::string error;
+  return quantize::readModel(path, model, error) ? 0 : fail(error);
+}
+
 struct ModuleDeleter {
   void operator()(dlc_module_t *m) const { dlc_module_free(m); }
 };
@@ -197,10 +227,8 @@ struct SessionDeleter {
 
 int quantizeModel(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary) {
   std::string error;
-  Compilation c({});
-  if (failed(onnx_frontend::loadModelProto(request.model, model,
-                                           mlir::FileLineColLoc::get(&c.context(), request.model, 0, 0))))
-    return fail(c.errors().empty() ? request.model + ": cannot read the model" : c.errors().front());
+  if (int rc = loadModel(request.model, model))
+    return rc;
   quantize::QuantizationPlan plan;
   if (!quantize::planQuantization(model, request.options, plan, error))
     return fail(request.model + ": " + error);
@@ -336,16 +364,7 @@ int quantizeModel(const QuantizeRequest &request, onnx::ModelProto &model, std::
   }
 
   quantize::writeQdq(model, plan, ranges, request.options);
-  size_t quantized = 0;
-  for (const auto &d : plan.nodes) {
-    quantized += d.quantized;
-    if (request.quiet)
-      continue;
-    if (!d.quantized) {
-      std::fprintf(stderr, "quantize: '%s' %s: kept float: %s\n", d.node.c_str(), d.opType.c_str(),
-                   d.why.c_str());
-      continue;
-    }
+  size_t quantized = report(plan, request.quiet, [&](const quantize::NodeDecision &d) {
     const auto &r = ranges[d.activation];
     quantize::AffineParams p = quantize::uint8Params(r.lo, r.hi);
     std::fprintf(stderr,
@@ -353,10 +372,54 @@ int quantizeModel(const QuantizeRequest &request, onnx::ModelProto &model, std::
                  "zero point %d; %s)\n",
                  d.node.c_str(), d.opType.c_str(), d.activation.c_str(), r.lo, r.hi, p.scale,
                  p.zeroPoint, d.weightNote.c_str());
-  }
+  });
   summary = std::to_string(quantized) + " of " + std::to_string(plan.nodes.size()) +
             " Conv/MatMul/Gemm nodes quantized, " + std::to_string(runs) + " calibration run" +
             (runs == 1 ? "" : "s");
+  return 0;
+}
+
+int quantizeDynamic(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary) {
+  std::string error;
+  if (int rc = loadModel(request.model, model))
+    return rc;
+  quantize::QuantizationPlan plan;
+  if (!quantize::planQuantization(model, request.options, plan, error))
+    return fail(request.model + ": " + error);
+  quantize::writeDynamic(model, plan, request.options);
+  size_t quantized = report(plan, request.quiet, [](const quantize::NodeDecision &d) {
+    std::fprintf(stderr, "quantize: '%s' %s: int8 (input '%s' quantized per call; %s)\n",
+                 d.node.c_str(), d.opType.c_str(), d.activation.c_str(), d.weightNote.c_str());
+  });
+  summary = std::to_string(quantized) + " of " + std::to_string(plan.nodes.size()) +
+            " MatMul/Gemm nodes quantized dynamically";
+  return 0;
+}
+
+int quantizeToFile(const QuantizeRequest &request, std::string &path) {
+  onnx::ModelProto model;
+  std::string summary, error;
+  if (int rc = request.options.dynamic ? quantizeDynamic(request, model, summary)
+                                       : quantizeModel(request, model, summary))
+    return rc;
+  std::string bytes;
+  if (!model.SerializeToString(&bytes))
+    return fail(request.model + ": the quantized model cannot be serialized (over 2 GiB?)");
+  // Beside the model, where its external data (weights kept float) resolve; else in the
+  // temporary directory.
+  llvm::SmallString<256> dir(request.model), file;
+  llvm::sys::path::remove_filename(dir);
+  llvm::sys::path::append(dir, ".dlc-quantized-%%%%%%.onnx");
+  int fd = -1;
+  if (llvm::sys::fs::createUniqueFile(dir, fd, file) &&
+      llvm::sys::fs::createTemporaryFile("dlc-quantized", "onnx", fd, file))
+    return fail("cannot create a temporary file for the quantized model");
+  ::close(fd);
+  path = file.str().str();
+  if (!writeFileAtomically(path, bytes, error)) {
+    llvm::sys::fs::remove(path);
+    return fail(error);
+  }
   return 0;
 }
 
@@ -366,7 +429,7 @@ int quantizeCommand(int argc, char **argv) {
   if (!parseArgs(argc, argv, 2,
                  {{"--calib", true}, {"-o", true}, {"--method", true}, {"--per-channel", false},
                   {"--exclude", true, true}, {"--threads", true}, {"--max-memory", true},
-                  {"-q", false}, {"--quiet", false}, {"--help", false}, {"-h", false}},
+                  {"--dynamic", false}, {"-q", false}, {"--quiet", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -377,6 +440,7 @@ int quantizeCommand(int argc, char **argv) {
     return fail("expected exactly one ONNX model (dlc quantize MODEL.onnx --calib DATA.npz -o "
                 "OUT.onnx)");
   QuantizeRequest request;
+  request.options.dynamic = args.has("--dynamic");
   if (int rc = parseQuantizeRequest(args, request))
     return rc;
   if (!args.has("-o"))
@@ -386,7 +450,8 @@ int quantizeCommand(int argc, char **argv) {
     return fail("-o expects an .onnx path, got '" + out + "'");
   onnx::ModelProto model;
   std::string summary;
-  if (int rc = quantizeModel(request, model, summary))
+  if (int rc = request.options.dynamic ? quantizeDynamic(request, model, summary)
+                                       : quantizeModel(request, model, summary))
     return rc;
   std::string bytes;
   if (!model.SerializeToString(&bytes))
@@ -402,8 +467,11 @@ int parseQuantizeRequest(const Args &args, QuantizeRequest &request) {
   request.model = args.positional.empty() ? "" : args.positional[0];
   if (!llvm::sys::fs::exists(request.model))
     return fail(request.model + ": no such file");
-  if (!args.has("--calib"))
+  if (!request.options.dynamic && !args.has("--calib"))
     return fail("missing --calib DATA.npz (calibration inputs, one array per model input)");
+  if (request.options.dynamic && (args.has("--calib") || args.has("--method")))
+    return fail(std::string(args.has("--calib") ? "--calib" : "--method") +
+                " is not used by dynamic quantization (activations are quantized per call)");
   request.calib = args.get("--calib");
   if (args.has("--method") &&
       !quantize::parseCalibrationMethod(args.get("--method"), request.method, error))
