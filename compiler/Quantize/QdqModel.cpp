@@ -49,7 +49,7 @@ bool planQuantization(const onnx::ModelProto &model, const QuantizeOptions &opti
                       QuantizationPlan &plan, std::string &error) {
   plan = QuantizationPlan();
   int opset = defaultDomainOpset(model);
-  if (opset < (options.dynamic ? 11 : 10)) {
+  if (!options.int4Weights && opset < (options.dynamic ? 11 : 10)) {
     error = options.dynamic ? "dynamic quantization needs opset 11 or later "
                               "(DynamicQuantizeLinear), the model imports opset " +
                                   std::to_string(opset)
@@ -57,7 +57,7 @@ bool planQuantization(const onnx::ModelProto &model, const QuantizeOptions &opti
                               "imports opset " + std::to_string(opset);
     return false;
   }
-  if (options.perChannel && !options.dynamic && opset < 13) {
+  if (options.perChannel && !options.dynamic && !options.int4Weights && opset < 13) {
     error = "--per-channel needs opset 13 or later (DequantizeLinear's axis), the model imports "
             "opset " + std::to_string(opset);
     return false;
@@ -93,6 +93,8 @@ bool planQuantization(const onnx::ModelProto &model, const QuantizeOptions &opti
       transA |= op == "Gemm" && a.name() == "transA" && a.i();
     if (options.exclude.count(d.node))
       d.why = "excluded (--exclude)";
+    else if (options.int4Weights && op != "MatMul")
+      d.why = "int4 weights cover MatMul (the weight-streaming layers of transformers)";
     else if (options.dynamic && op == "Conv")
       d.why = "dynamic quantization covers MatMul and Gemm (give --quantize=int8 and "
               "calibration data for convs)";
@@ -106,6 +108,11 @@ bool planQuantization(const onnx::ModelProto &model, const QuantizeOptions &opti
       d.why = "input '" + w + "' is not an initializer (only constant weights are quantized)";
     else if (!readFloats(*weight, values))
       d.why = "weight '" + w + "' is not a float32 initializer with inline data";
+    else if (options.int4Weights && weight->dims_size() != 2)
+      d.why = "weight '" + w + "' is not 2-D";
+    else if (options.int4Weights && int64_t(values.size()) < kInt4MinElements)
+      d.why = "weight '" + w + "' has " + std::to_string(values.size()) + " elements, below " +
+              std::to_string(kInt4MinElements) + " (int4 pays off for large weights)";
     else if (op == "Gemm" && weight->dims_size() != 2)
       d.why = "weight '" + w + "' is not 2-D";
     else if (op == "Conv" && weight->dims_size() < 3)

@@ -6,6 +6,7 @@
 #ifndef DLC_COMPILER_QUANTIZE_QDQMODEL_H
 #define DLC_COMPILER_QUANTIZE_QDQMODEL_H
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -24,7 +25,14 @@ struct QuantizeOptions {
   std::set<std::string> exclude;
   /// Dynamic quantization (writeDynamic): MatMul and Gemm only, no calibration.
   bool dynamic = false;
+  /// Weight-only int4 (writeInt4Weights): MatMul of a 2-D weight of at least
+  /// kInt4MinElements elements.
+  bool int4Weights = false;
 };
+
+/// writeInt4Weights' blocks along K, and the smallest weight it quantizes.
+constexpr int64_t kInt4Block = 32;
+constexpr int64_t kInt4MinElements = 4096;
 
 /// What became of one contraction of the model.
 struct NodeDecision {
@@ -66,6 +74,11 @@ void writeQdq(onnx::ModelProto &model, QuantizationPlan &plan,
 /// the weight s8 symmetric (per output column with `perChannel`), MatMulInteger, and the
 /// i32 result scaled by `s_x * s_w` (Gemm: times alpha, plus beta * C). Updates `plan`.
 void writeDynamic(onnx::ModelProto &model, QuantizationPlan &plan, const QuantizeOptions &options);
+
+/// Rewrites the candidates of `plan` (planned with `options.int4Weights`) into
+/// com.microsoft MatMulNBits: 4-bit codes in blocks of kInt4Block along K, each block
+/// asymmetric (a float scale and a 4-bit zero point), the activation stays float.
+void writeInt4Weights(onnx::ModelProto &model, QuantizationPlan &plan);
 
 } // namespace dlc::quantize
 

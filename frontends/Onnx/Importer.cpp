@@ -221,7 +221,8 @@ const OpBuilderEntry *GraphImporter::lookupBuilder(const onnx::NodeProto &node, 
   const OpBuilderEntry *entry =
       findOpBuilder(node.domain(), node.op_type(), domainVersion(node.domain()));
   // Domains with (some) builders; ops of any other domain are all unsupported.
-  static const char *kDomains[] = {"ai.onnx.preview.training", "ai.onnx.ml", "ai.onnx.preview"};
+  static const char *kDomains[] = {"ai.onnx.preview.training", "ai.onnx.ml", "ai.onnx.preview",
+                                   "com.microsoft"};
   if (!entry && (isDefault || llvm::is_contained(kDomains, node.domain())))
     emitError(loc) << "unsupported op";
   else if (!entry)

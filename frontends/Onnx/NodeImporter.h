@@ -248,6 +248,7 @@ llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 llvm::ArrayRef<OpBuilderEntry> sequenceBuilders();
 llvm::ArrayRef<OpBuilderEntry> trainingBuilders(); // ai.onnx.preview.training
 llvm::ArrayRef<OpBuilderEntry> mlBuilders();       // ai.onnx.ml
+llvm::ArrayRef<OpBuilderEntry> contribBuilders();  // com.microsoft (MatMulNBits)
 /// The builder of `opType` in `domain` ("" or "ai.onnx": the default domain) at
 /// that domain's opset version, or null.
 const OpBuilderEntry *findOpBuilder(llvm::StringRef domain, llvm::StringRef opType, int opset);

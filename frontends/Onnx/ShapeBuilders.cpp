@@ -630,7 +630,7 @@ const OpBuilderEntry *findOpBuilder(StringRef domain, StringRef opType, int opse
                      convTransposeBuilders(), signalBuilders(), quantBuilders(),
                      einsumBuilders(), controlFlowBuilders(),
                      recurrentBuilders(), gridSampleBuilders(), sequenceBuilders(), trainingBuilders(),
-                     mlBuilders()})
+                     mlBuilders(), contribBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && domain == e.domain && opset >= e.minOpset)
         return &e;

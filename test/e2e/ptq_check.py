@@ -16,6 +16,9 @@ test input), ``dlc quantize`` with a calibration method, then
 * ONNX Runtime (graph optimizations off: the QDQ graph as written; MatMulInteger as exact
   float products, as ORT's AVX2 kernels saturate) and ``dlc run`` on the
   quantized model agree within 0.02 of max |ORT| (a few output quanta, as e2e-quant);
+* ``--dynamic`` writes DynamicQuantizeLinear + MatMulInteger, ``--int4-weights``
+  com.microsoft MatMulNBits, and ``dlc compile --quantize=...`` in one step gives what
+  ``dlc quantize`` + ``dlc run`` give;
 * the quantized model stays close to the float one (cosine similarity >= 0.98 on a
   fresh input drawn like the calibration set).
 
@@ -51,10 +54,13 @@ CASES = [
     ("mlp_b64", "dynamic", False),
     ("bert_layer", "dynamic", True),
     ("gpt2_block", "dynamic", False),
+    ("bert_layer", "int4", False),
+    ("gpt2_block", "int4", False),
 ]
 # Cases also compiled in one step (dlc compile --quantize=...), which must give what
 # dlc quantize + dlc run give.
-ONE_STEP = {("lenet5", "minmax"), ("bert_layer", "dynamic")}
+ONE_STEP = {("lenet5", "minmax"), ("bert_layer", "dynamic"), ("gpt2_block", "int4")}
+UNCALIBRATED = {"dynamic": "--dynamic", "int4": "--int4-weights"}
 EXAMPLES = 64
 RTOL_ORT = 0.02
 MIN_COSINE = 0.98
@@ -191,7 +197,7 @@ def check_case(dlc, work: Path, name: str, method: str, per_channel: bool, seed:
     onnx.save(model, src)
     calib = calibration_arrays(inputs, seed + 100, EXAMPLES)
     np.savez(data, **calib)
-    flags = (["--dynamic"] if method == "dynamic" else
+    flags = ([UNCALIBRATED[method]] if method in UNCALIBRATED else
              ["--calib", str(data), f"--method={method}"]) + (["--per-channel"] if per_channel else [])
     cmd = [dlc, "quantize", str(src), "-o", str(out), *flags]
     rc, stdout, stderr = run_dlc(cmd)
@@ -203,10 +209,13 @@ def check_case(dlc, work: Path, name: str, method: str, per_channel: bool, seed:
         raise Failure(f"{name}: {len(reports)} report lines for {contractions} contractions")
     qmodel = onnx.load(out)
     onnx.checker.check_model(qmodel)
+    ops = {n.op_type for n in qmodel.graph.node}
     if method == "dynamic":
-        ops = {n.op_type for n in qmodel.graph.node}
         if not {"DynamicQuantizeLinear", "MatMulInteger"} <= ops:
             raise Failure(f"{name}: no DynamicQuantizeLinear/MatMulInteger in the written model")
+    elif method == "int4":
+        if "MatMulNBits" not in ops:
+            raise Failure(f"{name}: no MatMulNBits in the written model")
     else:
         check_qdq(name, model, qmodel, method, calib)
     # A fresh input drawn like the calibration set: ORT (float and int8) and dlc (int8).
@@ -236,8 +245,8 @@ def check_case(dlc, work: Path, name: str, method: str, per_channel: bool, seed:
         raise Failure(f"{name}: quantized vs float output cosine {worst_cos:.5f} < {MIN_COSINE}")
     if (name, method) in ONE_STEP:
         so = d / "one_step.so"
-        mode = "dynamic" if method == "dynamic" else "int8"
-        rest = flags[1:] if method == "dynamic" else flags  # --dynamic is --quantize's
+        mode = {"dynamic": "dynamic", "int4": "int4-weights"}.get(method, "int8")
+        rest = flags[1:] if method in UNCALIBRATED else flags  # --dynamic: --quantize's
         rc, _, stderr = run_dlc([dlc, "compile", str(src), f"--quantize={mode}", *rest,
                                  "-o", str(so)])
         if rc != 0:
@@ -260,7 +269,7 @@ def check_case(dlc, work: Path, name: str, method: str, per_channel: bool, seed:
         if rc != 0:
             raise Failure(f"{name}: dlc verify of the quantized model exited {rc}: "
                           f"{(stdout + stderr).strip()[-400:]}")
-    quantized = sum("int8" in l for l in reports)
+    quantized = sum("int8" in l or "int4" in l for l in reports)
     return (f"{quantized}/{contractions} quantized, dlc vs ORT int8 {worst_err:.2e}, "
             f"cosine with float {worst_cos:.5f}")
 
@@ -323,13 +332,17 @@ def check_errors(dlc, work: Path):
     cases += [
         ([str(src), "--dynamic", "--calib", str(d / "ok.npz"), "-o", str(out)],
          "--calib is not used by dynamic quantization"),
+        ([str(src), "--int4-weights", "--per-channel", "-o", str(out)],
+         "--per-channel does not apply to int4 weights"),
+        ([str(src), "--int4-weights", "--dynamic", "-o", str(out)],
+         "--dynamic and --int4-weights exclude each other"),
     ]
     for args, want in cases:
         expect_error(dlc, args, out, want)
     # dlc compile's quantization flags.
     so = d / "out.so"
     for args, want in [
-        (["--quantize=int4"], "--quantize expects int8 or dynamic"),
+        (["--quantize=int4"], "--quantize expects int8, dynamic or int4-weights"),
         (["--quantize=int8"], "missing --calib"),
         (["--calib", str(d / "ok.npz")], "--calib is only valid with --quantize"),
         (["--per-channel"], "--per-channel is only valid with --quantize"),
@@ -364,7 +377,8 @@ def main(argv=None) -> int:
         for i, (name, method, per_channel) in enumerate(CASES):
             if args.models and name not in args.models:
                 continue
-            what = f"{name} --method={method}{' --per-channel' if per_channel else ''}"
+            what = (f"{name} {UNCALIBRATED.get(method, '--method=' + method)}"
+                    f"{' --per-channel' if per_channel else ''}")
             try:
                 print(f"ok   {what}: {check_case(args.dlc, work, name, method, per_channel, i)}",
                       flush=True)

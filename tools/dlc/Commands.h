@@ -45,7 +45,8 @@ int parseQuantizeRequest(const Args &args, QuantizeRequest &request);
 /// report on stderr; `summary` says how many nodes were quantized. 0, or 1 after
 /// printing the error.
 int quantizeModel(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary);
-/// The same for `request.options.dynamic`: no calibration, quantize_dynamic's form.
+/// The same for `request.options.dynamic` (quantize_dynamic's form) or `int4Weights`
+/// (MatMulNBits): no calibration.
 int quantizeDynamic(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary);
 /// Quantizes (calibrated or dynamic) into a new temporary .onnx file `path` (beside the
 /// model when its directory is writable) that the caller removes. 0, or 1 after the error.

@@ -61,6 +61,10 @@ static const char *kHelp =
     "  --quantize=dynamic         MatMul and Gemm weights as s8, activations quantized per\n"
     "                             call (DynamicQuantizeLinear + MatMulInteger, ONNX\n"
     "                             Runtime's quantize_dynamic form; transformers)\n"
+    "  --quantize=int4-weights    MatMul weights of 4096 elements or more as 4-bit codes in\n"
+    "                             blocks of 32 (com.microsoft MatMulNBits); activations\n"
+    "                             stay float. dlc dequantizes them when compiling: the\n"
+    "                             kernels are float (an int4 kernel is future work)\n"
     "  --calib DATA.npz           calibration inputs of --quantize=int8 (see dlc quantize\n"
     "                             --help for the layout)\n"
     "  --method=minmax|percentile[:P]|entropy\n"
@@ -208,12 +212,13 @@ int compileCommand(int argc, char **argv) {
   std::string quantized;
   if (args.has("--quantize")) {
     std::string mode = args.get("--quantize");
-    if (mode != "int8" && mode != "dynamic")
-      return fail("--quantize expects int8 or dynamic, got '" + mode + "'");
+    if (mode != "int8" && mode != "dynamic" && mode != "int4-weights")
+      return fail("--quantize expects int8, dynamic or int4-weights, got '" + mode + "'");
     if (args.has("--train") || !options.gradOf.empty())
       return fail("--quantize cannot be combined with --train or --grad-of");
     QuantizeRequest request;
     request.options.dynamic = mode == "dynamic";
+    request.options.int4Weights = mode == "int4-weights";
     if (int rc = parseQuantizeRequest(args, request))
       return rc;
     if (int rc = quantizeToFile(request, quantized))
@@ -221,7 +226,7 @@ int compileCommand(int argc, char **argv) {
   } else {
     for (const char *flag : {"--calib", "--method", "--per-channel", "--exclude"})
       if (args.has(flag))
-        return fail(std::string(flag) + " is only valid with --quantize=int8 or --quantize=dynamic");
+        return fail(std::string(flag) + " is only valid with --quantize");
   }
   Compilation c(options);
   auto report = [&]() {

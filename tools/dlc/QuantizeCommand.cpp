@@ -28,6 +28,7 @@ const char *kQuantizeHelp =
     "                    [--method=minmax|percentile[:P]|entropy] [--per-channel]\n"
     "                    [--exclude=NODE,...] [--threads N] [--max-memory BYTES] [-q]\n"
     "       dlc quantize MODEL.onnx --dynamic -o OUT.onnx [--per-channel] [--exclude=...]\n"
+    "       dlc quantize MODEL.onnx --int4-weights -o OUT.onnx [--exclude=...]\n"
     "\n"
     "Post-training quantization: runs MODEL on the calibration data, records the range\n"
     "of every activation a Conv, MatMul or Gemm reads, and writes OUT.onnx in the\n"
@@ -48,6 +49,10 @@ const char *kQuantizeHelp =
     "  --dynamic               no calibration: MatMul and Gemm weights as s8 and their\n"
     "                          activations quantized per call (DynamicQuantizeLinear +\n"
     "                          MatMulInteger: ONNX Runtime's quantize_dynamic form)\n"
+    "  --int4-weights          no calibration: MatMul weights of 4096 elements or more as\n"
+    "                          4-bit codes, blocks of 32 along K with a scale and zero\n"
+    "                          point each (com.microsoft MatMulNBits, as ONNX Runtime's\n"
+    "                          int4 tools write); activations stay float\n"
     "  -o OUT.onnx             the quantized model (written only on success)\n"
     "  --method=M              minmax (default): the extremes seen; percentile[:P]: clip\n"
     "                          |x| at its P-th percentile (default 99.99); entropy: the\n"
@@ -386,21 +391,31 @@ int quantizeDynamic(const QuantizeRequest &request, onnx::ModelProto &model, std
   quantize::QuantizationPlan plan;
   if (!quantize::planQuantization(model, request.options, plan, error))
     return fail(request.model + ": " + error);
-  quantize::writeDynamic(model, plan, request.options);
-  size_t quantized = report(plan, request.quiet, [](const quantize::NodeDecision &d) {
-    std::fprintf(stderr, "quantize: '%s' %s: int8 (input '%s' quantized per call; %s)\n",
-                 d.node.c_str(), d.opType.c_str(), d.activation.c_str(), d.weightNote.c_str());
+  bool int4 = request.options.int4Weights;
+  if (int4)
+    quantize::writeInt4Weights(model, plan);
+  else
+    quantize::writeDynamic(model, plan, request.options);
+  size_t quantized = report(plan, request.quiet, [&](const quantize::NodeDecision &d) {
+    if (int4)
+      std::fprintf(stderr, "quantize: '%s' %s: int4 weights (%s; MatMulNBits)\n", d.node.c_str(),
+                   d.opType.c_str(), d.weightNote.c_str());
+    else
+      std::fprintf(stderr, "quantize: '%s' %s: int8 (input '%s' quantized per call; %s)\n",
+                   d.node.c_str(), d.opType.c_str(), d.activation.c_str(), d.weightNote.c_str());
   });
   summary = std::to_string(quantized) + " of " + std::to_string(plan.nodes.size()) +
-            " MatMul/Gemm nodes quantized dynamically";
+            (int4 ? " Conv/MatMul/Gemm nodes given int4 weights"
+                  : " Conv/MatMul/Gemm nodes quantized dynamically");
   return 0;
 }
 
 int quantizeToFile(const QuantizeRequest &request, std::string &path) {
   onnx::ModelProto model;
   std::string summary, error;
-  if (int rc = request.options.dynamic ? quantizeDynamic(request, model, summary)
-                                       : quantizeModel(request, model, summary))
+  bool uncalibrated = request.options.dynamic || request.options.int4Weights;
+  if (int rc = uncalibrated ? quantizeDynamic(request, model, summary)
+                            : quantizeModel(request, model, summary))
     return rc;
   std::string bytes;
   if (!model.SerializeToString(&bytes))
@@ -429,7 +444,7 @@ int quantizeCommand(int argc, char **argv) {
   if (!parseArgs(argc, argv, 2,
                  {{"--calib", true}, {"-o", true}, {"--method", true}, {"--per-channel", false},
                   {"--exclude", true, true}, {"--threads", true}, {"--max-memory", true},
-                  {"--dynamic", false}, {"-q", false}, {"--quiet", false}, {"--help", false}, {"-h", false}},
+                  {"--dynamic", false}, {"--int4-weights", false}, {"-q", false}, {"--quiet", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -441,6 +456,9 @@ int quantizeCommand(int argc, char **argv) {
                 "OUT.onnx)");
   QuantizeRequest request;
   request.options.dynamic = args.has("--dynamic");
+  request.options.int4Weights = args.has("--int4-weights");
+  if (request.options.dynamic && request.options.int4Weights)
+    return fail("--dynamic and --int4-weights exclude each other");
   if (int rc = parseQuantizeRequest(args, request))
     return rc;
   if (!args.has("-o"))
@@ -450,8 +468,9 @@ int quantizeCommand(int argc, char **argv) {
     return fail("-o expects an .onnx path, got '" + out + "'");
   onnx::ModelProto model;
   std::string summary;
-  if (int rc = request.options.dynamic ? quantizeDynamic(request, model, summary)
-                                       : quantizeModel(request, model, summary))
+  bool uncalibrated = request.options.dynamic || request.options.int4Weights;
+  if (int rc = uncalibrated ? quantizeDynamic(request, model, summary)
+                            : quantizeModel(request, model, summary))
     return rc;
   std::string bytes;
   if (!model.SerializeToString(&bytes))
@@ -467,11 +486,17 @@ int parseQuantizeRequest(const Args &args, QuantizeRequest &request) {
   request.model = args.positional.empty() ? "" : args.positional[0];
   if (!llvm::sys::fs::exists(request.model))
     return fail(request.model + ": no such file");
-  if (!request.options.dynamic && !args.has("--calib"))
+  bool uncalibrated = request.options.dynamic || request.options.int4Weights;
+  if (!uncalibrated && !args.has("--calib"))
     return fail("missing --calib DATA.npz (calibration inputs, one array per model input)");
-  if (request.options.dynamic && (args.has("--calib") || args.has("--method")))
-    return fail(std::string(args.has("--calib") ? "--calib" : "--method") +
-                " is not used by dynamic quantization (activations are quantized per call)");
+  if (uncalibrated && (args.has("--calib") || args.has("--method")))
+    return fail(std::string(args.has("--calib") ? "--calib" : "--method") + " is not used by " +
+                (request.options.dynamic ? "dynamic quantization (activations are quantized per "
+                                           "call)"
+                                         : "int4 weights (activations stay float)"));
+  if (request.options.int4Weights && args.has("--per-channel"))
+    return fail("--per-channel does not apply to int4 weights (one scale per block of " +
+                std::to_string(quantize::kInt4Block) + ")");
   request.calib = args.get("--calib");
   if (args.has("--method") &&
       !quantize::parseCalibrationMethod(args.get("--method"), request.method, error))
