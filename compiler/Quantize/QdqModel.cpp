@@ -93,8 +93,13 @@ bool planQuantization(const onnx::ModelProto &model, const QuantizeOptions &opti
       transA |= op == "Gemm" && a.name() == "transA" && a.i();
     if (options.exclude.count(d.node))
       d.why = "excluded (--exclude)";
-    else if (options.int4Weights && op != "MatMul")
-      d.why = "int4 weights cover MatMul (the weight-streaming layers of transformers)";
+    else if (options.int4Weights && op == "Conv")
+      d.why = "int4 weights cover MatMul and Gemm (the weight-streaming layers of transformers)";
+    else if (options.int4Weights && transA)
+      d.why = "Gemm with transA=1";
+    else if (options.int4Weights && op == "Gemm" && node.input_size() > 2 &&
+             !node.input(2).empty() && !biasOf(g, node))
+      d.why = "its C input is not a 1-D float initializer (MatMulNBits' bias)";
     else if (options.dynamic && op == "Conv")
       d.why = "dynamic quantization covers MatMul and Gemm (give --quantize=int8 and "
               "calibration data for convs)";

@@ -25,7 +25,8 @@ struct QuantizeOptions {
   std::set<std::string> exclude;
   /// Dynamic quantization (writeDynamic): MatMul and Gemm only, no calibration.
   bool dynamic = false;
-  /// Weight-only int4 (writeInt4Weights): MatMul of a 2-D weight of at least
+  /// Weight-only int4 (writeInt4Weights): MatMul or Gemm (not transA; C a 1-D constant)
+  /// of a 2-D weight of at least
   /// kInt4MinElements elements.
   bool int4Weights = false;
 };

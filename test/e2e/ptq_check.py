@@ -55,6 +55,7 @@ CASES = [
     ("bert_layer", "dynamic", True),
     ("gpt2_block", "dynamic", False),
     ("bert_layer", "int4", False),
+    ("mlp_b64", "int4", False),
     ("gpt2_block", "int4", False),
 ]
 # Cases also compiled in one step (dlc compile --quantize=...), which must give what
