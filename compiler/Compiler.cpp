@@ -161,7 +161,8 @@ LogicalResult Compilation::runTo(Phase phase) {
     pm.enableVerifier(options.verifyEachPass);
     if (p == 1)
       buildGraphPipeline(pm, GraphPipelineOptions{options.gradOf, options.gradInitializers,
-                                                  options.training, options.dumpConfig});
+                                                  options.training, options.dumpConfig,
+                                                  options.bf16Contractions});
     else if (p == 2)
       buildLinalgPipeline(pm, target, options.maxMemory);
     else {

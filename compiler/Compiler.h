@@ -75,6 +75,9 @@ struct CompileOptions {
   std::optional<TrainingOptions> training;
   /// Values of the model that become outputs after its own (dlc verify).
   std::vector<std::string> extraOutputs;
+  /// Matmul and conv operands rounded to bf16, f32 accumulation (dlc compile
+  /// --precision=bf16; dlc-bf16-contractions).
+  bool bf16Contractions = false;
 };
 
 /// A kernel as phase 3 chose it (dlc verify): the node it computes, the node of

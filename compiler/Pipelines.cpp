@@ -63,6 +63,11 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
   }
   // Inference BatchNorm after a conv (now a per-channel mul + add) goes into its weights.
   pm.addPass(graph::createGraphFoldConvAffine());
+  // --precision=bf16: matmul and conv operands rounded to bf16 (the folded weights too).
+  if (options.bf16) {
+    pm.addPass(quantization::createBf16Contractions());
+    pm.addPass(createCanonicalizerPass());
+  }
   // Convolutions in NHWC; the layout transposes cancel between consecutive convs.
   pm.addPass(graph::createGraphChannelsLast());
   pm.addPass(createCanonicalizerPass());

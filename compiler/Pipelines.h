@@ -22,6 +22,8 @@ struct GraphPipelineOptions {
   /// Report what the quantization passes made of each quantized op (stderr; `dlc compile
   /// --dump-config`).
   bool report = false;
+  /// Round matmul and conv operands to bf16 (`dlc compile --precision=bf16`).
+  bool bf16 = false;
 };
 
 /// graph: canonicalize and fold, raise attention, expand composite ops (inference keeps

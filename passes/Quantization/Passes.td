@@ -28,4 +28,20 @@ def QuantizeContractions : Pass<"dlc-quantize-contractions"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def Bf16Contractions : Pass<"dlc-bf16-contractions"> {
+  let summary = "Matmul and conv operands rounded to bf16, accumulation in f32 (--precision=bf16)";
+  let description = [{
+    `dlc compile --precision=bf16`: both operands of every f32 `matmul` (batched
+    ones included) and `conv` (the activation and the weight; not the bias) go through
+    `cast f32 -> bf16 -> f32` (round to nearest even), so the product is that of bf16
+    inputs accumulated in f32, as bf16 hardware (AVX512-BF16 `vdpbf16ps`, tensor cores)
+    computes it. Constant weights fold to their rounded values; everything else
+    (reductions, softmax, normalizations, attention, elementwise math) stays f32. Runs
+    after BatchNormalization is folded into conv weights, so the folded weights are
+    rounded. Today the kernels are the f32 ones over the rounded values (bf16 numerics,
+    f32 speed); a `vdpbf16ps` kernel is future work.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif

@@ -72,6 +72,10 @@ static const char *kHelp =
     "  --per-channel              one weight scale per output channel\n"
     "  --exclude=NODE,...         nodes to keep float\n"
     "  Each Conv/MatMul/Gemm gets a line on stderr: quantized (with its range), or why not.\n"
+    "  --precision=fp32|bf16      bf16: MatMul/Gemm/Conv inputs (activations and weights)\n"
+    "                             rounded to bf16, products accumulated in fp32; reductions,\n"
+    "                             softmax, norms and attention stay fp32. Today this gives\n"
+    "                             bf16's numerics on fp32 kernels (no speedup yet)\n"
     "\n"
     "training (a module that runs one optimization step per call):\n"
     "  --train                    build a training step: it takes the model's inputs plus\n"
@@ -124,7 +128,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--quantize", true}, {"--calib", true}, {"--method", true}, {"--per-channel", false}, {"--exclude", true, true}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--quantize", true}, {"--precision", true}, {"--calib", true}, {"--method", true}, {"--per-channel", false}, {"--exclude", true, true}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -176,6 +180,14 @@ int compileCommand(int argc, char **argv) {
     for (const char *flag : {"--loss", "--optimizer", "--freeze", "--remat"})
       if (args.has(flag))
         return fail(std::string(flag) + " is only valid with --train");
+  }
+  if (args.has("--precision")) {
+    std::string precision = args.get("--precision");
+    if (precision != "fp32" && precision != "bf16")
+      return fail("--precision expects fp32 or bf16, got '" + precision + "'");
+    options.bf16Contractions = precision == "bf16";
+    if (options.bf16Contractions && (args.has("--train") || !options.gradOf.empty()))
+      return fail("--precision=bf16 cannot be combined with --train or --grad-of");
   }
   if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
     return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");

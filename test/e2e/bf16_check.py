@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# dlc compile --precision=bf16 against ONNX Runtime running the same model with each
+# contraction input cast to bf16 and back (the meaning of "bf16 inputs, f32 accumulation").
+"""Check ``dlc compile --precision=bf16`` on networks of models.py.
+
+usage: bf16_check.py --dlc build/bin/dlc [MODEL ...]
+
+The reference is the model with ``Cast(to=BFLOAT16) -> Cast(to=FLOAT)`` inserted before
+both inputs of every MatMul, Gemm (A and B) and Conv (X and W) that reads a constant weight,
+run by ONNX Runtime with graph optimizations off: round to nearest even, as dlc's
+``dlc-bf16-contractions`` rounds. (Products of two activations, attention's, stay f32 in
+both: dlc keeps attention f32.) Per model:
+
+* dlc bf16 vs dlc running that reference model (its Casts through the importer, not the
+  pass): <= 1e-5 (the same kernels);
+* dlc bf16 vs ONNX Runtime on it: <= 2e-3. Not ~1e-6: a value that float differences
+  between the engines (accumulation order, GELU's erf) move across a bf16 rounding
+  boundary rounds one bf16 ulp (2^-8) apart in the next layer's input (`dlc verify`
+  names such single elements), and that propagates;
+* dlc bf16 vs ORT fp32: the rounding shows (> 1e-4) but stays small (< 0.05);
+* ``--precision`` with another value is an error (exit 1, one line).
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from models import MODELS, sanitize_name  # noqa: E402
+
+CASES = ["mlp_b64", "lenet5", "bert_layer", "gpt2_block"]
+RTOL_REF = 2e-3
+RTOL_SAME = 1e-5
+
+
+def rounded_reference(model: onnx.ModelProto) -> onnx.ModelProto:
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    inits = {t.name for t in m.graph.initializer}
+    nodes = []
+    for n in m.graph.node:
+        if n.op_type in ("MatMul", "Gemm", "Conv") and len(n.input) > 1 and (
+                n.input[0] in inits or n.input[1] in inits):
+            for i in (0, 1):
+                src = n.input[i]
+                narrow, wide = f"{src}_{n.name}_bf16", f"{src}_{n.name}_rounded"
+                nodes.append(helper.make_node("Cast", [src], [narrow],
+                                              to=onnx.TensorProto.BFLOAT16))
+                nodes.append(helper.make_node("Cast", [narrow], [wide], to=onnx.TensorProto.FLOAT))
+                n.input[i] = wide
+        nodes.append(n)
+    del m.graph.node[:]
+    m.graph.node.extend(nodes)
+    return m
+
+
+def ort_run(model: onnx.ModelProto, feeds):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return sess.run(None, feeds)
+
+
+def rel(a, b) -> float:
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-12))
+
+
+def check(dlc: str, work: Path, name: str) -> str:
+    model, inputs = MODELS[name](0)
+    d = work / name
+    d.mkdir()
+    src = d / "model.onnx"
+    onnx.save(model, src)
+    files = []
+    for k, v in inputs.items():
+        f = d / f"in_{sanitize_name(k)}.npy"
+        np.save(f, v)
+        files += ["--input", f"{k}={f}"]
+    so = d / "bf16.so"
+    p = subprocess.run([dlc, "compile", str(src), "--precision=bf16", "-o", str(so)],
+                       capture_output=True, text=True, timeout=900)
+    if p.returncode:
+        raise RuntimeError(f"dlc compile --precision=bf16 exited {p.returncode}: {p.stderr[-300:]}")
+    p = subprocess.run([dlc, "run", str(so), *files, "--output-dir", str(d / "out")],
+                       capture_output=True, text=True, timeout=900)
+    if p.returncode:
+        raise RuntimeError(f"dlc run exited {p.returncode}: {p.stderr[-300:]}")
+    reference = rounded_reference(model)
+    onnx.save(reference, d / "reference.onnx")
+    p = subprocess.run([dlc, "run", str(d / "reference.onnx"), *files, "--output-dir",
+                        str(d / "ref")], capture_output=True, text=True, timeout=900)
+    if p.returncode:
+        raise RuntimeError(f"dlc run of the reference exited {p.returncode}: {p.stderr[-300:]}")
+    ref = ort_run(reference, inputs)
+    fp32 = ort_run(model, inputs)
+    worst_same = worst_ref = worst_fp32 = 0.0
+    for o, r, f in zip(model.graph.output, ref, fp32):
+        got = np.load(d / "out" / f"{sanitize_name(o.name)}.npy")
+        same = np.load(d / "ref" / f"{sanitize_name(o.name)}.npy")
+        worst_same = max(worst_same, rel(got, same))
+        worst_ref, worst_fp32 = max(worst_ref, rel(got, r)), max(worst_fp32, rel(got, f))
+    if worst_same > RTOL_SAME:
+        raise RuntimeError(f"vs dlc on the bf16-rounded reference {worst_same:.3g} > {RTOL_SAME}")
+    if worst_ref > RTOL_REF:
+        raise RuntimeError(f"vs ORT on the bf16-rounded reference {worst_ref:.3g} > {RTOL_REF}")
+    if not 1e-4 < worst_fp32 < 0.05:
+        raise RuntimeError(f"vs fp32 {worst_fp32:.3g}: the rounding does not show, or too much")
+    return (f"vs dlc on the rounded reference {worst_same:.1e}, vs ORT on it {worst_ref:.2e}, "
+            f"vs fp32 ORT {worst_fp32:.2e}")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dlc", required=True)
+    p.add_argument("models", nargs="*")
+    args = p.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="dlc-bf16-"))
+    failed = 0
+    try:
+        for name in args.models or CASES:
+            try:
+                print(f"ok   {name}: {check(args.dlc, work, name)}", flush=True)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                failed += 1
+                print(f"FAIL {name}: {e}", flush=True)
+        model, _ = MODELS["mlp_b64"](0)
+        onnx.save(model, work / "m.onnx")
+        p = subprocess.run([args.dlc, "compile", str(work / "m.onnx"), "--precision=fp16", "-o",
+                            str(work / "m.so")], capture_output=True, text=True)
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        if p.returncode != 1 or len(lines) != 1 or "--precision expects fp32 or bf16" not in lines[0]:
+            failed += 1
+            print(f"FAIL --precision=fp16: exit {p.returncode}, {p.stderr!r}")
+        else:
+            print("ok   --precision=fp16 rejected")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
