@@ -42,6 +42,8 @@ class BenchModel:
     memory_bound: bool = False  # report share of memory bandwidth instead of FLOP peak
     rtol: float = 1e-4          # every engine's outputs within this of the reference
     int8: bool = False          # "% peak" of the int8 dot-product peak instead of fp32 FMA
+    bf16: bool = False          # "% peak" of the bf16 dot-product peak (fp32 FMA's without one)
+    dlc_flags: tuple = ()       # extra `dlc compile` flags (e.g. --precision=bf16)
 
 
 def tiny_add(seed: int):

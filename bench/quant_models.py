@@ -5,7 +5,9 @@ Each entry of :data:`QUANT_MODELS` is a float model of :mod:`models` quantized t
 of ONNX Runtime would (test/e2e/quantize.py): the CNNs and the MatMul by ``quantize_static``
 (QDQ, per-channel s8 weights, u8 activations, min-max calibration on random inputs drawn
 like the benchmark input), the BERT-style layer by ``quantize_dynamic`` (s8 MatMul
-weights, DynamicQuantizeLinear + MatMulInteger). ``build(seed)`` returns
+weights, DynamicQuantizeLinear + MatMulInteger). ``matmul1024_bf16`` is the float MatMul
+that dlc compiles with ``--precision=bf16`` (its "% peak" is of the bf16 dot-product peak
+where the CPU has one). ``build(seed)`` returns
 ``(onnx.ModelProto, inputs)`` like the float models, so bench/run times dlc and ONNX Runtime
 on the same file.
 
@@ -70,6 +72,11 @@ QUANT_MODELS: dict[str, BenchModel] = {
     "bert_layer_int8": BenchModel(_dynamic("bert_layer"),
                                   "BERT-style layer, ORT quantize_dynamic (MatMulInteger)",
                                   rtol=INT8_RTOL, int8=True),
+    # dlc compile --precision=bf16 (inputs rounded to bf16, f32 accumulation; the other
+    # engines run the fp32 model): 2^-8 input rounding over K = 1024 stays within 2e-2.
+    "matmul1024_bf16": BenchModel(BENCH_MODELS["matmul1024"].build,
+                                  "MatMul 1024^3, dlc --precision=bf16 (others fp32)",
+                                  rtol=2e-2, bf16=True, dlc_flags=("--precision=bf16",)),
 }
 
 

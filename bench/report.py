@@ -81,8 +81,11 @@ def _rate_cell(m: dict, r: dict | None, n: int, machine: dict) -> str:
     if not m.get("flops"):
         return "—"
     gf = m["flops"] / sec * 1e-9
-    # int8 rows: of the int8 dot-product peak (VNNI, or AVX2's vpmaddwd), in GOP/s.
-    key = "peak_int8_gops_per_core" if m.get("int8") else "peak_gflops_per_core"
+    # int8 rows: of the int8 dot-product peak (VNNI, or AVX2's vpmaddwd), in GOP/s; bf16
+    # rows: of the bf16 peak (vdpbf16ps), or the fp32 one on CPUs without AVX512-BF16.
+    key = ("peak_int8_gops_per_core" if m.get("int8") else
+           "peak_bf16_gflops_per_core" if m.get("bf16") and machine.get("peak_bf16_gflops_per_core")
+           else "peak_gflops_per_core")
     peak = (machine.get(key) or 0) * n
     return f"{gf:.1f}" + (f" ({100 * gf / peak:.0f}%)" if peak else "")
 

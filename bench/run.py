@@ -113,6 +113,7 @@ def measure_machine(threads: list[int], work: Path, timeout: float) -> dict:
             f"GB/s, triad {m['triad_gbs']:.1f} GB/s")
     out["peak_gflops_per_core"] = out["by_threads"]["1"]["fma_gflops"]
     out["peak_int8_gops_per_core"] = out["by_threads"]["1"].get("int8_gops")
+    out["peak_bf16_gflops_per_core"] = out["by_threads"]["1"].get("bf16_gflops")
     return out
 
 
@@ -275,12 +276,13 @@ class Bench:
             np.save(path, v)
             in_args += ["--input", f"{k}={path}"]
         flops, _ = count_flops(model)
-        res = {"about": bm.about, "memory_bound": bm.memory_bound, "int8": bm.int8, "flops": flops,
+        res = {"about": bm.about, "memory_bound": bm.memory_bound, "int8": bm.int8,
+               "bf16": bm.bf16, "flops": flops,
                "bytes": count_bytes(model), "compile": {}, "runs": {}}
         ref = reference(d / "model.onnx", inputs)
 
         log(f"== {name}: {bm.about}; {flops / 1e9 if flops else 0:.3f} GFLOP")
-        res["compile"]["dlc"] = self.compile_dlc(d, [])
+        res["compile"]["dlc"] = self.compile_dlc(d, list(bm.dlc_flags))
         res["compile"]["iree"] = self.compile_iree(d)
         for eng, c in res["compile"].items():
             log(f"   compile {eng:4}: " + (f"{c['time_s']:.2f} s, {report.fmt_mb(c['rss_mb'])} MB"

@@ -230,13 +230,22 @@ struct SessionDeleter {
 
 } // namespace
 
-int quantizeModel(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary) {
+/// Loads the model and picks the nodes to quantize; 0, or 1 after printing the error.
+static int loadAndPlan(const QuantizeRequest &request, onnx::ModelProto &model,
+                       quantize::QuantizationPlan &plan) {
   std::string error;
   if (int rc = loadModel(request.model, model))
     return rc;
-  quantize::QuantizationPlan plan;
   if (!quantize::planQuantization(model, request.options, plan, error))
     return fail(request.model + ": " + error);
+  return 0;
+}
+
+int quantizeModel(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary) {
+  std::string error;
+  quantize::QuantizationPlan plan;
+  if (int rc = loadAndPlan(request, model, plan))
+    return rc;
   std::vector<std::pair<std::string, TensorPtr>> arrays;
   if (!loadNpz(request.calib, arrays, error, request.maxMemory))
     return fail(error);
@@ -385,12 +394,9 @@ int quantizeModel(const QuantizeRequest &request, onnx::ModelProto &model, std::
 }
 
 int quantizeDynamic(const QuantizeRequest &request, onnx::ModelProto &model, std::string &summary) {
-  std::string error;
-  if (int rc = loadModel(request.model, model))
-    return rc;
   quantize::QuantizationPlan plan;
-  if (!quantize::planQuantization(model, request.options, plan, error))
-    return fail(request.model + ": " + error);
+  if (int rc = loadAndPlan(request, model, plan))
+    return rc;
   bool int4 = request.options.int4Weights;
   if (int4)
     quantize::writeInt4Weights(model, plan);
