@@ -31,6 +31,49 @@ bool readModel(const std::string &path, onnx::ModelProto &model, std::string &er
     error = path + ": not a valid ONNX model (protobuf parse failed)";
     return false;
   }
+  // External data is read in, so that weights can be quantized and the written model
+  // stands alone wherever it is written.
+  std::string baseDir = path.substr(0, path.find_last_of('/') == std::string::npos
+                                           ? 0
+                                           : path.find_last_of('/'));
+  if (baseDir.empty() && !path.empty() && path[0] == '/')
+    baseDir = "/";
+  for (TensorProto &t : *model.mutable_graph()->mutable_initializer()) {
+    if (t.data_location() != TensorProto::EXTERNAL)
+      continue;
+    uint64_t width = 0;
+    switch (t.data_type()) {
+    case TensorProto::DOUBLE: case TensorProto::INT64: case TensorProto::UINT64: width = 8; break;
+    case TensorProto::FLOAT: case TensorProto::INT32: case TensorProto::UINT32: width = 4; break;
+    case TensorProto::FLOAT16: case TensorProto::BFLOAT16: case TensorProto::INT16:
+    case TensorProto::UINT16: width = 2; break;
+    case TensorProto::INT8: case TensorProto::UINT8: case TensorProto::BOOL: width = 1; break;
+    default:
+      error = path + ": initializer '" + t.name() + "' of data type " +
+              std::to_string(t.data_type()) + " is stored as external data, which dlc quantize "
+              "does not read for that type";
+      return false;
+    }
+    uint64_t n = 1;
+    for (int64_t d : t.dims()) {
+      if (d < 0 || (d && n > (uint64_t(1) << 40) / uint64_t(d))) {
+        error = path + ": initializer '" + t.name() + "' has invalid dims";
+        return false;
+      }
+      n *= uint64_t(d);
+    }
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (const auto &kv : t.external_data())
+      entries.emplace_back(kv.key(), kv.value());
+    std::string bytes;
+    if (!readExternalData(t.name(), entries, baseDir, n * width, bytes, error)) {
+      error = path + ": " + error;
+      return false;
+    }
+    t.clear_external_data();
+    t.set_data_location(TensorProto::DEFAULT);
+    t.set_raw_data(std::move(bytes));
+  }
   return true;
 }
 

@@ -17,7 +17,8 @@ class TensorProto;
 
 namespace dlc::quantize {
 
-/// Parses the ONNX model at `path` (up to 2 GiB); false with a one-line `error` naming it.
+/// Parses the ONNX model at `path` (up to 2 GiB) and reads its initializers' external data
+/// in (from the model's directory only); false with a one-line `error` naming it.
 bool readModel(const std::string &path, onnx::ModelProto &model, std::string &error);
 
 /// How diagnostics and --exclude name a node: its name, or "<OpType>_<index>".

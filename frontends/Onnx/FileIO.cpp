@@ -2,6 +2,8 @@
 #include "frontends/Onnx/FileIO.h"
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -91,6 +93,91 @@ bool writeFileAtomically(const std::string &path, std::string_view data, std::st
     ::unlink(tmp.c_str());
     return fail(std::strerror(e ? e : EIO));
   }
+  return true;
+}
+
+bool readExternalData(const std::string &name,
+                      const std::vector<std::pair<std::string, std::string>> &entries,
+                      const std::string &baseDir, uint64_t expectedBytes, std::string &bytes,
+                      std::string &error) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  std::string prefix = "initializer '" + name + "'";
+  for (const auto &[key, text] : entries) {
+    if (key == "location") {
+      location = text;
+    } else if (key == "offset" || key == "length") {
+      // Decimal digits only: no sign, no base prefix, no trailing text, within int64.
+      bool digits = !text.empty();
+      for (char c : text)
+        digits &= c >= '0' && c <= '9';
+      errno = 0;
+      unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+      if (!digits || errno == ERANGE || v > (unsigned long long)INT64_MAX) {
+        error = prefix + ": external data " + key + " '" + text +
+                "' is not a decimal integer in [0, 2^63)";
+        return false;
+      }
+      (key == "offset" ? offset : length) = int64_t(v);
+    }
+  }
+  if (location.find('\0') != std::string::npos) {
+    error = prefix + ": external data location contains a NUL byte";
+    return false;
+  }
+  if (location.empty()) {
+    error = prefix + " has external data without a location";
+    return false;
+  }
+  // Resolved, it must lie inside the model's (resolved) directory.
+  char realBase[PATH_MAX], real[PATH_MAX];
+  std::string full = (baseDir.empty() ? std::string(".") : baseDir) + "/" + location;
+  if (location[0] == '/' || !::realpath(baseDir.empty() ? "." : baseDir.c_str(), realBase) ||
+      !::realpath(full.c_str(), real) ||
+      std::strncmp(real, realBase, std::strlen(realBase)) != 0 ||
+      real[std::strlen(realBase)] != '/') {
+    error = prefix + ": external data location '" + location +
+            "' is missing or outside the model directory";
+    return false;
+  }
+  int fd = openRegularFile(real, error);
+  if (fd < 0) {
+    error = prefix + ": external data '" + location + "' " + error;
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    error = "cannot read external data '" + location + "'";
+    return false;
+  }
+  int64_t size = st.st_size;
+  auto failWith = [&](std::string msg) {
+    ::close(fd);
+    error = std::move(msg);
+    return false;
+  };
+  if (offset > size)
+    return failWith(prefix + ": external data offset " + std::to_string(offset) +
+                    " exceeds file size " + std::to_string(size));
+  if (length < 0)
+    length = size - offset;
+  if (uint64_t(length) != expectedBytes)
+    return failWith(prefix + ": external data holds " + std::to_string(length) +
+                    " bytes, expected " + std::to_string(expectedBytes) +
+                    " for its dims and type");
+  if (length > size - offset)
+    return failWith(prefix + ": external data range [" + std::to_string(offset) + ", +" +
+                    std::to_string(length) + ") exceeds file size " + std::to_string(size));
+  // Only the tensor's own bytes are read.
+  bytes.assign(size_t(length), '\0');
+  for (int64_t done = 0; done < length;) {
+    ssize_t got = ::pread(fd, bytes.data() + done, size_t(length - done), offset + done);
+    if (got <= 0)
+      return failWith("cannot read external data '" + location + "'");
+    done += got;
+  }
+  ::close(fd);
   return true;
 }
 

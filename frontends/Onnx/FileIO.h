@@ -3,8 +3,11 @@
 #ifndef DLC_FRONTENDS_ONNX_REGULARFILE_H
 #define DLC_FRONTENDS_ONNX_REGULARFILE_H
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace dlc {
 
@@ -24,6 +27,16 @@ bool readRegularFile(const std::string &path, std::string &bytes, std::string &e
 /// directory at `path` is refused. On failure the previous file (or none) stays and no
 /// temporary file is left; `error` is "cannot write 'PATH': why".
 bool writeFileAtomically(const std::string &path, std::string_view data, std::string &error);
+
+/// The bytes of an ONNX tensor's external data. `entries` are its `external_data`
+/// key/value pairs (location, offset, length); `name` names the initializer in errors.
+/// Refuses any location that leaves `baseDir` (the model's directory) and any range
+/// other than `expectedBytes` (what the tensor's dims and type need), checked before
+/// anything is allocated or read. False with a one-line `error` (no file prefix).
+bool readExternalData(const std::string &name,
+                      const std::vector<std::pair<std::string, std::string>> &entries,
+                      const std::string &baseDir, uint64_t expectedBytes, std::string &bytes,
+                      std::string &error);
 
 } // namespace dlc
 

@@ -67,68 +67,15 @@ Type elementTypeFor(MLIRContext *ctx, int t) {
 
 int onnxTypeFor(Type elt) { return int(graph::onnxDtypeOf(elt)); }
 
-/// Reads external data, refusing any location that leaves the model's directory, and any
-/// range other than `expectedBytes` (what the tensor's dims and type need), checked before
-/// anything is allocated or read.
+/// Reads external data (readExternalData), errors at `loc`.
 static FailureOr<std::string> readExternal(const onnx::TensorProto &t, const std::string &baseDir,
                                            Location loc, uint64_t expectedBytes) {
-  std::string location;
-  int64_t offset = 0, length = -1;
-  for (const auto &kv : t.external_data()) {
-    if (kv.key() == "location") {
-      location = kv.value();
-    } else if (kv.key() == "offset" || kv.key() == "length") {
-      // Decimal digits only: no sign, no base prefix, no trailing text, within int64.
-      int64_t v;
-      StringRef text = kv.value();
-      if (text.empty() || !llvm::all_of(text, llvm::isDigit) || text.getAsInteger(10, v))
-        return emitError(loc) << "initializer '" << t.name() << "': external data " << kv.key()
-                              << " '" << text << "' is not a decimal integer in [0, 2^63)";
-      (kv.key() == "offset" ? offset : length) = v;
-    }
-  }
-  if (location.find('\0') != std::string::npos)
-    return emitError(loc) << "initializer '" << t.name()
-                          << "': external data location contains a NUL byte";
-  if (location.empty())
-    return emitError(loc) << "initializer '" << t.name() << "' has external data without a location";
-  SmallString<256> base(baseDir), real, realBase;
-  SmallString<256> full(baseDir);
-  llvm::sys::path::append(full, location);
-  if (llvm::sys::path::is_absolute(location) || llvm::sys::fs::real_path(base, realBase) ||
-      llvm::sys::fs::real_path(full, real) ||
-      !StringRef(real).starts_with((realBase + llvm::sys::path::get_separator()).str()))
-    return emitError(loc) << "initializer '" << t.name() << "': external data location '"
-                          << location << "' is missing or outside the model directory";
-  std::string error;
-  int fd = openRegularFile(std::string(real), error);
-  if (fd < 0)
-    return emitError(loc) << "initializer '" << t.name() << "': external data '" << location
-                          << "' " << error;
-  llvm::scope_exit closeFd([&] { ::close(fd); });
-  llvm::sys::fs::file_status status;
-  if (llvm::sys::fs::status(fd, status))
-    return emitError(loc) << "cannot read external data '" << location << "'";
-  int64_t size = status.getSize();
-  if (offset > size)
-    return emitError(loc) << "initializer '" << t.name() << "': external data offset " << offset
-                          << " exceeds file size " << size;
-  if (length < 0)
-    length = size - offset;
-  if (uint64_t(length) != expectedBytes)
-    return emitError(loc) << "initializer '" << t.name() << "': external data holds " << length
-                          << " bytes, expected " << expectedBytes << " for its dims and type";
-  if (length > size - offset)
-    return emitError(loc) << "initializer '" << t.name() << "': external data range [" << offset
-                          << ", +" << length << ") exceeds file size " << size;
-  // Only the tensor's own bytes are read.
-  std::string bytes(length, '\0');
-  for (int64_t done = 0; done < length;) {
-    ssize_t got = ::pread(fd, bytes.data() + done, length - done, offset + done);
-    if (got <= 0)
-      return emitError(loc) << "cannot read external data '" << location << "'";
-    done += got;
-  }
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const auto &kv : t.external_data())
+    entries.emplace_back(kv.key(), kv.value());
+  std::string bytes, error;
+  if (!readExternalData(t.name(), entries, baseDir, expectedBytes, bytes, error))
+    return emitError(loc) << error;
   return bytes;
 }
 

@@ -356,6 +356,31 @@ def check_errors(dlc, work: Path):
         cases.append((args, want))
     if list(d.glob(".dlc-quantized-*")):
         raise Failure("dlc compile --quantize left a temporary model behind")
+    # External data is read in (from the model's directory only): the written model stands
+    # alone, wherever it is written.
+    ext_dir = d / "ext"
+    ext_dir.mkdir()
+    onnx.save_model(model, ext_dir / "m.onnx", save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="weights.bin", size_threshold=0)
+    rc, _, stderr = run_dlc([dlc, "quantize", str(ext_dir / "m.onnx"), "--calib",
+                             str(d / "ok.npz"), "-o", str(out)])
+    if rc != 0 or sum("int8" in l for l in stderr.splitlines()) != 5:
+        raise Failure(f"external-data model: exit {rc}, {stderr!r}")
+    written = onnx.load(out, load_external_data=False)
+    if any(t.data_location == onnx.TensorProto.EXTERNAL for t in written.graph.initializer):
+        raise Failure("external-data model: the written model still points at external data")
+    out.unlink()
+    bad = onnx.ModelProto()  # a model whose external data leaves its directory
+    bad.CopyFrom(model)
+    w = bad.graph.initializer[0]
+    w.ClearField("raw_data")
+    del w.float_data[:]
+    w.data_location = onnx.TensorProto.EXTERNAL
+    w.external_data.add(key="location", value="../../../../etc/passwd")
+    onnx.save(bad, d / "escape.onnx")
+    cases.append(([str(d / "escape.onnx"), "--calib", str(d / "ok.npz"), "-o", str(out)],
+                  "is missing or outside the model directory"))
+    expect_error(dlc, cases[-1][0], out, cases[-1][1])
     # --exclude keeps a node float, and the report says so.
     first = model.graph.node[0].name
     rc, _, stderr = run_dlc([dlc, "quantize", str(src), "--calib", str(d / "ok.npz"), "-o",
