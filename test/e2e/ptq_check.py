@@ -347,6 +347,7 @@ def check_errors(dlc, work: Path):
         (["--quantize=int8"], "missing --calib"),
         (["--calib", str(d / "ok.npz")], "--calib is only valid with --quantize"),
         (["--per-channel"], "--per-channel is only valid with --quantize"),
+        (["-q"], "-q is only valid with --quantize"),
         (["--quantize=int8", "--calib", str(d / "shape.npz")], "the first axis counts"),
     ]:
         rc, _, stderr = run_dlc([dlc, "compile", str(src), "-o", str(so), *args])

@@ -71,7 +71,8 @@ static const char *kHelp =
     "                             --quantize=int8's calibration method (default minmax)\n"
     "  --per-channel              one weight scale per output channel\n"
     "  --exclude=NODE,...         nodes to keep float\n"
-    "  Each Conv/MatMul/Gemm gets a line on stderr: quantized (with its range), or why not.\n"
+    "  Each Conv/MatMul/Gemm gets a line on stderr: quantized (with its range), or why not\n"
+    "  (-q, --quiet: no such lines).\n"
     "  --precision=fp32|bf16      bf16: MatMul/Gemm/Conv inputs (activations and weights)\n"
     "                             rounded to bf16, products accumulated in fp32; reductions,\n"
     "                             softmax, norms and attention stay fp32. Today this gives\n"
@@ -128,7 +129,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--quantize", true}, {"--precision", true}, {"--calib", true}, {"--method", true}, {"--per-channel", false}, {"--exclude", true, true}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--quantize", true}, {"--precision", true}, {"--calib", true}, {"--method", true}, {"--per-channel", false}, {"--exclude", true, true}, {"-q", false}, {"--quiet", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -236,7 +237,7 @@ int compileCommand(int argc, char **argv) {
     if (int rc = quantizeToFile(request, quantized))
       return rc;
   } else {
-    for (const char *flag : {"--calib", "--method", "--per-channel", "--exclude"})
+    for (const char *flag : {"--calib", "--method", "--per-channel", "--exclude", "-q", "--quiet"})
       if (args.has(flag))
         return fail(std::string(flag) + " is only valid with --quantize");
   }
