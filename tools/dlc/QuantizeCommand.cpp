@@ -416,18 +416,25 @@ int quantizeDynamic(const QuantizeRequest &request, onnx::ModelProto &model, std
   return 0;
 }
 
-int quantizeToFile(const QuantizeRequest &request, std::string &path) {
+/// The quantized model (calibrated, dynamic or int4 as `request` says), serialized;
+/// `target` names it in errors. 0, or 1 after printing the error.
+static int quantizeToBytes(const QuantizeRequest &request, const std::string &target,
+                           std::string &bytes, std::string &summary) {
   onnx::ModelProto model;
-  std::string summary, error;
   bool uncalibrated = request.options.dynamic || request.options.int4Weights;
   if (int rc = uncalibrated ? quantizeDynamic(request, model, summary)
                             : quantizeModel(request, model, summary))
     return rc;
-  std::string bytes;
   if (!model.SerializeToString(&bytes))
-    return fail(request.model + ": the quantized model cannot be serialized (over 2 GiB?)");
-  // Beside the model, where its external data (weights kept float) resolve; else in the
-  // temporary directory.
+    return fail(target + ": the quantized model cannot be serialized (over 2 GiB?)");
+  return 0;
+}
+
+int quantizeToFile(const QuantizeRequest &request, std::string &path) {
+  std::string bytes, summary, error;
+  if (int rc = quantizeToBytes(request, request.model, bytes, summary))
+    return rc;
+  // Beside the model (a place the user writes to), else in the temporary directory.
   llvm::SmallString<256> dir(request.model), file;
   llvm::sys::path::remove_filename(dir);
   llvm::sys::path::append(dir, ".dlc-quantized-%%%%%%.onnx");
@@ -472,15 +479,9 @@ int quantizeCommand(int argc, char **argv) {
   std::string out = args.get("-o");
   if (!isOnnxPath(out))
     return fail("-o expects an .onnx path, got '" + out + "'");
-  onnx::ModelProto model;
-  std::string summary;
-  bool uncalibrated = request.options.dynamic || request.options.int4Weights;
-  if (int rc = uncalibrated ? quantizeDynamic(request, model, summary)
-                            : quantizeModel(request, model, summary))
+  std::string bytes, summary;
+  if (int rc = quantizeToBytes(request, out, bytes, summary))
     return rc;
-  std::string bytes;
-  if (!model.SerializeToString(&bytes))
-    return fail(out + ": the quantized model cannot be serialized (over 2 GiB?)");
   if (!writeFileAtomically(out, bytes, error))
     return fail(error);
   std::printf("wrote %s: %s\n", out.c_str(), summary.c_str());
