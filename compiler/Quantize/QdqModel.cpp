@@ -105,6 +105,8 @@ bool planQuantization(const onnx::ModelProto &model, const QuantizeOptions &opti
               "calibration data for convs)";
     else if (options.dynamic && transA)
       d.why = "Gemm with transA=1";
+    else if (options.dynamic && weight && weight->dims_size() < 2)
+      d.why = "weight '" + w + "' is 1-D";
     else if (dequantized.count(x) || dequantized.count(w))
       d.why = "already reads dequantized values (a QDQ model)";
     else if (x.empty() || findInitializer(g, x))

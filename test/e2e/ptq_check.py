@@ -382,6 +382,19 @@ def check_errors(dlc, work: Path):
     cases.append(([str(d / "escape.onnx"), "--calib", str(d / "ok.npz"), "-o", str(out)],
                   "is missing or outside the model directory"))
     expect_error(dlc, cases[-1][0], out, cases[-1][1])
+    # A 1-D MatMul weight stays float in the dynamic form (dlc's MatMulInteger takes
+    # matrices), and the written model compiles.
+    vec = helper.make_model(helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mv")], "mv",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [4, 16])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [4])],
+        [numpy_helper.from_array(np.ones(16, np.float32), "w")]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(vec, d / "mv.onnx")
+    rc, _, stderr = run_dlc([dlc, "compile", str(d / "mv.onnx"), "--quantize=dynamic", "-o",
+                             str(d / "mv.so")])
+    if rc != 0 or "quantize: 'mv' MatMul: kept float: weight 'w' is 1-D" not in stderr:
+        raise Failure(f"1-D weight, --quantize=dynamic: exit {rc}, {stderr!r}")
     # --exclude keeps a node float, and the report says so.
     first = model.graph.node[0].name
     rc, _, stderr = run_dlc([dlc, "quantize", str(src), "--calib", str(d / "ok.npz"), "-o",
