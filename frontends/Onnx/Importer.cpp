@@ -366,7 +366,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
   }
   bool firstUnsigned = !inputs.empty() && inputs[0] && unsignedValues.contains(inputs[0]);
   // Quantizers' results are unsigned when their zero point is (uint8 without one).
-  auto zeroPointUnsigned = [&, inputs = SmallVector<Value>(inputs)](int k) {
+  auto zeroPointUnsigned = [&](int k) { // called before `inputs` moves below
     if (k >= node.input_size() || node.input(k).empty() || k >= (int)inputs.size() || !inputs[k])
       return llvm::none_of(node.attribute(), [](const onnx::AttributeProto &a) {
         return a.name() == "output_dtype" && a.i() && !isUnsignedOnnxType(a.i());
