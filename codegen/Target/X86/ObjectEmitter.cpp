@@ -19,6 +19,7 @@
 #include "llvm/Transforms/Instrumentation/ThreadSanitizer.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
+#include <dlfcn.h>
 #include <thread>
 
 using namespace mlir;
@@ -60,20 +61,14 @@ static std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOpti
   return tm;
 }
 
-/// Whether generated code is instrumented for ThreadSanitizer: when dlc itself is built
-/// with it (scripts/test --tsan), so that the model's parallel loop bodies, the runtime's
-/// pool and the process's threads are checked together. Such a model loads only into a
-/// process that carries the TSan runtime.
-static constexpr bool kThreadSanitizer =
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-    true;
-#else
-    false;
-#endif
-#else
-    false;
-#endif
+/// Whether generated code is instrumented for ThreadSanitizer: when the process carries the
+/// TSan runtime (dlc-tsan and the other twins of scripts/test --tsan), so that the model's
+/// parallel loop bodies, the runtime's pool and the process's threads are checked together.
+/// Such a model loads only into a process that carries the TSan runtime.
+static bool threadSanitizerPresent() {
+  static const bool present = dlsym(RTLD_DEFAULT, "__tsan_init") != nullptr;
+  return present;
+}
 
 /// ThreadSanitizer's instrumentation of every function defined in `llmod` (run after the
 /// optimization pipeline, as clang does at -O1 and above).
@@ -114,7 +109,7 @@ llvm::Error optimizeModule(llvm::Module &llmod, const TargetOptions &options,
   if (auto err = transformer(&llmod))
     return err;
   splitLargeBlocks(llmod);
-  if (kThreadSanitizer)
+  if (threadSanitizerPresent())
     instrumentForThreadSanitizer(llmod);
   return llvm::Error::success();
 }
