@@ -22,7 +22,8 @@ static int64_t sysfsCacheBytes(unsigned index, llvm::StringRef wantType, unsigne
   if (llvm::StringRef(read("level")).getAsInteger(10, level) || level != wantLevel ||
       (read("type") != wantType && read("type") != "Unified"))
     return 0;
-  llvm::StringRef size = read("size");
+  std::string text = read("size");
+  llvm::StringRef size = text; // (not read("size") itself: the StringRef would outlive it)
   int64_t scale = size.consume_back("K") ? 1024 : size.consume_back("M") ? 1 << 20 : 1;
   int64_t value = 0;
   return size.getAsInteger(10, value) || value <= 0 ? 0 : value * scale;
