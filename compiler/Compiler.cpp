@@ -203,6 +203,9 @@ x86::TargetOptions Compilation::targetOptions() const {
   // Testing only (dlc verify's test): a deliberately wrong compiler.
   if (const char *fault = std::getenv("DLC_INJECT_FAULT"))
     target.injectFault = fault;
+  // Testing only (e2e-quant-vnni-form): VNNI's weight form on a CPU without VNNI.
+  if (const char *form = std::getenv("DLC_INT8_DOT_FORM"))
+    target.int8DotForm = form;
   return target;
 }
 

@@ -90,6 +90,13 @@ void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
   // 8-bit products: VNNI's u8 x s8 in 4-byte groups, else AVX2's exact i16 pairs.
   lowering.int8DotLanes = cpu.vnni ? 16 : cpu.vectorBits >= 256 ? 8 : 0;
   lowering.int8DotGroup = cpu.vnni ? 4 : 2;
+  if (target.int8DotForm == "vnni" || target.int8DotForm == "pairs") {
+    bool vnni = target.int8DotForm == "vnni";
+    lowering.int8DotLanes = vnni ? 16 : 8;
+    lowering.int8DotGroup = vnni ? 4 : 2;
+  } else if (target.int8DotForm == "none") {
+    lowering.int8DotLanes = 0;
+  }
   pm.addPass(conversion::createConvertGraphToLinalg(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -56,6 +56,11 @@ struct TargetOptions {
   /// Testing only: a fault to inject: "wrong-epilogue" (dlc-cpu-tile-vectorize adds 1 to
   /// fused epilogues' results) or "shared-scratch" (no dlc-privatize-parallel-buffers).
   std::string injectFault;
+  /// Testing only: the form of 8-bit weights, whatever the CPU has: "vnni" (4-byte K groups,
+  /// 16 columns: where the CPU lacks VNNI, the dot products stay vector.contracts that LLVM
+  /// lowers generically, so VNNI's packing and compensation run on any x86), "pairs" (AVX2's
+  /// i16 pairs), "none" (the widening generic); "" the CPU's own. DLC_INT8_DOT_FORM sets it.
+  std::string int8DotForm;
 };
 
 /// linalg on tensors -> LLVM dialect with the runtime entry point.
@@ -65,8 +70,8 @@ void buildCpuLoweringPipeline(mlir::OpPassManager &pm, const TargetOptions &opti
 void resolveCpu(const TargetOptions &options, std::string &cpu, std::string &features);
 
 /// LLVM's optimization pipeline at the options' level for `tm` (null: a target machine
-/// for the options' CPU), then splitLargeBlocks and, in a dlc built with ThreadSanitizer,
-/// TSan's instrumentation: what the AOT and JIT paths both run.
+/// for the options' CPU), then splitLargeBlocks and, in a process that carries
+/// ThreadSanitizer's runtime, TSan's instrumentation: what the AOT and JIT paths both run.
 llvm::Error optimizeModule(llvm::Module &llmod, const TargetOptions &options,
                            llvm::TargetMachine *tm = nullptr);
 
