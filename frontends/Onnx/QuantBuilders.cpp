@@ -1,8 +1,7 @@
 // ONNX integer quantization as function bodies: QuantizeLinear / DequantizeLinear (per
 // tensor, per axis, blocked), DynamicQuantizeLinear, MatMulInteger, ConvInteger,
 // QLinearMatMul and QLinearConv. Products are dlc_graph.matmul_integer and 8-bit convs with
-// i32 zero-point corrections (convolutions that are grouped or have a run-time zero point:
-// exactly in f64).
+// i32 zero-point corrections (grouped convolutions other than depthwise: exactly in f64).
 #include "frontends/Onnx/Expr.h"
 #include "frontends/Onnx/LowPrecision.h"
 #include "dialects/Graph/IR/QuantizedMath.h"
@@ -385,7 +384,7 @@ Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp
                   " input channels, got " + Twine(*group));
     return e.fail();
   }
-  // 8-bit operands, group 1, a constant x zero point: an exact 8-bit conv (i32) and its
+  // 8-bit operands, group 1 or depthwise: an exact 8-bit conv (i32) and its
   // zero-point corrections, the bias added in i32 (QuantizedMath.h).
   if (tensorType(X).getElementType().isInteger(8) && tensorType(W).getElementType().isInteger(8)) {
     Value xz = n.input(xzp);

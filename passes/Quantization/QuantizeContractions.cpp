@@ -129,7 +129,7 @@ Outcome quantizeGemm(GraphExpr &e, GemmOp op) {
 
 /// conv(dequantize(x), dequantize(w), bias): activations per tensor with a constant zero
 /// point (it pads the integer conv, so the padding is a real 0), weights per tensor or per
-/// output channel, group 1. Then y = float(integerConv2d) * (s_x * s_w[f]) + bias.
+/// output channel, group 1 or depthwise. Then y = float(integerConv2d) * (s_x * s_w[f]) + bias.
 Outcome quantizeConv(GraphExpr &e, ConvOp op) {
   auto x = dequantized(op.getInput(), -1);
   auto w = dequantized(op.getWeight(), 0);
@@ -137,14 +137,15 @@ Outcome quantizeConv(GraphExpr &e, ConvOp op) {
                              "output channel");
   if (!why.empty())
     return {{}, why};
-  if (op.getGroup() != 1)
+  int64_t c = GraphExpr::typeOf(op.getInput()).getDimSize(1);
+  int64_t f = GraphExpr::typeOf(op.getWeight()).getDimSize(0);
+  if (op.getGroup() != 1 && (op.getGroup() != c || op.getGroup() != f))
     return {{}, "group " + std::to_string(op.getGroup()) +
-                    ": grouped and depthwise convs have no integer kernel yet"};
+                    ": grouped convs (other than depthwise) have no integer kernel yet"};
   Value acc = integerConv2d(e, x->bytes, w->bytes, op.getStridesAttr(), op.getPadsAttr(),
                             op.getDilationsAttr(), op.getGroup());
   if (!acc)
     return {{}, "not a 2-D conv with a constant activation zero point"};
-  int64_t f = GraphExpr::typeOf(op.getWeight()).getDimSize(0);
   Type f32 = e.b.getF32Type();
   Value scale = e.op<MulOp>({e.cast(x->scale, f32), e.cast(w->scale, f32)});
   if (GraphExpr::typeOf(scale).getNumElements() > 1)

@@ -90,6 +90,61 @@ def matmul_nbits(bits: int, block: int, K: int, N: int, a_shape, zero_points: st
     return build
 
 
+def depthwise_integer(op: str, x_type=np.uint8, w_type=np.int8, x_zp=3, w_zp="none",
+                      weights="constant", stride=1, pads=1, dilation=1, C=24, H=9,
+                      scales="channel"):
+    """A depthwise (group = C) ConvInteger or QLinearConv: 8-bit activations of `x_type` with
+    zero point `x_zp`, 3x3 weights of `w_type` as an initializer ("constant") or an input
+    ("input"), weight zero points "none", "tensor" or "channel" (ONNX Runtime honours
+    neither ConvInteger's nor QLinearConv's per-channel ones: dlc's equal NumPy's exact sums
+    there), QLinearConv's weight scales per "channel" or "tensor"."""
+    def build(seed: int):
+        rng = np.random.default_rng(seed)
+        info = np.iinfo(x_type)
+        x = rng.integers(info.min, info.max + 1, size=(1, C, H, H + 2)).astype(x_type)
+        winfo = np.iinfo(w_type)
+        w = rng.integers(winfo.min, winfo.max + 1, size=(C, 1, 3, 3)).astype(w_type)
+        inits, inputs, feeds = [], {"x": x}, ["x"]
+        elem = helper.np_dtype_to_tensor_dtype
+        ins = [helper.make_tensor_value_info("x", elem(x.dtype), list(x.shape))]
+        if weights == "input":
+            ins.append(helper.make_tensor_value_info("w", elem(w.dtype), list(w.shape)))
+            inputs["w"] = w
+        else:
+            inits.append(numpy_helper.from_array(w, "w"))
+        xz = numpy_helper.from_array(np.array(x_zp, x_type), "xz")
+        wz_value = {"none": None, "tensor": np.array(5, w_type),
+                    "channel": rng.integers(-4, 5, size=C).astype(w_type) if w_type == np.int8
+                    else rng.integers(0, 9, size=C).astype(w_type)}[w_zp]
+        attrs = dict(group=C, pads=[pads] * 4, strides=[stride] * 2, dilations=[dilation] * 2)
+        if op == "ConvInteger":
+            inits.append(xz)
+            names = ["x", "w", "xz"]
+            if wz_value is not None:
+                inits.append(numpy_helper.from_array(wz_value, "wz"))
+                names.append("wz")
+            out_type = onnx.TensorProto.INT32
+        else:
+            ws = (rng.random(C if scales == "channel" else 1) * 0.02 + 0.005).astype(np.float32)
+            wz = wz_value if wz_value is not None else np.zeros(1, w_type)
+            inits += [xz, numpy_helper.from_array(np.array(0.05, np.float32), "xs"),
+                      numpy_helper.from_array(ws.reshape(-1) if ws.size > 1 else ws[0], "ws"),
+                      numpy_helper.from_array(wz.reshape(-1) if np.size(wz) > 1
+                                              else np.array(wz).reshape(()), "wz"),
+                      numpy_helper.from_array(np.array(0.1, np.float32), "ys"),
+                      numpy_helper.from_array(np.array(0 if info.min < 0 else 128, x_type),
+                                              "yz"),
+                      numpy_helper.from_array(rng.integers(-500, 500, C).astype(np.int32), "b")]
+            names = ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"]
+            out_type = elem(np.dtype(x_type))
+        node = helper.make_node(op, names, ["y"], name="dw", **attrs)
+        graph = helper.make_graph([node], "depthwise_integer", ins,
+                                  [helper.make_tensor_value_info("y", out_type, None)], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        return model, inputs
+    return build
+
+
 QUANT_MODELS = {
     "q_mlp_b64": static("mlp_b64"),
     "q_mlp_b64_per_tensor_s8": static("mlp_b64", per_channel=False, signed_activations=True),
@@ -103,4 +158,15 @@ QUANT_MODELS = {
     "nbits4_float_zp": matmul_nbits(4, 32, 96, 16, (4, 96), "float"),
     "nbits8": matmul_nbits(8, 32, 64, 16, (2, 64), "packed"),
     "nbits2": matmul_nbits(2, 16, 48, 8, (2, 48), "packed"),
+    # Depthwise integer convs (dlc's integer depthwise kernel, QuantizeContractions for QDQ).
+    "dw_convinteger_u8": depthwise_integer("ConvInteger"),
+    "dw_convinteger_stride2_dil": depthwise_integer("ConvInteger", stride=2, dilation=2, pads=2),
+    "dw_convinteger_s8_wzp": depthwise_integer("ConvInteger", x_type=np.int8, x_zp=-7,
+                                                w_zp="tensor"),
+    "dw_convinteger_u8w_runtime": depthwise_integer("ConvInteger", w_type=np.uint8,
+                                                     weights="input", w_zp="tensor"),
+    "dw_convinteger_runtime_w": depthwise_integer("ConvInteger", weights="input", pads=0),
+    "dw_qlinearconv_channel": depthwise_integer("QLinearConv", x_zp=100),
+    "dw_qlinearconv_s8_wzp": depthwise_integer("QLinearConv", x_type=np.int8, x_zp=-20,
+                                               w_zp="tensor", scales="tensor", stride=2),
 }

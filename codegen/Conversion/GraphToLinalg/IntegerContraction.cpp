@@ -371,6 +371,96 @@ Value widenedConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w) {
   return generic.getResult(0);
 }
 
+/// Integer depthwise conv_nhwc (group = C = F, weights [KH, KW, 1, F]) with signed weights
+/// as linalg's NHWC depthwise conv of signed bytes (which sign-extends both operands; the
+/// upstream conv vectorizer runs along the channels): unsigned activations are shifted to
+/// signed (x ^ 0x80 = x - 128, the padding value with them) and 128 * (sum of the channel's
+/// taps) added back. Returns null for unsigned weights.
+Value depthwiseConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w) {
+  if (op.getWeightUnsigned())
+    return {};
+  auto type = op.getType();
+  auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, 1, F
+  auto pads = op.getPads();
+  int64_t pad = padByte(op);
+  bool shift = op.getInputUnsigned();
+  if (shift) {
+    x = shiftToUnsigned(b, loc, x); // (the same XOR makes unsigned bytes signed)
+    pad ^= 0x80;
+  }
+  x = padConstant(b, loc, x, {0, pads[0], pads[1], 0}, {0, pads[2], pads[3], 0},
+                  arith::ConstantIntOp::create(b, loc, b.getI8Type(), int8_t(pad)));
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value hwc = reshapeTensor(b, loc, w, RankedTensorType::get({ws[0], ws[1], ws[3]}, i8));
+  Value init = filledTensor(b, loc, type, scalarConstant(b, loc, i32, 0));
+  Value y = linalg::DepthwiseConv2DNhwcHwcOp::create(
+                b, loc, TypeRange{type}, ValueRange{x, hwc}, ValueRange{init},
+                b.getI64TensorAttr(op.getStrides()), b.getI64TensorAttr(op.getDilations()))
+                .getResult(0);
+  if (!shift)
+    return y;
+  // + 128 * taps: from the constant weights, or summed at run time.
+  DenseElementsAttr dense;
+  if (matchPattern(w, m_Constant(&dense))) {
+    auto wv = signedWeights(dense, /*rhsUnsigned=*/false);
+    std::vector<int32_t> minusTaps(ws[3], 0);
+    for (size_t t = 0; t < wv->size(); ++t)
+      minusTaps[t % ws[3]] -= 128 * (*wv)[t];
+    return subtractPerChannel(b, loc, y, minusTaps);
+  }
+  MLIRContext *ctx = b.getContext();
+  AffineExpr i, j, f;
+  bindDims(ctx, i, j, f);
+  Value zero = filledTensor(b, loc, RankedTensorType::get({ws[3]}, i32),
+                            scalarConstant(b, loc, i32, 0));
+  Value taps =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{zero.getType()}, ValueRange{hwc}, ValueRange{zero},
+          SmallVector<AffineMap>{AffineMap::get(3, 0, {i, j, f}, ctx),
+                                 AffineMap::get(3, 0, {f}, ctx)},
+          SmallVector<utils::IteratorType>{utils::IteratorType::reduction,
+                                           utils::IteratorType::reduction,
+                                           utils::IteratorType::parallel},
+          [&](OpBuilder &nb, Location l, ValueRange v) {
+            Value t = arith::ShLIOp::create(nb, l, widen(nb, l, v[0], false),
+                                            arith::ConstantIntOp::create(nb, l, i32, 7));
+            linalg::YieldOp::create(nb, l, ValueRange{arith::AddIOp::create(nb, l, v[1], t)});
+          })
+          .getResult(0);
+  return buildElementwise(b, loc, type, {y, taps},
+                          [](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                            return arith::AddIOp::create(nb, l, v[0], v[1]);
+                          });
+}
+
+/// Integer depthwise conv_nhwc as a widening generic (any signedness): loops (n, oh, ow, f,
+/// kh, kw) over the padded input and the weights [KH, KW, 1, F].
+Value widenedDepthwiseConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w) {
+  auto type = op.getType();
+  auto st = op.getStrides(), dil = op.getDilations(), pads = op.getPads();
+  x = padConstant(b, loc, x, {0, pads[0], pads[1], 0}, {0, pads[2], pads[3], 0},
+                  arith::ConstantIntOp::create(b, loc, b.getI8Type(), int8_t(padByte(op))));
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, oh, ow, f, i, j;
+  bindDims(ctx, n, oh, ow, f, i, j);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0, {n, oh * st[0] + i * dil[0], ow * st[1] + j * dil[1], f}, ctx),
+      AffineMap::get(6, 0, {i, j, getAffineConstantExpr(0, ctx), f}, ctx),
+      AffineMap::get(6, 0, {n, oh, ow, f}, ctx)};
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  iters.append(2, utils::IteratorType::reduction);
+  Value init = filledTensor(b, loc, type, scalarConstant(b, loc, b.getI32Type(), 0));
+  bool xu = op.getInputUnsigned(), wu = op.getWeightUnsigned();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{x, w}, ValueRange{init}, maps, iters,
+             [&](OpBuilder &nb, Location l, ValueRange v) {
+               Value p = arith::MulIOp::create(nb, l, widen(nb, l, v[0], xu),
+                                               widen(nb, l, v[1], wu));
+               linalg::YieldOp::create(nb, l, ValueRange{arith::AddIOp::create(nb, l, v[2], p)});
+             })
+      .getResult(0);
+}
+
 struct IntegerConvLowering : OpConversionPattern<ConvNhwcOp> {
   IntegerConvLowering(MLIRContext *ctx, DotForm form) : OpConversionPattern(ctx), form(form) {}
   /// The target's dot-product instruction (lanes 0: none).
@@ -381,6 +471,14 @@ struct IntegerConvLowering : OpConversionPattern<ConvNhwcOp> {
       return failure();
     Location loc = op.getLoc();
     Value x = adaptor.getInput(), w = adaptor.getWeight();
+    if (op.getGroup() != 1) {
+      if (Value v = depthwiseConv(b, loc, op, x, w)) {
+        b.replaceOp(op, v);
+        return success();
+      }
+      b.replaceOp(op, widenedDepthwiseConv(b, loc, op, x, w));
+      return success();
+    }
     if (form.lanes > 0)
       if (Value v = dotGroupConv(b, loc, op, x, w, form)) {
         b.replaceOp(op, v);

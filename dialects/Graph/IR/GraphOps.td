@@ -233,7 +233,8 @@ def Graph_ConvOp : Graph_Op<"conv", [Pure, InferTypeOpAdaptor]> {
     conv), each operand element is widened to i32 (zero-extended where
     `input_unsigned` / `weight_unsigned` is set), the products are summed
     exactly in i32 (the result type), the padding holds `pad_value` (the
-    activations' zero point; absent: 0) and there is no bias.
+    activations' zero point; absent: 0) and there is no bias; `group` is 1
+    or the channel count (depthwise).
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight, Optional<Graph_Tensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
@@ -251,7 +252,7 @@ def Graph_ConvNhwcOp : Graph_Op<"conv_nhwc", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     What `dlc-channels-last` turns a `conv` into: input [N, H, W, C], weight
     [KH, KW, C/group, F], output [N, OH, OW, F]. Only `group` 1 and depthwise
-    (`group` = C = F) convs take this form (8-bit integer ones: group 1).
+    (`group` = C = F) convs take this form, float or 8-bit integer.
     Attributes as for `conv`.
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight, Optional<Graph_Tensor>:$bias,

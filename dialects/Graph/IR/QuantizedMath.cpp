@@ -164,7 +164,11 @@ Value integerConv2d(GraphExpr &e, const QuantizedOperand &x, const QuantizedOper
                     DenseI64ArrayAttr strides, DenseI64ArrayAttr pads,
                     DenseI64ArrayAttr dilations, int64_t group) {
   auto wt = GraphExpr::typeOf(w.value), xt = GraphExpr::typeOf(x.value);
-  if (e.failed || group != 1 || wt.getRank() != 4 || xt.getRank() != 4)
+  if (e.failed || wt.getRank() != 4 || xt.getRank() != 4)
+    return {};
+  // Group 1, or depthwise (each channel its own filter: weights [C, 1, KH, KW]).
+  bool depthwise = group == xt.getDimSize(1) && group == wt.getDimSize(0) && wt.getDimSize(1) == 1;
+  if (group != 1 && !depthwise)
     return {};
   MLIRContext *ctx = e.b.getContext();
   Type i32 = e.b.getI32Type();
@@ -187,7 +191,7 @@ Value integerConv2d(GraphExpr &e, const QuantizedOperand &x, const QuantizedOper
   auto convOf = [&](Value weights, bool weightsUnsigned) {
     SmallVector<NamedAttribute> attrs = {e.named("strides", strides), e.named("pads", pads),
                                          e.named("dilations", dilations),
-                                         e.named("group", e.b.getI64IntegerAttr(1))};
+                                         e.named("group", e.b.getI64IntegerAttr(group))};
     if (x.isUnsigned)
       attrs.push_back(e.named("input_unsigned", UnitAttr::get(ctx)));
     if (weightsUnsigned)
@@ -219,7 +223,9 @@ Value integerConv2d(GraphExpr &e, const QuantizedOperand &x, const QuantizedOper
     y = e.op<SubOp>({y, e.op<MulOp>({sums, zxI})});
   }
   if (w.zeroPoint && !isZeroConstant(w.zeroPoint)) { // - zw * (window sum of x - K * zx)
-    auto ones = RankedTensorType::get({1, wt.getDimSize(1), wt.getDimSize(2), wt.getDimSize(3)},
+    // (depthwise: each channel's own window sums)
+    auto ones = RankedTensorType::get({group == 1 ? 1 : wt.getDimSize(0), wt.getDimSize(1),
+                                       wt.getDimSize(2), wt.getDimSize(3)},
                                       e.b.getI8Type());
     Value windows = convOf(e.constant(DenseElementsAttr::get(ones, e.b.getI8IntegerAttr(1))),
                            /*weightsUnsigned=*/false);

@@ -47,12 +47,13 @@ mlir::Value expandDequantize(GraphExpr &e, DequantizeOp op);
 /// absent value is 0; nothing when `v` is not a constant.
 std::optional<int64_t> constantScalar(mlir::Value v, bool isUnsigned);
 
-/// sum over each window of (x - zx)(w - zw), exactly in i32, for an NCHW group-1 conv of
-/// 8-bit x [N, C, H, W] and w [F, C, KH, KW] whose padding is zx (ONNX ConvInteger): one
+/// sum over each window of (x - zx)(w - zw), exactly in i32, for an NCHW group-1 or
+/// depthwise (group = C = F, w [C, 1, KH, KW]) conv of
+/// 8-bit x [N, C, H, W] and w [F, C/group, KH, KW] whose padding is zx (ONNX ConvInteger): one
 /// 8-bit conv padded with zx (a run-time zx pads the input beforehand), - zx * (sum of
 /// each channel's weights), and for a zero point of the weights (per tensor or per output
 /// channel) - zw * (window sum of x - K * zx), the window sums an 8-bit conv with a kernel
-/// of ones. Null (nothing built) when group is not 1.
+/// of ones. Null (nothing built) for other groups.
 mlir::Value integerConv2d(GraphExpr &e, const QuantizedOperand &x, const QuantizedOperand &w,
                           mlir::DenseI64ArrayAttr strides, mlir::DenseI64ArrayAttr pads,
                           mlir::DenseI64ArrayAttr dilations, int64_t group);

@@ -214,8 +214,9 @@ static LogicalResult inferConv(std::optional<Location> loc, Adaptor adaptor, boo
   // 8-bit integers accumulate in i32 (no bias: the quantization passes add it after).
   Type elt = x.getElementType();
   if (elt.isInteger(8)) {
-    if (!w.getElementType().isInteger(8) || adaptor.getBias() || group != 1)
-      return fail(loc, "8-bit convolutions take 8-bit weights, group 1 and no bias");
+    bool depthwise = group == c && group == f;
+    if (!w.getElementType().isInteger(8) || adaptor.getBias() || (group != 1 && !depthwise))
+      return fail(loc, "8-bit convolutions take 8-bit weights, group 1 or depthwise and no bias");
     elt = IntegerType::get(elt.getContext(), 32);
   } else if (adaptor.getInputUnsigned() || adaptor.getWeightUnsigned() || adaptor.getPadValue()) {
     return fail(loc, "input_unsigned, weight_unsigned and pad_value are for 8-bit convolutions");

@@ -39,7 +39,7 @@ Value transpose(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
   return b.createOrFold<TransposeOp>(loc, v, perm);
 }
 
-/// A group-1 or depthwise float conv (or group-1 8-bit integer conv) becomes transpose ->
+/// A group-1 or depthwise conv (float or 8-bit integer) becomes transpose ->
 /// conv_nhwc -> transpose
 /// (weights transposed to HWCF, which folds for constant weights).
 void convertConv(OpBuilder &b, ConvOp conv) {

@@ -455,9 +455,18 @@ func.func @dequantize_shape(%x: tensor<4xi8>, %s: tensor<f32>) -> tensor<3xf32> 
 // -----
 
 func.func @conv_bytes_bias(%x: tensor<1x4x5x5xi8>, %w: tensor<2x4x3x3xi8>, %b: tensor<2xi8>) {
-  // expected-error @+2 {{8-bit convolutions take 8-bit weights, group 1 and no bias}}
+  // expected-error @+2 {{8-bit convolutions take 8-bit weights, group 1 or depthwise and no bias}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = dlc_graph.conv %x, %w, %b : tensor<2xi8> {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : tensor<1x4x5x5xi8>, tensor<2x4x3x3xi8> -> tensor<1x2x3x3xi32>
+  return
+}
+
+// -----
+
+func.func @conv_bytes_grouped(%x: tensor<1x4x5x5xi8>, %w: tensor<2x2x3x3xi8>) {
+  // expected-error @+2 {{8-bit convolutions take 8-bit weights, group 1 or depthwise and no bias}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2} : tensor<1x4x5x5xi8>, tensor<2x2x3x3xi8> -> tensor<1x2x3x3xi32>
   return
 }
 

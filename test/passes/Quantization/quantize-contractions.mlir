@@ -81,13 +81,27 @@ func.func @conv(%x: tensor<1x4x5x5xi8>) -> tensor<1x2x5x5xf32> {
 
 // -----
 
-// Depthwise (no dot-product gain) stays float.
+// Depthwise: an integer conv of the same group (each channel its own taps).
 // CHECK-LABEL: func @depthwise
-// CHECK: dlc_graph.conv {{.*}} : tensor<1x2x5x5xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x5x5xf32>
+// CHECK: dlc_graph.conv %arg0, %arg1 {{{.*}}group = 2 : i64{{.*}}} : tensor<1x2x5x5xi8>, tensor<2x1x3x3xi8> -> tensor<1x2x5x5xi32>
+// CHECK-NOT: tensor<2x1x3x3xf32>
 func.func @depthwise(%x: tensor<1x2x5x5xi8>, %w: tensor<2x1x3x3xi8>) -> tensor<1x2x5x5xf32> {
   %s = arith.constant dense<0.5> : tensor<f32>
   %dx = dlc_graph.dequantize %x, %s {axis = 0 : i64, block_size = 0 : i64} : tensor<1x2x5x5xi8>, tensor<f32> -> tensor<1x2x5x5xf32>
   %dw = dlc_graph.dequantize %w, %s {axis = 0 : i64, block_size = 0 : i64} : tensor<2x1x3x3xi8>, tensor<f32> -> tensor<2x1x3x3xf32>
   %y = dlc_graph.conv %dx, %dw {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 2} : tensor<1x2x5x5xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x5x5xf32>
+  return %y : tensor<1x2x5x5xf32>
+}
+
+// -----
+
+// Grouped (not depthwise) stays float.
+// CHECK-LABEL: func @grouped
+// CHECK: dlc_graph.conv {{.*}} : tensor<1x4x5x5xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x5x5xf32>
+func.func @grouped(%x: tensor<1x4x5x5xi8>, %w: tensor<2x2x3x3xi8>) -> tensor<1x2x5x5xf32> {
+  %s = arith.constant dense<0.5> : tensor<f32>
+  %dx = dlc_graph.dequantize %x, %s {axis = 0 : i64, block_size = 0 : i64} : tensor<1x4x5x5xi8>, tensor<f32> -> tensor<1x4x5x5xf32>
+  %dw = dlc_graph.dequantize %w, %s {axis = 0 : i64, block_size = 0 : i64} : tensor<2x2x3x3xi8>, tensor<f32> -> tensor<2x2x3x3xf32>
+  %y = dlc_graph.conv %dx, %dw {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 2} : tensor<1x4x5x5xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x5x5xf32>
   return %y : tensor<1x2x5x5xf32>
 }

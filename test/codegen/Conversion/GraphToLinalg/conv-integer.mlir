@@ -64,3 +64,61 @@ func.func @stride2(%x: tensor<1x8x8x8xi8>) -> tensor<1x4x4x32xi32> {
   %0 = dlc_graph.conv_nhwc %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : tensor<1x8x8x8xi8>, tensor<3x3x8x32xi8> -> tensor<1x4x4x32xi32>
   return %0 : tensor<1x4x4x32xi32>
 }
+
+// -----
+
+// Depthwise (group = C = F), signed weights: linalg's NHWC depthwise conv of signed bytes
+// in every form (no dot-product packing); unsigned activations are shifted to signed
+// (x ^ 0x80, the padding value with them) and 128 * each channel's constant tap sum added
+// back.
+// CHECK-LABEL: func @depthwise
+// CHECK: arith.xori
+// CHECK: tensor.pad {{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: tensor.yield %c-125_i8 : i8
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins({{.*}} : tensor<1x7x7x4xi8>, tensor<3x3x4xi8>) outs({{.*}} : tensor<1x5x5x4xi32>)
+// CHECK: arith.constant dense<[-1152, -128, 0, 256]> : tensor<4xi32>
+// CHECK: arith.subi
+func.func @depthwise(%x: tensor<1x5x5x4xi8>) -> tensor<1x5x5x4xi32> {
+  %w = arith.constant dense<[[[[1, 0, 0, 0]], [[1, 1, 0, 0]], [[1, 0, 0, 0]]], [[[1, 0, 0, 0]], [[1, 0, 0, 0]], [[1, 0, 0, 0]]], [[[1, 0, 0, -2]], [[1, 0, 0, 0]], [[1, 0, 0, 0]]]]> : tensor<3x3x1x4xi8>
+  %0 = dlc_graph.conv_nhwc %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4, input_unsigned, pad_value = 3} : tensor<1x5x5x4xi8>, tensor<3x3x1x4xi8> -> tensor<1x5x5x4xi32>
+  return %0 : tensor<1x5x5x4xi32>
+}
+
+// -----
+
+// ... run-time weights: the tap sums (<< 7) summed at run time; signed activations: no shift.
+// CHECK-LABEL: func @depthwise_runtime_weights
+// CHECK: arith.xori
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins({{.*}} : tensor<1x5x5x4xi8>, tensor<3x3x4xi8>) outs({{.*}} : tensor<1x3x3x4xi32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel"]
+// CHECK: arith.shli
+// CHECK: arith.addi
+func.func @depthwise_runtime_weights(%x: tensor<1x5x5x4xi8>, %w: tensor<3x3x1x4xi8>) -> tensor<1x3x3x4xi32> {
+  %0 = dlc_graph.conv_nhwc %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4, input_unsigned} : tensor<1x5x5x4xi8>, tensor<3x3x1x4xi8> -> tensor<1x3x3x4xi32>
+  return %0 : tensor<1x3x3x4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func @depthwise_signed
+// CHECK-NOT: arith.xori
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK-NOT: arith.subi
+// CHECK: return
+func.func @depthwise_signed(%x: tensor<1x5x5x4xi8>, %w: tensor<3x3x1x4xi8>) -> tensor<1x3x3x4xi32> {
+  %0 = dlc_graph.conv_nhwc %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4} : tensor<1x5x5x4xi8>, tensor<3x3x1x4xi8> -> tensor<1x3x3x4xi32>
+  return %0 : tensor<1x3x3x4xi32>
+}
+
+// -----
+
+// ... unsigned weights: a widening generic, loops (n, oh, ow, f, kh, kw).
+// CHECK-LABEL: func @depthwise_unsigned_weights
+// CHECK-NOT: linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: arith.extui
+// CHECK: arith.extui
+func.func @depthwise_unsigned_weights(%x: tensor<1x5x5x4xi8>, %w: tensor<3x3x1x4xi8>) -> tensor<1x3x3x4xi32> {
+  %0 = dlc_graph.conv_nhwc %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4, input_unsigned, weight_unsigned} : tensor<1x5x5x4xi8>, tensor<3x3x1x4xi8> -> tensor<1x3x3x4xi32>
+  return %0 : tensor<1x3x3x4xi32>
+}
