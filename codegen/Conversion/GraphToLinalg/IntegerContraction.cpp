@@ -345,21 +345,28 @@ Value dotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w,
   return subtractPerChannel(b, loc, result, tapSums);
 }
 
-/// Integer conv_nhwc as a widening generic over the padded input: loops (n, oh, ow, f,
-/// kh, kw, c), any strides and dilations.
+/// Integer conv_nhwc as a widening generic over the padded input, any strides, dilations
+/// and signedness: loops (n, oh, ow, f, kh, kw, c); depthwise (weights [KH, KW, 1, F]),
+/// (n, oh, ow, f, kh, kw), channel f reading input channel f.
 Value widenedConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w) {
   auto type = op.getType();
   auto st = op.getStrides(), dil = op.getDilations(), pads = op.getPads();
   x = padConstant(b, loc, x, {0, pads[0], pads[1], 0}, {0, pads[2], pads[3], 0},
                   arith::ConstantIntOp::create(b, loc, b.getI8Type(), int8_t(padByte(op))));
   MLIRContext *ctx = b.getContext();
+  bool depthwise = op.getGroup() != 1;
+  unsigned loops = depthwise ? 6 : 7;
   AffineExpr n, oh, ow, f, i, j, c;
   bindDims(ctx, n, oh, ow, f, i, j, c);
+  if (depthwise)
+    c = getAffineConstantExpr(0, ctx);
   SmallVector<AffineMap> maps = {
-      AffineMap::get(7, 0, {n, oh * st[0] + i * dil[0], ow * st[1] + j * dil[1], c}, ctx),
-      AffineMap::get(7, 0, {i, j, c, f}, ctx), AffineMap::get(7, 0, {n, oh, ow, f}, ctx)};
+      AffineMap::get(loops, 0,
+                     {n, oh * st[0] + i * dil[0], ow * st[1] + j * dil[1], depthwise ? f : c},
+                     ctx),
+      AffineMap::get(loops, 0, {i, j, c, f}, ctx), AffineMap::get(loops, 0, {n, oh, ow, f}, ctx)};
   SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
-  iters.append(3, utils::IteratorType::reduction);
+  iters.append(loops - 4, utils::IteratorType::reduction);
   Value init = filledTensor(b, loc, type, scalarConstant(b, loc, b.getI32Type(), 0));
   bool xu = op.getInputUnsigned(), wu = op.getWeightUnsigned();
   auto generic = linalg::GenericOp::create(
@@ -433,34 +440,6 @@ Value depthwiseConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w)
                           });
 }
 
-/// Integer depthwise conv_nhwc as a widening generic (any signedness): loops (n, oh, ow, f,
-/// kh, kw) over the padded input and the weights [KH, KW, 1, F].
-Value widenedDepthwiseConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x, Value w) {
-  auto type = op.getType();
-  auto st = op.getStrides(), dil = op.getDilations(), pads = op.getPads();
-  x = padConstant(b, loc, x, {0, pads[0], pads[1], 0}, {0, pads[2], pads[3], 0},
-                  arith::ConstantIntOp::create(b, loc, b.getI8Type(), int8_t(padByte(op))));
-  MLIRContext *ctx = b.getContext();
-  AffineExpr n, oh, ow, f, i, j;
-  bindDims(ctx, n, oh, ow, f, i, j);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {n, oh * st[0] + i * dil[0], ow * st[1] + j * dil[1], f}, ctx),
-      AffineMap::get(6, 0, {i, j, getAffineConstantExpr(0, ctx), f}, ctx),
-      AffineMap::get(6, 0, {n, oh, ow, f}, ctx)};
-  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
-  iters.append(2, utils::IteratorType::reduction);
-  Value init = filledTensor(b, loc, type, scalarConstant(b, loc, b.getI32Type(), 0));
-  bool xu = op.getInputUnsigned(), wu = op.getWeightUnsigned();
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{x, w}, ValueRange{init}, maps, iters,
-             [&](OpBuilder &nb, Location l, ValueRange v) {
-               Value p = arith::MulIOp::create(nb, l, widen(nb, l, v[0], xu),
-                                               widen(nb, l, v[1], wu));
-               linalg::YieldOp::create(nb, l, ValueRange{arith::AddIOp::create(nb, l, v[2], p)});
-             })
-      .getResult(0);
-}
-
 struct IntegerConvLowering : OpConversionPattern<ConvNhwcOp> {
   IntegerConvLowering(MLIRContext *ctx, DotForm form) : OpConversionPattern(ctx), form(form) {}
   /// The target's dot-product instruction (lanes 0: none).
@@ -476,7 +455,7 @@ struct IntegerConvLowering : OpConversionPattern<ConvNhwcOp> {
         b.replaceOp(op, v);
         return success();
       }
-      b.replaceOp(op, widenedDepthwiseConv(b, loc, op, x, w));
+      b.replaceOp(op, widenedConv(b, loc, op, x, w));
       return success();
     }
     if (form.lanes > 0)
