@@ -87,6 +87,7 @@ void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
   conversion::ConvertGraphToLinalgOptions lowering;
   x86::CpuTarget cpu = x86::CpuTarget::resolve(target.cpu);
   lowering.packBlock = x86::packedWeightColumns(cpu);
+  lowering.im2colPixels = x86::im2colConvPixels(cpu);
   // 8-bit products: VNNI's u8 x s8 in 4-byte groups, else AVX2's exact i16 pairs.
   lowering.int8DotLanes = cpu.vnni ? 16 : cpu.vectorBits >= 256 ? 8 : 0;
   lowering.int8DotGroup = cpu.vnni ? 4 : 2;

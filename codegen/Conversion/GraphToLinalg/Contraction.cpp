@@ -313,13 +313,59 @@ Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, V
   return tensor::CollapseShapeOp::create(b, loc, type, result, {{0}, {1}, {2}, {3, 4}});
 }
 
+/// A group-1 NHWC conv through im2col: the windows of the padded input `x` copied out
+/// as [N*OH*OW, KH*KW*C] (one row per output pixel, channels innermost), times the HWCF
+/// weights viewed as [KH*KW*C, F] on the packed GEMM path. For strided windows, which
+/// the implicit GEMM cannot read (its input map would not be a projection after tiling),
+/// the copy is small (a quarter of the pixels at stride 2) and the product then runs
+/// with the matmul's register tile over all pixels at once. Null when the weights
+/// cannot be packed.
+Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Value w,
+                 Value bias, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                 int64_t packBlock) {
+  Type elt = type.getElementType();
+  auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
+  auto os = type.getShape();
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, oh, ow, i, j, ch;
+  bindDims(ctx, n, oh, ow, i, j, ch);
+  auto colsType = RankedTensorType::get({os[0], os[1], os[2], ws[0], ws[1], ws[2]}, elt);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0,
+                     {n, oh * strides[0] + i * dilations[0], ow * strides[1] + j * dilations[1],
+                      ch},
+                     ctx),
+      AffineMap::getMultiDimIdentityMap(6, ctx)};
+  SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      b, loc, TypeRange{colsType}, ValueRange{x}, ValueRange{emptyTensor(b, loc, colsType)},
+      maps, iters, [](OpBuilder &nb, Location l, ValueRange v) {
+        linalg::YieldOp::create(nb, l, ValueRange{v[0]});
+      });
+  int64_t pixels = os[0] * os[1] * os[2], k = ws[0] * ws[1] * ws[2];
+  Value cols = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({pixels, k}, elt), copy.getResult(0),
+      {{0, 1, 2}, {3, 4, 5}});
+  Value rows = reshapeTensor(b, loc, w, RankedTensorType::get({k, ws[3]}, elt));
+  Value product = packedMatmul(b, loc, RankedTensorType::get({pixels, ws[3]}, elt), cols, rows,
+                               packBlock);
+  if (!product)
+    return {};
+  if (bias)
+    product = addBias(b, loc, product, bias);
+  return reshapeTensor(b, loc, product, type);
+}
+
 /// conv_nhwc: the padded NHWC input into linalg's NHWC convs (group 1: HWCF
 /// weights; depthwise: the [KH, KW, 1, C] weights viewed as HWC), accumulating
 /// onto the bias broadcast over N, H, W.
 struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
-  ConvNhwcLowering(MLIRContext *ctx, int64_t packBlock) : OpConversionPattern(ctx), packBlock(packBlock) {}
+  ConvNhwcLowering(MLIRContext *ctx, int64_t packBlock, int64_t im2colPixels)
+      : OpConversionPattern(ctx), packBlock(packBlock), im2colPixels(im2colPixels) {}
   /// The widest packed weight block: the target's register tile width.
   int64_t packBlock;
+  /// Stride-1 convs with at most this many output pixels per image go through im2col.
+  int64_t im2colPixels;
   LogicalResult matchAndRewrite(ConvNhwcOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -335,6 +381,17 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     Value result;
     auto st = op.getStrides();
     bool pointwise = ws[0] == 1 && ws[1] == 1;
+    // Strided windows, and small images that the implicit GEMM's row tiles would leave
+    // partial (stride 1, at most `im2colPixels` output pixels): im2col and the GEMM.
+    bool strided = st[0] != 1 || st[1] != 1;
+    if (op.getGroup() == 1 && ws[3] % 8 == 0 && ws[2] >= 8 && !pointwise &&
+        (strided || type.getDimSize(1) * type.getDimSize(2) <= im2colPixels)) {
+      if (Value r = im2colConv(b, loc, type, x, w, adaptor.getBias(), st, op.getDilations(),
+                               packBlock)) {
+        b.replaceOp(op, r);
+        return success();
+      }
+    }
     // Implicit GEMM needs whole vector blocks of output channels (ws[3] is F).
     if (op.getGroup() == 1 && ws[3] % 8 == 0 && (pointwise || (st[0] == 1 && st[1] == 1))) {
       // A strided 1x1 conv is a 1x1 conv of the strided input pixels.
@@ -377,9 +434,11 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
 
 } // namespace
 
-void populateContractionLoweringPatterns(RewritePatternSet &patterns, int64_t packBlock) {
+void populateContractionLoweringPatterns(RewritePatternSet &patterns, int64_t packBlock,
+                                        int64_t im2colPixels) {
   patterns.add<ConvLowering>(patterns.getContext());
-  patterns.add<MatMulLowering, ConvNhwcLowering>(patterns.getContext(), packBlock);
+  patterns.add<MatMulLowering>(patterns.getContext(), packBlock);
+  patterns.add<ConvNhwcLowering>(patterns.getContext(), packBlock, im2colPixels);
 }
 
 } // namespace dlc::conversion

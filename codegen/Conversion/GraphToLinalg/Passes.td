@@ -14,7 +14,11 @@ def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
     `linalg.generic` with reduction iterators, data movement to tensor ops.
     Composite ops must have been removed by `dlc-decompose` first. Constant
     matmul and convolution weights are packed in blocks of `pack-block` columns
-    (the target's register tile width: 32 for AVX-512, 16 for AVX2). With
+    (the target's register tile width: 32 for AVX-512, 16 for AVX2). Group-1
+    convolutions with whole blocks of output channels run as an implicit GEMM over
+    the padded input; strided ones (not 1x1), and stride-1 ones of at most
+    `im2col-pixels` output pixels per image, copy their windows out (im2col) and
+    run as the packed GEMM instead. With
     `int8-dot-lanes` L > 0 (a target with integer dot products), 8-bit integer
     matmuls and convs with constant weights are packed as [N/L][K/G][L][G] and
     computed in K groups of G = `int8-dot-group`: 4 bytes, activations unsigned
@@ -22,6 +26,9 @@ def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
   }];
   let options = [Option<"packBlock", "pack-block", "int64_t", /*default=*/"32",
                         "the widest packed weight block (columns; a power of two >= 8)">,
+                 Option<"im2colPixels", "im2col-pixels", "int64_t", /*default=*/"0",
+                        "stride-1 KxK convolutions with at most this many output pixels per "
+                        "image run as im2col and the packed GEMM (strided ones always do)">,
                  Option<"int8DotLanes", "int8-dot-lanes", "int64_t", /*default=*/"0",
                         "columns of the target's integer dot product (16: AVX-512 VNNI; "
                         "8: AVX2; 0: none, integer products widen to i32)">,

@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s -convert-graph-to-linalg -split-input-file | FileCheck %s
+// RUN: dlc-opt %s -convert-graph-to-linalg="im2col-pixels=36" -split-input-file | FileCheck %s --check-prefix=IM2COL
 // MatMul and convolution lowering.
 
 // CHECK-LABEL: func @matmul_2d
@@ -85,6 +86,28 @@ func.func @conv_nhwc_implicit_gemm(%x: tensor<1x6x6x2xf32>, %b: tensor<16xf32>) 
 
 // -----
 
+// Stride 1 with at most im2col-pixels (36) output pixels and at least 8 channels: the
+// (dilated) windows copied out, one row of KH*KW*C = 72 per output pixel, and the packed
+// GEMM; the bias added to its [pixels, F] result before the reshape back to NHWC.
+// Without the option (CHECK): the implicit GEMM.
+// IM2COL-DAG: #[[COLS_IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4 * 2, d5)>
+// IM2COL-LABEL: func @conv_nhwc_small_image
+// IM2COL: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 2, 0] high[0, 1, 2, 0]
+// IM2COL: %[[C:.*]] = linalg.generic {indexing_maps = [#[[COLS_IN]], {{.*}}]{{.*}} ins(%[[P]] : tensor<1x8x10x8xf32>) outs(%{{.*}} : tensor<1x6x6x3x3x8xf32>)
+// IM2COL: %[[R:.*]] = tensor.collapse_shape %[[C]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x6x6x3x3x8xf32> into tensor<36x72xf32>
+// IM2COL: linalg.generic {{.*}} ins(%[[R]], %{{.*}} : tensor<36x72xf32>, tensor<1x72x16xf32>) outs(%{{.*}} : tensor<36x1x16xf32>)
+// IM2COL: linalg.generic {{.*}} ins(%{{.*}}, %arg2 : tensor<36x16xf32>, tensor<16xf32>)
+// IM2COL: arith.addf
+// IM2COL: tensor.expand_shape {{.*}} into tensor<1x6x6x16xf32>
+// CHECK-LABEL: func @conv_nhwc_small_image
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x10x8xf32>, tensor<1x3x3x8x16xf32>) outs(%{{.*}} : tensor<1x6x6x1x16xf32>)
+func.func @conv_nhwc_small_image(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x16xf32>, %b: tensor<16xf32>) -> tensor<1x6x6x16xf32> {
+  %0 = dlc_graph.conv_nhwc %x, %w, %b : tensor<16xf32> {strides = array<i64: 1, 1>, pads = array<i64: 1, 2, 1, 2>, dilations = array<i64: 1, 2>, group = 1} : tensor<1x6x6x8xf32>, tensor<3x3x8x16xf32> -> tensor<1x6x6x16xf32>
+  return %0 : tensor<1x6x6x16xf32>
+}
+
+// -----
+
 // 1x1 stride 2: the strided input pixels, then a 1x1 implicit GEMM. Non-constant
 // weights are packed by a transpose at run time.
 // CHECK-LABEL: func @conv_nhwc_pointwise_strided
@@ -98,8 +121,25 @@ func.func @conv_nhwc_pointwise_strided(%x: tensor<1x8x8x8xf32>, %w: tensor<1x1x8
 
 // -----
 
-// Strided k > 1: linalg's NHWC conv (decomposed to 1-D later); depthwise: the
-// [KH, KW, 1, C] weights viewed as HWC.
+// Strided k > 1 with at least 8 input channels: im2col (the strided windows copied
+// out as [N, OH, OW, KH, KW, C]) and the packed GEMM over all output pixels.
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
+// CHECK-LABEL: func @conv_nhwc_strided_im2col
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[C:.*]] = linalg.generic {indexing_maps = [#[[WIN]], {{.*}}]{{.*}} ins(%[[P]] : tensor<1x10x10x8xf32>) outs(%{{.*}} : tensor<1x4x4x3x3x8xf32>)
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[C]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x4x4x3x3x8xf32> into tensor<16x72xf32>
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[R]], %{{.*}} : tensor<16x72xf32>, tensor<1x72x16xf32>) outs(%{{.*}} : tensor<16x1x16xf32>)
+// CHECK: tensor.collapse_shape %[[G]] {{\[}}[0], [1, 2]] : tensor<16x1x16xf32> into tensor<16x16xf32>
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x4x4x16xf32>
+func.func @conv_nhwc_strided_im2col(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8x16xf32>) -> tensor<1x4x4x16xf32> {
+  %0 = dlc_graph.conv_nhwc %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : tensor<1x8x8x8xf32>, tensor<3x3x8x16xf32> -> tensor<1x4x4x16xf32>
+  return %0 : tensor<1x4x4x16xf32>
+}
+
+// -----
+
+// Strided k > 1 with fewer channels (a stem's 3): linalg's NHWC conv (decomposed to
+// 1-D later); depthwise: the [KH, KW, 1, C] weights viewed as HWC.
 // CHECK-LABEL: func @conv_nhwc_strided_and_depthwise
 // CHECK: linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %arg1 : tensor<1x10x10x4xf32>, tensor<3x3x4x8xf32>)
 // CHECK: %[[DW:.*]] = tensor.collapse_shape %arg2
