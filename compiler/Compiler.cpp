@@ -164,7 +164,7 @@ LogicalResult Compilation::runTo(Phase phase) {
                                                   options.training, options.dumpConfig,
                                                   options.bf16Contractions});
     else if (p == 2)
-      buildLinalgPipeline(pm, target, options.maxMemory);
+      buildLinalgPipeline(pm, target, options.maxMemory, options.bf16Contractions);
     else {
       if (!forwardModel.empty())
         (*mod)->setAttr(codegen::kOnnxModelAttr, StringAttr::get(ctx.get(), forwardModel));

@@ -76,7 +76,7 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
 }
 
 void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
-                         uint64_t maxTensorBytes) {
+                         uint64_t maxTensorBytes, bool bf16Weights) {
   // The composite regions the graph phase kept whole (attention, recurrences) -> primitives,
   // then the graph phase's cleanup over what they became (only when there were any).
   graph::GraphDecomposeOptions decompose;
@@ -88,6 +88,7 @@ void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
   x86::CpuTarget cpu = x86::CpuTarget::resolve(target.cpu);
   lowering.packBlock = x86::packedWeightColumns(cpu);
   lowering.im2colPixels = x86::im2colConvPixels(cpu);
+  lowering.bf16Weights = bf16Weights;
   // 8-bit products: VNNI's u8 x s8 in 4-byte groups, else AVX2's exact i16 pairs.
   lowering.int8DotLanes = cpu.vnni ? 16 : cpu.vectorBits >= 256 ? 8 : 0;
   lowering.int8DotGroup = cpu.vnni ? 4 : 2;

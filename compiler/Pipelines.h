@@ -31,9 +31,10 @@ struct GraphPipelineOptions {
 void buildGraphPipeline(mlir::OpPassManager &pm, const GraphPipelineOptions &options = {});
 /// linalg: expand the composite regions, then primitive dlc_graph -> linalg/tensor/arith/math
 /// on tensors, constant weights packed for `target`'s register tiles. `maxTensorBytes`
-/// bounds what the expansions create (0: no limit).
+/// bounds what the expansions create (0: no limit). `bf16Weights` (--precision=bf16, whose
+/// graph phase rounded the weights): packed weights stored as bf16.
 void buildLinalgPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target = {},
-                         uint64_t maxTensorBytes = 0);
+                         uint64_t maxTensorBytes = 0, bool bf16Weights = false);
 /// llvm: linalg on tensors -> LLVM dialect with the runtime entry point (x86).
 void buildLLVMPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target);
 

@@ -12,9 +12,13 @@ using namespace dlc::graph;
 namespace dlc::conversion {
 namespace {
 
+/// acc + x * y; a narrower float `y` (bf16 weights, narrowedWeights) is widened first.
 Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
-  if (isa<FloatType>(x.getType()))
+  if (isa<FloatType>(x.getType())) {
+    if (y.getType() != x.getType())
+      y = arith::ExtFOp::create(b, loc, x.getType(), y);
     return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, x, y));
+  }
   return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
 }
 
@@ -57,6 +61,29 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, ConvOp op, Value x, Value w,
   });
 }
 
+/// `w`, an f32 constant whose every value is exactly a bf16 (e.g. rounded by --precision=
+/// bf16, or weights trained in bf16), as a bf16 constant: the same values in half the
+/// bytes, widened in the kernel (a shift). Anything else is returned as it is.
+Value narrowedWeights(OpBuilder &b, Location loc, Value w) {
+  DenseElementsAttr dense;
+  auto type = dyn_cast<RankedTensorType>(w.getType());
+  if (!type || !type.getElementType().isF32() || !matchPattern(w, m_Constant(&dense)) ||
+      dense.isSplat())
+    return w;
+  ArrayRef<char> raw = dense.getRawData();
+  std::vector<char> out(raw.size() / 2);
+  for (size_t i = 0; i < raw.size(); i += 4) {
+    uint32_t bits;
+    std::memcpy(&bits, raw.data() + i, 4);
+    if (bits & 0xffffu)
+      return w;
+    uint16_t high = bits >> 16;
+    std::memcpy(out.data() + i / 2, &high, 2);
+  }
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::getFromRawBuffer(type.clone(b.getBF16Type()), out));
+}
+
 /// Output channels per packed weight block: the target's register tile width
 /// (`packBlock`, the pass option), or half or a quarter of it, down to 8.
 int64_t channelBlock(int64_t f, int64_t packBlock) {
@@ -94,9 +121,10 @@ Value padColumns(OpBuilder &b, Location loc, DenseElementsAttr dense, int64_t np
 /// register tile's columns contiguous over all of K, CPU-GEMM-NOTES variant c2):
 /// loops (batch..., m, n1, n0, k), the result viewed as [..., M, N/NB, NB]. Wide N
 /// that 32 does not divide (1000 classes) is padded with zero columns to whole
-/// blocks of 32, and the product sliced back to N.
+/// blocks of 32, and the product sliced back to N. With `narrow`, weights that are all
+/// exactly bf16 are stored as bf16 (narrowedWeights).
 Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs, Value rhs,
-                   int64_t packBlock) {
+                   int64_t packBlock, bool narrow = false) {
   Type elt = type.getElementType();
   auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
   int64_t k = rs[0], n = rs[1], nb = channelBlock(n, packBlock);
@@ -112,8 +140,12 @@ Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
     padded.back() = n;
     type = RankedTensorType::get(padded, elt);
   }
+  if (narrow)
+    rhs = narrowedWeights(b, loc, rhs);
+  Type welt = cast<RankedTensorType>(rhs.getType()).getElementType();
   Value packed = permuteTensor(
-      b, loc, reshapeTensor(b, loc, rhs, RankedTensorType::get({k, n / nb, nb}, elt)), {1, 0, 2});
+      b, loc, reshapeTensor(b, loc, rhs, RankedTensorType::get({k, n / nb, nb}, welt)),
+      {1, 0, 2});
   int64_t rank = type.getRank(), nd = rank + 2; // loops: rank - 1 row dims, n1, n0, k
   SmallVector<int64_t> outShape(type.getShape().drop_back());
   outShape.append({n / nb, nb});
@@ -154,9 +186,12 @@ Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
 }
 
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
-  MatMulLowering(MLIRContext *ctx, int64_t packBlock) : OpConversionPattern(ctx), packBlock(packBlock) {}
+  MatMulLowering(MLIRContext *ctx, int64_t packBlock, bool narrow)
+      : OpConversionPattern(ctx), packBlock(packBlock), narrow(narrow) {}
   /// The widest packed weight block: the target's register tile width.
   int64_t packBlock;
+  /// Packed weights that are all exactly bf16 are stored as bf16.
+  bool narrow;
   LogicalResult matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -169,7 +204,7 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     if (rs.size() == 2 && isa<FloatType>(elt) &&
         ((rs[1] % 8 == 0 && rs[1] >= 16) || rs[1] >= kMinPaddedColumns) &&
         ls.size() == (size_t)type.getRank() && matchPattern(rhs, m_Constant())) {
-      b.replaceOp(op, packedMatmul(b, loc, type, lhs, rhs, packBlock));
+      b.replaceOp(op, packedMatmul(b, loc, type, lhs, rhs, packBlock, narrow));
       return success();
     }
     if (type.getRank() == 2) {
@@ -278,12 +313,16 @@ Value addBias(OpBuilder &b, Location loc, Value acc, Value bias) {
 /// viewed as [N, OH, OW, F/FB, FB]. Tiled with kh, kw, c by 1 the op becomes a
 /// plain matmul tile that vectorizes to broadcast-FMA outer products.
 Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, Value w,
-                   Value bias, ArrayRef<int64_t> dilations, int64_t packBlock) {
+                   Value bias, ArrayRef<int64_t> dilations, int64_t packBlock, bool narrow) {
   Type elt = type.getElementType();
   auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
   int64_t f = ws[3], fb = channelBlock(f, packBlock);
+  if (narrow)
+    w = narrowedWeights(b, loc, w);
   Value blocked = reshapeTensor(
-      b, loc, w, RankedTensorType::get({ws[0], ws[1], ws[2], f / fb, fb}, elt));
+      b, loc, w,
+      RankedTensorType::get({ws[0], ws[1], ws[2], f / fb, fb},
+                            cast<RankedTensorType>(w.getType()).getElementType()));
   Value packed = permuteTensor(b, loc, blocked, {3, 0, 1, 2, 4});
   auto os = type.getShape();
   auto out5 = RankedTensorType::get({os[0], os[1], os[2], f / fb, fb}, elt);
@@ -322,7 +361,7 @@ Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, V
 /// cannot be packed.
 Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Value w,
                  Value bias, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                 int64_t packBlock) {
+                 int64_t packBlock, bool narrow) {
   Type elt = type.getElementType();
   auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
   auto os = type.getShape();
@@ -348,7 +387,7 @@ Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Val
       {{0, 1, 2}, {3, 4, 5}});
   Value rows = reshapeTensor(b, loc, w, RankedTensorType::get({k, ws[3]}, elt));
   Value product = packedMatmul(b, loc, RankedTensorType::get({pixels, ws[3]}, elt), cols, rows,
-                               packBlock);
+                               packBlock, narrow);
   if (!product)
     return {};
   if (bias)
@@ -360,12 +399,15 @@ Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Val
 /// weights; depthwise: the [KH, KW, 1, C] weights viewed as HWC), accumulating
 /// onto the bias broadcast over N, H, W.
 struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
-  ConvNhwcLowering(MLIRContext *ctx, int64_t packBlock, int64_t im2colPixels)
-      : OpConversionPattern(ctx), packBlock(packBlock), im2colPixels(im2colPixels) {}
+  ConvNhwcLowering(MLIRContext *ctx, int64_t packBlock, int64_t im2colPixels, bool narrow)
+      : OpConversionPattern(ctx), packBlock(packBlock), im2colPixels(im2colPixels),
+        narrow(narrow) {}
   /// The widest packed weight block: the target's register tile width.
   int64_t packBlock;
   /// Stride-1 convs with at most this many output pixels per image go through im2col.
   int64_t im2colPixels;
+  /// Packed weights that are all exactly bf16 are stored as bf16.
+  bool narrow;
   LogicalResult matchAndRewrite(ConvNhwcOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -387,7 +429,7 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     if (op.getGroup() == 1 && ws[3] % 8 == 0 && ws[2] >= 8 && !pointwise &&
         (strided || type.getDimSize(1) * type.getDimSize(2) <= im2colPixels)) {
       if (Value r = im2colConv(b, loc, type, x, w, adaptor.getBias(), st, op.getDilations(),
-                               packBlock)) {
+                               packBlock, narrow)) {
         b.replaceOp(op, r);
         return success();
       }
@@ -407,7 +449,7 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
         x = tensor::ExtractSliceOp::create(b, loc, sliced, x, off, sizes, steps);
       }
       b.replaceOp(op, implicitGemm(b, loc, type, x, w, adaptor.getBias(), op.getDilations(),
-                                   packBlock));
+                                   packBlock, narrow));
       return success();
     }
     Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
@@ -435,10 +477,10 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
 } // namespace
 
 void populateContractionLoweringPatterns(RewritePatternSet &patterns, int64_t packBlock,
-                                        int64_t im2colPixels) {
+                                        int64_t im2colPixels, bool bf16Weights) {
   patterns.add<ConvLowering>(patterns.getContext());
-  patterns.add<MatMulLowering>(patterns.getContext(), packBlock);
-  patterns.add<ConvNhwcLowering>(patterns.getContext(), packBlock, im2colPixels);
+  patterns.add<MatMulLowering>(patterns.getContext(), packBlock, bf16Weights);
+  patterns.add<ConvNhwcLowering>(patterns.getContext(), packBlock, im2colPixels, bf16Weights);
 }
 
 } // namespace dlc::conversion

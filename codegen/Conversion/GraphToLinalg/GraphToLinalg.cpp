@@ -45,7 +45,8 @@ struct ConvertGraphToLinalgPass
                            math::MathDialect, func::FuncDialect, scf::SCFDialect>();
     RewritePatternSet patterns(ctx);
     dlc::conversion::populateElementwiseLoweringPatterns(patterns);
-    dlc::conversion::populateContractionLoweringPatterns(patterns, packBlock, im2colPixels);
+    dlc::conversion::populateContractionLoweringPatterns(patterns, packBlock, im2colPixels,
+                                                        bf16Weights);
     dlc::conversion::populateIntegerContractionLoweringPatterns(
         patterns, dlc::conversion::DotForm{int8DotLanes, int8DotGroup});
     dlc::conversion::populatePoolingLoweringPatterns(patterns);

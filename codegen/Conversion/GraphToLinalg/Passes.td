@@ -29,6 +29,9 @@ def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
                  Option<"im2colPixels", "im2col-pixels", "int64_t", /*default=*/"0",
                         "stride-1 KxK convolutions with at most this many output pixels per "
                         "image run as im2col and the packed GEMM (strided ones always do)">,
+                 Option<"bf16Weights", "bf16-weights", "bool", /*default=*/"false",
+                        "store packed f32 weights whose values are all exactly bf16 as bf16 "
+                        "(half the bytes, widened in the kernel; --precision=bf16)">,
                  Option<"int8DotLanes", "int8-dot-lanes", "int64_t", /*default=*/"0",
                         "columns of the target's integer dot product (16: AVX-512 VNNI; "
                         "8: AVX2; 0: none, integer products widen to i32)">,

@@ -1,5 +1,6 @@
 // RUN: dlc-opt %s -convert-graph-to-linalg -split-input-file | FileCheck %s
 // RUN: dlc-opt %s -convert-graph-to-linalg="im2col-pixels=36" -split-input-file | FileCheck %s --check-prefix=IM2COL
+// RUN: dlc-opt %s -convert-graph-to-linalg="bf16-weights=true" -split-input-file | FileCheck %s --check-prefix=BF16W
 // MatMul and convolution lowering.
 
 // CHECK-LABEL: func @matmul_2d
@@ -71,6 +72,9 @@ func.func @grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1
 // CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func @conv_nhwc_implicit_gemm
+// BF16W-LABEL: func @conv_nhwc_implicit_gemm
+// BF16W: arith.constant dense<{{.*}}> : tensor<1x3x3x2x16xbf16>
+// BF16W: arith.extf
 // CHECK-DAG: %[[PW:.*]] = arith.constant dense<{{.*}}> : tensor<1x3x3x2x16xf32>
 // CHECK-DAG: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 2, 0] high[0, 1, 2, 0]
 // CHECK: %[[Z:.*]] = linalg.fill
@@ -158,6 +162,15 @@ func.func @conv_nhwc_strided_and_depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<3
 // CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>
 // CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d4, d3)>
 // CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// With bf16-weights, the packed weights (small integers, exactly bf16) are stored as bf16
+// and widened in the body.
+// BF16W-LABEL: func @matmul_packed_weights
+// BF16W: %[[P:.*]] = arith.constant dense<{{.*}}> : tensor<1x3x16xbf16>
+// BF16W: linalg.generic {{.*}} ins(%arg0, %[[P]] : tensor<2x4x3xf32>, tensor<1x3x16xbf16>)
+// BF16W-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: bf16, %[[ACC:.*]]: f32):
+// BF16W-NEXT: %[[W:.*]] = arith.extf %[[B]] : bf16 to f32
+// BF16W-NEXT: %[[M:.*]] = arith.mulf %[[A]], %[[W]] : f32
+// BF16W-NEXT: arith.addf %[[ACC]], %[[M]] : f32
 // CHECK-LABEL: func @matmul_packed_weights
 // CHECK: %[[P:.*]] = arith.constant dense<{{.*}}> : tensor<1x3x16xf32>
 // CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[P]] : tensor<2x4x3xf32>, tensor<1x3x16xf32>)
@@ -172,6 +185,8 @@ func.func @matmul_packed_weights(%a: tensor<2x4x3xf32>) -> tensor<2x4x16xf32> {
 
 // Wide N that 32 does not divide (300): B padded at compile time with zero columns to
 // 320 = 10 blocks of 32, the product sliced back to 300 columns.
+// BF16W-LABEL: func @matmul_padded_columns
+// BF16W: arith.constant dense<{{.*}}> : tensor<10x2x32xbf16>
 // CHECK-LABEL: func @matmul_padded_columns
 // CHECK: %[[P:.*]] = arith.constant dense<{{.*}}> : tensor<10x2x32xf32>
 // CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%arg0, %[[P]] : tensor<4x2xf32>, tensor<10x2x32xf32>) outs(%{{.*}} : tensor<4x10x32xf32>)
@@ -181,4 +196,17 @@ func.func @matmul_padded_columns(%a: tensor<4x2xf32>) -> tensor<4x300xf32> {
   %w = arith.constant dense<1.5> : tensor<2x300xf32>
   %0 = dlc_graph.matmul %a, %w : tensor<4x2xf32>, tensor<2x300xf32> -> tensor<4x300xf32>
   return %0 : tensor<4x300xf32>
+}
+
+// -----
+
+// Weights that are not all exactly bf16 (0.1) stay f32 with bf16-weights: the storage
+// change never rounds.
+// BF16W-LABEL: func @matmul_inexact_weights
+// BF16W: arith.constant dense<{{.*}}> : tensor<1x2x16xf32>
+// BF16W-NOT: bf16
+func.func @matmul_inexact_weights(%a: tensor<4x2xf32>) -> tensor<4x16xf32> {
+  %w = arith.constant dense<[[0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<2x16xf32>
+  %0 = dlc_graph.matmul %a, %w : tensor<4x2xf32>, tensor<2x16xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
 }
