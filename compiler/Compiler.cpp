@@ -206,6 +206,9 @@ x86::TargetOptions Compilation::targetOptions() const {
   // Testing only (e2e-quant-vnni-form): VNNI's weight form on a CPU without VNNI.
   if (const char *form = std::getenv("DLC_INT8_DOT_FORM"))
     target.int8DotForm = form;
+  // Testing only (e2e-bf16-dot-form): vdpbf16ps's weight form on a CPU without AVX512-BF16.
+  if (const char *form = std::getenv("DLC_BF16_DOT_FORM"))
+    target.bf16DotForm = form;
   return target;
 }
 

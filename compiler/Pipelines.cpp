@@ -89,6 +89,9 @@ void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
   lowering.packBlock = x86::packedWeightColumns(cpu);
   lowering.im2colPixels = x86::im2colConvPixels(cpu);
   lowering.bf16Weights = bf16Weights;
+  // bf16 matmuls in vdpbf16ps's form where the CPU has it (or DLC_BF16_DOT_FORM=dot).
+  lowering.bf16DotLanes =
+      target.bf16DotForm == "dot" || (cpu.bf16 && target.bf16DotForm != "none") ? 16 : 0;
   // 8-bit products: VNNI's u8 x s8 in 4-byte groups, else AVX2's exact i16 pairs.
   lowering.int8DotLanes = cpu.vnni ? 16 : cpu.vectorBits >= 256 ? 8 : 0;
   lowering.int8DotGroup = cpu.vnni ? 4 : 2;

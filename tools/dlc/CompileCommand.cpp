@@ -78,7 +78,7 @@ static const char *kHelp =
     "                             softmax, norms and attention stay fp32. Packed weights are\n"
     "                             stored as bf16 (half the bytes: faster where weights\n"
     "                             dominate, e.g. batch-1 MatMuls) and widened to fp32 in\n"
-    "                             the kernel; no bf16 dot-product (vdpbf16ps) kernel yet\n"
+    "                             the kernel; with AVX512-BF16, MatMuls run on vdpbf16ps\n"
     "\n"
     "training (a module that runs one optimization step per call):\n"
     "  --train                    build a training step: it takes the model's inputs plus\n"

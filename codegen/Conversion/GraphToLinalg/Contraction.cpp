@@ -61,27 +61,69 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, ConvOp op, Value x, Value w,
   });
 }
 
-/// `w`, an f32 constant whose every value is exactly a bf16 (e.g. rounded by --precision=
-/// bf16, or weights trained in bf16), as a bf16 constant: the same values in half the
-/// bytes, widened in the kernel (a shift). Anything else is returned as it is.
-Value narrowedWeights(OpBuilder &b, Location loc, Value w) {
+/// The bf16 values of `w`, an f32 constant (not a splat) whose every value is exactly a
+/// bf16 (rounded by --precision=bf16, or weights trained in bf16); none otherwise.
+std::optional<std::vector<uint16_t>> exactBf16(Value w) {
   DenseElementsAttr dense;
   auto type = dyn_cast<RankedTensorType>(w.getType());
   if (!type || !type.getElementType().isF32() || !matchPattern(w, m_Constant(&dense)) ||
       dense.isSplat())
-    return w;
+    return std::nullopt;
   ArrayRef<char> raw = dense.getRawData();
-  std::vector<char> out(raw.size() / 2);
-  for (size_t i = 0; i < raw.size(); i += 4) {
+  std::vector<uint16_t> out(raw.size() / 4);
+  for (size_t i = 0; i < out.size(); ++i) {
     uint32_t bits;
-    std::memcpy(&bits, raw.data() + i, 4);
+    std::memcpy(&bits, raw.data() + 4 * i, 4);
     if (bits & 0xffffu)
-      return w;
-    uint16_t high = bits >> 16;
-    std::memcpy(out.data() + i / 2, &high, 2);
+      return std::nullopt;
+    out[i] = uint16_t(bits >> 16);
   }
+  return out;
+}
+
+/// A bf16 constant of `shape` holding `values`.
+Value bf16Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                   ArrayRef<uint16_t> values) {
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()), values.size() * 2);
   return arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::getFromRawBuffer(type.clone(b.getBF16Type()), out));
+      b, loc, DenseElementsAttr::getFromRawBuffer(
+                  RankedTensorType::get(shape, b.getBF16Type()), bytes));
+}
+
+/// `w` as a bf16 constant when its values are all exactly bf16 (exactBf16): the same
+/// values in half the bytes, widened in the kernel (a shift). Else `w` as it is.
+Value narrowedWeights(OpBuilder &b, Location loc, Value w) {
+  auto values = exactBf16(w);
+  if (!values)
+    return w;
+  return bf16Constant(b, loc, cast<RankedTensorType>(w.getType()).getShape(), *values);
+}
+
+/// [..., M, K] x constant [K, N] whose values are exactly bf16 (`w`, row-major) in the bf16
+/// dot form (AVX512-BF16 vdpbf16ps, QUANT-NOTES.md §3.5): weights packed as
+/// [NP/L][KG/2][L][2] bf16 (zero-padded), the activations rounded to bf16 (exact after
+/// --precision=bf16's rounding), products of pairs accumulated in f32 (groupedContraction).
+Value bf16DotMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
+                    ArrayRef<uint16_t> w, int64_t k, int64_t n, int64_t lanes) {
+  int64_t kg = llvm::alignTo(k, 2), np = llvm::alignTo(n, lanes);
+  std::vector<uint16_t> packed(np * kg, 0);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t c = 0; c < n; ++c)
+      packed[(((c / lanes) * (kg / 2) + kk / 2) * lanes + c % lanes) * 2 + kk % 2] =
+          w[kk * n + c];
+  Value weights = bf16Constant(b, loc, {np / lanes, kg / 2, lanes, 2}, packed);
+  Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
+  Value a = buildElementwise(b, loc, cast<RankedTensorType>(lhs.getType()).clone(bf16), {lhs},
+                             [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+                               return arith::TruncFOp::create(nb, l, bf16, x[0]);
+                             });
+  return groupedContraction(b, loc, type, a, weights, k, lanes, 2, f32,
+                            [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+                              Value p = arith::MulFOp::create(
+                                  nb, l, arith::ExtFOp::create(nb, l, f32, x[0]),
+                                  arith::ExtFOp::create(nb, l, f32, x[1]));
+                              return arith::AddFOp::create(nb, l, x[2], p);
+                            });
 }
 
 /// Output channels per packed weight block: the target's register tile width
@@ -186,12 +228,15 @@ Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
 }
 
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
-  MatMulLowering(MLIRContext *ctx, int64_t packBlock, bool narrow)
-      : OpConversionPattern(ctx), packBlock(packBlock), narrow(narrow) {}
+  MatMulLowering(MLIRContext *ctx, int64_t packBlock, bool narrow, int64_t bf16DotLanes)
+      : OpConversionPattern(ctx), packBlock(packBlock), narrow(narrow),
+        bf16DotLanes(bf16DotLanes) {}
   /// The widest packed weight block: the target's register tile width.
   int64_t packBlock;
   /// Packed weights that are all exactly bf16 are stored as bf16.
   bool narrow;
+  /// With `narrow`: columns of the target's bf16 dot product (16: AVX512-BF16; 0: none).
+  int64_t bf16DotLanes;
   LogicalResult matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -200,6 +245,14 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
     auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
+    // bf16 weights (--precision=bf16) on a target with a bf16 dot product: its form.
+    if (narrow && bf16DotLanes > 0 && rs.size() == 2 && elt.isF32() &&
+        ls.size() == (size_t)type.getRank()) {
+      if (auto w = exactBf16(rhs)) {
+        b.replaceOp(op, bf16DotMatmul(b, loc, type, lhs, *w, rs[0], rs[1], bf16DotLanes));
+        return success();
+      }
+    }
     // Constant float weights with whole vector blocks of columns are packed.
     if (rs.size() == 2 && isa<FloatType>(elt) &&
         ((rs[1] % 8 == 0 && rs[1] >= 16) || rs[1] >= kMinPaddedColumns) &&
@@ -477,9 +530,10 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
 } // namespace
 
 void populateContractionLoweringPatterns(RewritePatternSet &patterns, int64_t packBlock,
-                                        int64_t im2colPixels, bool bf16Weights) {
+                                        int64_t im2colPixels, bool bf16Weights,
+                                        int64_t bf16DotLanes) {
   patterns.add<ConvLowering>(patterns.getContext());
-  patterns.add<MatMulLowering>(patterns.getContext(), packBlock, bf16Weights);
+  patterns.add<MatMulLowering>(patterns.getContext(), packBlock, bf16Weights, bf16DotLanes);
   patterns.add<ConvNhwcLowering>(patterns.getContext(), packBlock, im2colPixels, bf16Weights);
 }
 

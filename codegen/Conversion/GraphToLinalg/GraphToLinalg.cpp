@@ -46,7 +46,7 @@ struct ConvertGraphToLinalgPass
     RewritePatternSet patterns(ctx);
     dlc::conversion::populateElementwiseLoweringPatterns(patterns);
     dlc::conversion::populateContractionLoweringPatterns(patterns, packBlock, im2colPixels,
-                                                        bf16Weights);
+                                                        bf16Weights, bf16DotLanes);
     dlc::conversion::populateIntegerContractionLoweringPatterns(
         patterns, dlc::conversion::DotForm{int8DotLanes, int8DotGroup});
     dlc::conversion::populatePoolingLoweringPatterns(patterns);

@@ -93,73 +93,25 @@ Value subtractPerChannel(OpBuilder &b, Location loc, Value acc, ArrayRef<int32_t
 /// Activations [..., M, K] (the form's operand type: u8 bytes, or i16) x constant s8 `w`
 /// ([K, N] row-major) in the dot-group form, into `type` ([..., M, N] i32): the weights
 /// packed as [N/L][KG/G][L][G] (L lanes, G per group; K padded with zero rows to KG, N with
-/// zero columns), the activations padded to KG and viewed [..., M, KG/G, G]; loops (rows...,
-/// n1, n0, k1, k0).
+/// zero columns), then groupedContraction.
 Value dotGroupProduct(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
                       ArrayRef<int8_t> w, int64_t k, int64_t n, const DotForm &form) {
-  auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
   int64_t lanes = form.lanes, group = form.group;
   int64_t kg = llvm::alignTo(k, group), np = llvm::alignTo(n, lanes);
-  Type elt = operandType(b, form), i32 = b.getI32Type();
+  Type i32 = b.getI32Type();
   std::vector<int8_t> packed(np * kg, 0);
   for (int64_t kk = 0; kk < k; ++kk)
     for (int64_t c = 0; c < n; ++c)
       packed[(((c / lanes) * (kg / group) + kk / group) * lanes + c % lanes) * group +
              kk % group] = w[kk * n + c];
   Value weights = packedConstant(b, loc, {np / lanes, kg / group, lanes, group}, packed, form);
-  int64_t rank = type.getRank();
-  if (kg != k) { // (the padded weights are 0)
-    SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
-    hi.back() = kg - k;
-    lhs = padConstant(b, loc, lhs, lo, hi, scalarConstant(b, loc, elt, 0));
-  }
-  SmallVector<int64_t> grouped(ls.drop_back());
-  grouped.append({kg / group, group});
-  SmallVector<ReassociationIndices> lastSplit;
-  for (int64_t d = 0; d < rank - 1; ++d)
-    lastSplit.push_back({d});
-  lastSplit.push_back({rank - 1, rank});
-  Value a = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(grouped, elt), lhs,
-                                          lastSplit);
-  // Loops: rank - 1 row dims, n1, n0, k1, k0.
-  MLIRContext *ctx = b.getContext();
-  int64_t nd = rank + 3;
-  SmallVector<AffineExpr> rows, aExprs, outExprs;
-  for (int64_t d = 0; d < rank - 1; ++d)
-    rows.push_back(getAffineDimExpr(d, ctx));
-  AffineExpr n1 = getAffineDimExpr(rank - 1, ctx), n0 = getAffineDimExpr(rank, ctx),
-             k1 = getAffineDimExpr(rank + 1, ctx), k0 = getAffineDimExpr(rank + 2, ctx);
-  aExprs.append(rows);
-  aExprs.append({k1, k0});
-  outExprs.append(rows);
-  outExprs.append({n1, n0});
-  SmallVector<AffineMap> maps = {AffineMap::get(nd, 0, aExprs, ctx),
-                                 AffineMap::get(nd, 0, {n1, k1, n0, k0}, ctx),
-                                 AffineMap::get(nd, 0, outExprs, ctx)};
-  SmallVector<utils::IteratorType> iters(nd - 2, utils::IteratorType::parallel);
-  iters.append(2, utils::IteratorType::reduction);
-  SmallVector<int64_t> outShape(type.getShape().drop_back());
-  outShape.append({np / lanes, lanes});
-  auto out = RankedTensorType::get(outShape, i32);
-  Value init = filledTensor(b, loc, out, scalarConstant(b, loc, i32, 0));
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{out}, ValueRange{a, weights}, ValueRange{init}, maps, iters,
-      [&](OpBuilder &nb, Location l, ValueRange x) {
+  return groupedContraction(
+      b, loc, type, lhs, weights, k, lanes, group, i32,
+      [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
         Value p = arith::MulIOp::create(nb, l, widen(nb, l, x[0], !form.wide()),
                                         widen(nb, l, x[1], false));
-        linalg::YieldOp::create(nb, l, ValueRange{arith::AddIOp::create(nb, l, x[2], p)});
+        return arith::AddIOp::create(nb, l, x[2], p);
       });
-  SmallVector<int64_t> paddedShape(type.getShape());
-  paddedShape.back() = np;
-  Value result = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get(paddedShape, i32), generic.getResult(0), lastSplit);
-  if (np == n)
-    return result;
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), strides(rank, b.getIndexAttr(1)),
-      sizes;
-  for (int64_t d : type.getShape())
-    sizes.push_back(b.getIndexAttr(d));
-  return tensor::ExtractSliceOp::create(b, loc, type, result, offsets, sizes, strides);
 }
 
 /// [..., M, K] (8-bit) x constant [K, N] in the dot-group form (dotGroupProduct). For

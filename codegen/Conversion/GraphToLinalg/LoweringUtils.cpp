@@ -243,4 +243,63 @@ Value batchedMatmulGeneric(OpBuilder &b, Location loc, RankedTensorType type, Va
   return generic.getResult(0);
 }
 
+Value groupedContraction(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
+                         Value weights, int64_t k, int64_t lanes, int64_t group, Type accType,
+                         ScalarBodyFn body) {
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  Type elt = lt.getElementType();
+  int64_t rank = type.getRank(), n = type.getShape().back();
+  int64_t kg = llvm::alignTo(k, group), np = llvm::alignTo(n, lanes);
+  if (kg != k) { // (the padded weights are 0)
+    SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
+    hi.back() = kg - k;
+    lhs = padConstant(b, loc, lhs, lo, hi, scalarConstant(b, loc, elt, 0));
+  }
+  SmallVector<int64_t> grouped(lt.getShape().drop_back());
+  grouped.append({kg / group, group});
+  SmallVector<ReassociationIndices> lastSplit;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    lastSplit.push_back({d});
+  lastSplit.push_back({rank - 1, rank});
+  Value a = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(grouped, elt), lhs,
+                                          lastSplit);
+  // Loops: rank - 1 row dims, n1, n0, k1, k0.
+  MLIRContext *ctx = b.getContext();
+  int64_t nd = rank + 3;
+  SmallVector<AffineExpr> rows, aExprs, outExprs;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    rows.push_back(getAffineDimExpr(d, ctx));
+  AffineExpr n1 = getAffineDimExpr(rank - 1, ctx), n0 = getAffineDimExpr(rank, ctx),
+             k1 = getAffineDimExpr(rank + 1, ctx), k0 = getAffineDimExpr(rank + 2, ctx);
+  aExprs.append(rows);
+  aExprs.append({k1, k0});
+  outExprs.append(rows);
+  outExprs.append({n1, n0});
+  SmallVector<AffineMap> maps = {AffineMap::get(nd, 0, aExprs, ctx),
+                                 AffineMap::get(nd, 0, {n1, k1, n0, k0}, ctx),
+                                 AffineMap::get(nd, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iters(nd - 2, utils::IteratorType::parallel);
+  iters.append(2, utils::IteratorType::reduction);
+  SmallVector<int64_t> outShape(type.getShape().drop_back());
+  outShape.append({np / lanes, lanes});
+  auto out = RankedTensorType::get(outShape, accType);
+  Value init = filledTensor(b, loc, out, scalarConstant(b, loc, accType, 0));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{out}, ValueRange{a, weights}, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange x) {
+        linalg::YieldOp::create(nb, l, ValueRange{body(nb, l, x)});
+      });
+  SmallVector<int64_t> paddedShape(type.getShape());
+  paddedShape.back() = np;
+  Value result = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(paddedShape, accType), generic.getResult(0), lastSplit);
+  if (np == n)
+    return result;
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), strides(rank, b.getIndexAttr(1)),
+      sizes;
+  for (int64_t d : type.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  return tensor::ExtractSliceOp::create(b, loc, type, result, offsets, sizes, strides);
+}
+
 } // namespace dlc::conversion

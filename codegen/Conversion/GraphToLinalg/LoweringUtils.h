@@ -45,6 +45,18 @@ mlir::Value permuteTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         llvm::ArrayRef<int64_t> lo, llvm::ArrayRef<int64_t> hi, mlir::Value pad);
 
+/// Activations `lhs` [..., M, K] (already in the operand type) times `weights` packed as
+/// [NP/L][KG/G][L][G] (K padded with zero rows to KG, a multiple of the group G; N with
+/// zero columns to NP, a multiple of the lanes L) into `type` ([..., M, N] of `accType`):
+/// `lhs` padded with zeros to KG and viewed [..., M, KG/G, G], then a linalg.generic over
+/// loops (rows..., n1, n0, k1, k0) whose body is `body(a, w, acc)`, viewed back as
+/// [..., M, NP] and sliced to N. The dot-group form of integer and bf16 products
+/// (QUANT-NOTES.md §3.1), which the x86 dot-product rewrites match.
+mlir::Value groupedContraction(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::RankedTensorType type, mlir::Value lhs,
+                               mlir::Value weights, int64_t k, int64_t lanes, int64_t group,
+                               mlir::Type accType, ScalarBodyFn body);
+
 /// A tensor of `type` filled with `value`.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
                          mlir::Value value);

@@ -20,10 +20,11 @@ void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// columns (or half or a quarter of it): the target's register tile width. Strided
 /// convolutions, and stride-1 ones of at most `im2colPixels` output pixels per image,
 /// run as im2col and a packed GEMM. With `bf16Weights`, packed weights whose values are
-/// all exactly bf16 are stored as bf16 and widened in the kernel.
+/// all exactly bf16 are stored as bf16 and widened in the kernel; with `bf16DotLanes` > 0
+/// too, such matmuls take the bf16 dot form (pairs of K, that many columns per block).
 void populateContractionLoweringPatterns(mlir::RewritePatternSet &patterns,
                                          int64_t packBlock = 32, int64_t im2colPixels = 0,
-                                         bool bf16Weights = false);
+                                         bool bf16Weights = false, int64_t bf16DotLanes = 0);
 /// A target's integer dot-product instruction: `lanes` 32-bit sums of `group` products
 /// each. Groups of 4 multiply u8 activations by s8 weights (x86 AVX-512 VNNI vpdpbusd, 16
 /// lanes); groups of 2 multiply i16 by i16, the 8-bit operands widened (x86 AVX2

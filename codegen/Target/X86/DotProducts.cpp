@@ -2,7 +2,9 @@
 // of zero-extended u8 activations and sign-extended s8 weights in 4-byte K groups becomes one
 // dlc_x86.dot_u8s8 (AVX-512 VNNI vpdpbusd) per (row, 16 columns); one of i16 operands in
 // pairs (8-bit values widened) one dlc_x86.dot_i16 (AVX2 vpmaddwd + vpaddd) per (row, 8
-// columns). dlc-x86-lower-intrinsics turns those into the intrinsics once buffers are final.
+// columns); one of bf16 operands in pairs into f32 one dlc_x86.dot_bf16 (AVX512-BF16
+// vdpbf16ps) per (row, 16 columns). dlc-x86-lower-intrinsics turns those into the
+// intrinsics once buffers are final.
 #include "codegen/Target/X86/CpuTarget.h"
 #include "codegen/Target/X86/IR/X86Dialect.h"
 #include "codegen/Target/X86/Passes.h"
@@ -27,14 +29,25 @@ namespace dlc::x86 {
 namespace {
 
 /// A dot-product instruction: `lanes` 32-bit sums of `group` products of `bits`-wide
-/// operands, the activations zero-extended (`unsignedLhs`) or sign-extended.
+/// operands, the activations zero-extended (`unsignedLhs`) or sign-extended; or, `bf16`,
+/// f32 sums of bf16 products (operands widened by extf).
 struct DotShape {
   int64_t lanes, group;
   unsigned bits;
   bool unsignedLhs;
+  bool bf16 = false;
+  /// The operands' element type (as read, before widening) and the lanes' type.
+  Type operandType(MLIRContext *ctx) const {
+    return bf16 ? Type(BFloat16Type::get(ctx)) : Type(IntegerType::get(ctx, bits));
+  }
+  Type laneType(MLIRContext *ctx) const {
+    return bf16 ? Type(Float32Type::get(ctx)) : Type(IntegerType::get(ctx, 32));
+  }
 };
-/// vpdpbusd zmm: 16 lanes of 4 u8 x s8. vpmaddwd ymm: 8 lanes of 2 i16 x i16.
-constexpr DotShape kVnni{16, 4, 8, true}, kPairs{8, 2, 16, false};
+/// vpdpbusd zmm: 16 lanes of 4 u8 x s8. vpmaddwd ymm: 8 lanes of 2 i16 x i16. vdpbf16ps
+/// zmm: 16 f32 lanes of 2 bf16 x bf16.
+constexpr DotShape kVnni{16, 4, 8, true}, kPairs{8, 2, 16, false},
+    kBf16{16, 2, 16, false, /*bf16=*/true};
 
 /// The vector of `bits`-wide integers that `v` widens by `ExtOp`, or null.
 template <typename ExtOp>
@@ -44,6 +57,15 @@ Value widenedFrom(Value v, unsigned bits) {
     return {};
   auto type = dyn_cast<VectorType>(ext.getIn().getType());
   return type && type.getElementType().isInteger(bits) ? ext.getIn() : Value();
+}
+
+/// The bf16 vector that `v` widens (arith.extf), or null.
+Value widenedFromBf16(Value v) {
+  auto ext = v.getDefiningOp<arith::ExtFOp>();
+  if (!ext)
+    return {};
+  auto type = dyn_cast<VectorType>(ext.getIn().getType());
+  return type && type.getElementType().isBF16() ? ext.getIn() : Value();
 }
 
 /// The loops of a contraction in the dot-product form: the lane columns n0 and the K group
@@ -120,8 +142,9 @@ FailureOr<DotLoops> dotLoops(vector::ContractionOp op, const DotShape &shape) {
 
 /// vector.contract(ext(a), extsi(b)) with a K group and lane columns of `DotOp`'s shape
 /// (dot_u8s8: a u8 zero-extended, b s8, groups of 4, 16 columns; dot_i16: a and b i16
-/// sign-extended, pairs, 8 columns) -> per accumulator row and column block, one `DotOp`
-/// of the row's group broadcast (one 32-bit word) and the block's weights.
+/// sign-extended, pairs, 8 columns; dot_bf16: a and b bf16 by extf, pairs, 16 f32
+/// columns) -> per accumulator row and column block, one `DotOp` of the row's group
+/// broadcast (one 32-bit word) and the block's weights.
 template <typename DotOp>
 struct ContractToDot : OpRewritePattern<vector::ContractionOp> {
   ContractToDot(MLIRContext *ctx, DotShape shape, PatternBenefit benefit)
@@ -131,11 +154,14 @@ struct ContractToDot : OpRewritePattern<vector::ContractionOp> {
   LogicalResult matchAndRewrite(vector::ContractionOp op,
                                 PatternRewriter &rewriter) const override {
     auto accType = dyn_cast<VectorType>(op.getAccType());
-    Value lhs = shape.unsignedLhs ? widenedFrom<arith::ExtUIOp>(op.getLhs(), shape.bits)
-                                  : widenedFrom<arith::ExtSIOp>(op.getLhs(), shape.bits);
-    Value rhs = widenedFrom<arith::ExtSIOp>(op.getRhs(), shape.bits);
+    Value lhs = shape.bf16          ? widenedFromBf16(op.getLhs())
+                : shape.unsignedLhs ? widenedFrom<arith::ExtUIOp>(op.getLhs(), shape.bits)
+                                    : widenedFrom<arith::ExtSIOp>(op.getLhs(), shape.bits);
+    Value rhs = shape.bf16 ? widenedFromBf16(op.getRhs())
+                           : widenedFrom<arith::ExtSIOp>(op.getRhs(), shape.bits);
+    MLIRContext *ctx = op.getContext();
     if (op.getKind() != vector::CombiningKind::ADD || !accType ||
-        !accType.getElementType().isInteger(32) || !lhs || !rhs)
+        accType.getElementType() != shape.laneType(ctx) || !lhs || !rhs)
       return failure();
     auto loops = dotLoops(op, shape);
     if (failed(loops))
@@ -145,22 +171,24 @@ struct ContractToDot : OpRewritePattern<vector::ContractionOp> {
     if (rows * blocks > 32)
       return failure();
     Location loc = op.getLoc();
-    Type elt = rewriter.getIntegerType(shape.bits), i32 = rewriter.getI32Type();
+    Type elt = shape.operandType(ctx), i32 = rewriter.getI32Type();
     auto words = VectorType::get({shape.lanes * shape.group}, elt);
-    auto lanes = VectorType::get({shape.lanes}, i32);
+    auto splats = VectorType::get({shape.lanes}, i32); // the broadcast 32-bit groups
+    auto lanes = VectorType::get({shape.lanes}, shape.laneType(ctx));
     // Unit dims drop out of every operand, leaving a [rows, G], b [blocks, L, G] (the
     // blocks before or after a unit k1: the same order) and acc [rows, blocks, L].
     Value a = vector::ShapeCastOp::create(rewriter, loc,
                                           VectorType::get({rows, shape.group}, elt), lhs);
     auto blockRows = blockReads(rewriter, loc, rhs, *loops, op, blocks, shape);
     Value acc = vector::ShapeCastOp::create(
-        rewriter, loc, VectorType::get({rows, blocks, shape.lanes}, i32), op.getAcc());
+        rewriter, loc, VectorType::get({rows, blocks, shape.lanes}, shape.laneType(ctx)),
+        op.getAcc());
     SmallVector<Value> broadcasts;
     for (int64_t r = 0; r < rows; ++r) {
       Value group = vector::ExtractOp::create(rewriter, loc, a, ArrayRef<int64_t>{r});
       Value word = vector::BitCastOp::create(rewriter, loc, VectorType::get({1}, i32), group);
       Value scalar = vector::ExtractOp::create(rewriter, loc, word, ArrayRef<int64_t>{0});
-      Value splat = vector::BroadcastOp::create(rewriter, loc, lanes, scalar);
+      Value splat = vector::BroadcastOp::create(rewriter, loc, splats, scalar);
       broadcasts.push_back(vector::BitCastOp::create(rewriter, loc, words, splat));
     }
     for (int64_t r = 0; r < rows; ++r)
@@ -180,7 +208,7 @@ struct ContractToDot : OpRewritePattern<vector::ContractionOp> {
   static SmallVector<Value> blockReads(PatternRewriter &rewriter, Location loc, Value rhs,
                                        const DotLoops &loops, vector::ContractionOp op,
                                        int64_t blocks, const DotShape &shape) {
-    Type elt = rewriter.getIntegerType(shape.bits);
+    Type elt = shape.operandType(rewriter.getContext());
     auto tile = VectorType::get({shape.lanes, shape.group}, elt);
     SmallVector<Value> out;
     // A read whose two innermost vector dims are the source's two innermost (the packed
@@ -233,6 +261,19 @@ struct DotU8S8ToIntrinsic : OpRewritePattern<DotU8S8Op> {
   }
 };
 
+/// dlc_x86.dot_bf16 -> llvm.x86.avx512bf16.dpbf16ps.512 (LLVM 22 types: f32 x 16, bf16 x 32
+/// x 2; x86vector.avx512.dot's intrinsic, without that dialect's conversion).
+struct DotBf16ToIntrinsic : OpRewritePattern<DotBf16Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DotBf16Op op, PatternRewriter &rewriter) const override {
+    Value b = vector::ShapeCastOp::create(rewriter, op.getLoc(), op.getA().getType(), op.getB());
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rewriter.getStringAttr("llvm.x86.avx512bf16.dpbf16ps.512"),
+        ValueRange{op.getAcc(), op.getA(), b});
+    return success();
+  }
+};
+
 /// dlc_x86.dot_i16 -> llvm.x86.avx2.pmadd.wd (vpmaddwd: 8 sums of 2 i16 products) + acc.
 struct DotI16ToIntrinsic : OpRewritePattern<DotI16Op> {
   using OpRewritePattern::OpRewritePattern;
@@ -261,7 +302,7 @@ struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
     // The weight tiles the dot products read: one 64-byte (32-byte) load each.
     SmallVector<Operation *> reads;
     getOperation().walk([&](Operation *op) {
-      if (!isa<DotU8S8Op, DotI16Op>(op))
+      if (!isa<DotU8S8Op, DotI16Op, DotBf16Op>(op))
         return;
       if (auto read = op->getOperand(2).getDefiningOp<vector::TransferReadOp>())
         reads.push_back(read);
@@ -272,7 +313,7 @@ struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
       (void)applyOpPatternsGreedily(reads, std::move(flatten));
     }
     RewritePatternSet patterns(&getContext());
-    patterns.add<DotU8S8ToIntrinsic, DotI16ToIntrinsic>(&getContext());
+    patterns.add<DotU8S8ToIntrinsic, DotI16ToIntrinsic, DotBf16ToIntrinsic>(&getContext());
     if (!nativeBf16)
       arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
@@ -282,9 +323,12 @@ struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
 
 } // namespace
 
-void populateDotProductPatterns(RewritePatternSet &patterns, bool vnni, PatternBenefit benefit) {
+void populateDotProductPatterns(RewritePatternSet &patterns, bool vnni, bool bf16,
+                                PatternBenefit benefit) {
   if (vnni)
     patterns.add<ContractToDot<DotU8S8Op>>(patterns.getContext(), kVnni, benefit);
+  if (bf16)
+    patterns.add<ContractToDot<DotBf16Op>>(patterns.getContext(), kBf16, benefit);
   patterns.add<ContractToDot<DotI16Op>>(patterns.getContext(), kPairs, benefit);
 }
 

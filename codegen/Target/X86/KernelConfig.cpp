@@ -72,17 +72,18 @@ static int64_t divisorOrPartialTile(int64_t n, std::initializer_list<int64_t> ca
 }
 
 /// Whether `op` is a generic of two dot-group operands (both i8, groups of 4, or both i16,
-/// groups of 2) into i32 over `loops` loops, the last `reductions` of them reductions, its
-/// weights indexed by `weights` (dims of the loops) and its innermost loop the group.
+/// groups of 2, into i32; or both bf16, groups of 2, into f32) over `loops` loops, the last
+/// `reductions` of them reductions, its weights indexed by `weights` (dims of the loops)
+/// and its innermost loop the group.
 static bool isDotGroupGeneric(linalg::LinalgOp op, unsigned loops, unsigned reductions,
                               ArrayRef<unsigned> weights) {
   if (!isa<linalg::GenericOp>(op.getOperation()) || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != loops)
     return false;
   auto elt = [](Value v) { return getElementTypeOrSelf(v.getType()); };
-  Type a = elt(op.getDpsInputs()[0]);
-  if (a != elt(op.getDpsInputs()[1]) || !elt(op.getDpsInits()[0]).isInteger(32) ||
-      !(a.isInteger(8) || a.isInteger(16)))
+  Type a = elt(op.getDpsInputs()[0]), acc = elt(op.getDpsInits()[0]);
+  bool integer = acc.isInteger(32) && (a.isInteger(8) || a.isInteger(16));
+  if (a != elt(op.getDpsInputs()[1]) || !(integer || (a.isBF16() && acc.isF32())))
     return false;
   auto iters = op.getIteratorTypesArray();
   for (unsigned d = 0; d < loops; ++d)
@@ -118,8 +119,8 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTar
   // AVX-512: 32 zmm of 16 floats; AVX2: 16 ymm of 8.
   bool avx512 = target.isa == Isa::AVX512;
 
-  // Integer products in K groups (loops rows..., n1, n0, k1, k0): a register tile of 16
-  // accumulators, 8 rows x 2 column blocks (QUANT-NOTES.md §3.2; AVX2: 12, 6 x 2, with 2
+  // Integer and bf16 products in K groups (loops rows..., n1, n0, k1, k0): a register tile
+  // of 16 accumulators, 8 rows x 2 column blocks (QUANT-NOTES.md §3.2; AVX2: 12, 6 x 2, with 2
   // weight loads, a broadcast and a product, as the fp32 tile), fewer rows: more blocks;
   // the K groups stepped one at a time with the group whole.
   if (isDotGroupContraction(op)) {

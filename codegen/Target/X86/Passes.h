@@ -37,8 +37,9 @@ using codegen::kRuntimeCtxArgAttr;
 
 /// Integer dot products (DotProducts.cpp), per accumulator row and column block: with
 /// AVX-512 VNNI (`vnni`), vector.contract of u8 x s8 in 4-byte K groups and 16 columns ->
-/// dlc_x86.dot_u8s8; always, i16 x i16 in pairs and 8 columns -> dlc_x86.dot_i16 (AVX2).
-void populateDotProductPatterns(mlir::RewritePatternSet &patterns, bool vnni,
+/// dlc_x86.dot_u8s8; always, i16 x i16 in pairs and 8 columns -> dlc_x86.dot_i16 (AVX2);
+/// with AVX512-BF16 (`bf16`), bf16 x bf16 in pairs and 16 f32 columns -> dlc_x86.dot_bf16.
+void populateDotProductPatterns(mlir::RewritePatternSet &patterns, bool vnni, bool bf16,
                                 mlir::PatternBenefit benefit);
 
 /// Prefix of the functions that hold an outlined parallel loop body.
@@ -61,6 +62,10 @@ struct TargetOptions {
   /// lowers generically, so VNNI's packing and compensation run on any x86), "pairs" (AVX2's
   /// i16 pairs), "none" (the widening generic); "" the CPU's own. DLC_INT8_DOT_FORM sets it.
   std::string int8DotForm;
+  /// Testing only: "dot" packs bf16 matmul weights in vdpbf16ps's form whatever the CPU
+  /// has (without AVX512-BF16 the products stay vector.contracts that LLVM lowers
+  /// generically), "none" never; "" the CPU's own. DLC_BF16_DOT_FORM sets it.
+  std::string bf16DotForm;
 };
 
 /// linalg on tensors -> LLVM dialect with the runtime entry point.

@@ -561,10 +561,12 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
          : cfg.kind == KernelKind::ImplicitGemm ? "implicit GEMM"
                                                 : "generic");
   // Integer products in K groups: which dot product (DotProducts.cpp) runs the tile.
-  if (isDotGroupContraction(op) || isDotGroupConvolution(op))
-    os << (getElementTypeOrSelf(op.getDpsInputs()[0].getType()).isInteger(8)
-               ? " (int8: u8 x s8 in 4-byte groups, vpdpbusd)"
-               : " (int8: i16 pairs, vpmaddwd)");
+  if (isDotGroupContraction(op) || isDotGroupConvolution(op)) {
+    Type a = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+    os << (a.isInteger(8)    ? " (int8: u8 x s8 in 4-byte groups, vpdpbusd)"
+           : a.isInteger(16) ? " (int8: i16 pairs, vpmaddwd)"
+                             : " (bf16 pairs, vdpbf16ps)");
+  }
   os << ", loops [";
   llvm::interleaveComma(op.getStaticLoopRanges(), os);
   os << "], tiles [";
@@ -582,11 +584,12 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
   using TileAndVectorizeBase::TileAndVectorizeBase;
   /// The target's ISA picks the vector lowerings; resolved once, not per function.
   Isa isa = Isa::AVX512;
-  bool vnni = false;
+  bool vnni = false, bf16 = false;
   LogicalResult initialize(MLIRContext *) override {
     CpuTarget target = CpuTarget::resolve(cpu);
     isa = target.isa;
     vnni = target.vnni;
+    bf16 = target.bf16;
     return success();
   }
   void runOnOperation() override {
@@ -671,8 +674,9 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
       RewritePatternSet patterns(ctx);
       tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
       // Integer contractions in K groups: one vpdpbusd (VNNI) per row and 16 columns, or
-      // one vpmaddwd per row and 8 columns, ahead of the generic lowering to outer products.
-      populateDotProductPatterns(patterns, vnni, /*benefit=*/10);
+      // one vpmaddwd per row and 8 columns; bf16 pairs: one vdpbf16ps per row and 16
+      // columns (AVX512-BF16); ahead of the generic lowering to outer products.
+      populateDotProductPatterns(patterns, vnni, bf16, /*benefit=*/10);
       vector::populateVectorContractLoweringPatterns(patterns,
                                                      vector::VectorContractLowering::OuterProduct);
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);

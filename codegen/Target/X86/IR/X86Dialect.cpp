@@ -31,3 +31,10 @@ LogicalResult dlc::x86::DotI16Op::verify() {
            << getB().getType();
   return success();
 }
+
+LogicalResult dlc::x86::DotBf16Op::verify() {
+  if (getB().getType().getShape() != ArrayRef<int64_t>{16, 2})
+    return emitOpError("expects 16 columns x 2 values of weights (vector<16x2xbf16>), got ")
+           << getB().getType();
+  return success();
+}

@@ -63,4 +63,25 @@ def X86_DotI16Op : X86_Op<"dot_i16", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def X86_DotBf16Op : X86_Op<"dot_bf16", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc + two bf16 x bf16 products per f32 lane (AVX512-BF16 vdpbf16ps)";
+  let description = [{
+    Lane i of the result is `acc[i] + a[2i] * b[2i] + a[2i+1] * b[2i+1]` in f32
+    (the bf16 products are exact in f32; vdpbf16ps rounds to nearest even and
+    flushes denormals). `a` holds the 2 activations of one row broadcast to every
+    lane; `b` holds 16 output columns x 2 K-values of packed weights, as read
+    ([16, 2]: dlc-x86-lower-intrinsics makes the read one 64-byte load).
+    ```mlir
+    %r = dlc_x86.dot_bf16 %acc, %a, %b : vector<32xbf16>, vector<16x2xbf16> -> vector<16xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfLengthAndType<[16], [F32]>:$acc,
+                       VectorOfLengthAndType<[32], [BF16]>:$a,
+                       VectorOfRankAndType<[2], [BF16]>:$b);
+  let results = (outs VectorOfLengthAndType<[16], [F32]>:$result);
+  let assemblyFormat =
+      "$acc `,` $a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif

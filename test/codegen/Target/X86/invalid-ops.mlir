@@ -14,3 +14,11 @@ func.func @bad_pairs(%acc: vector<8xi32>, %a: vector<16xi16>, %b: vector<4x4xi16
   %r = dlc_x86.dot_i16 %acc, %a, %b : vector<16xi16>, vector<4x4xi16> -> vector<8xi32>
   return %r : vector<8xi32>
 }
+
+// -----
+
+func.func @bad_bf16_pairs(%acc: vector<16xf32>, %a: vector<32xbf16>, %b: vector<8x4xbf16>) -> vector<16xf32> {
+  // expected-error @+1 {{expects 16 columns x 2 values of weights (vector<16x2xbf16>), got 'vector<8x4xbf16>'}}
+  %r = dlc_x86.dot_bf16 %acc, %a, %b : vector<32xbf16>, vector<8x4xbf16> -> vector<16xf32>
+  return %r : vector<16xf32>
+}

@@ -30,6 +30,19 @@ func.func @pairs(%acc: vector<8xi32>, %a: vector<16xi16>, %w: memref<4x8x2xi16>,
   return %r : vector<8xi32>
 }
 
+// dlc_x86.dot_bf16 becomes AVX512-BF16's vdpbf16ps, its [16, 2] weight tile one 64-byte load.
+// CHECK-LABEL: func @bf16_pairs
+// CHECK: memref.collapse_shape
+// CHECK: %[[W:.*]] = vector.transfer_read {{.*}} vector<32xbf16>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%arg0, %arg1, %[[W]]) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
+func.func @bf16_pairs(%acc: vector<16xf32>, %a: vector<32xbf16>, %w: memref<4x16x2xbf16>, %i: index) -> vector<16xf32> {
+  %c0 = arith.constant 0 : index
+  %p = arith.constant 0.0 : bf16
+  %b = vector.transfer_read %w[%i, %c0, %c0], %p {in_bounds = [true, true]} : memref<4x16x2xbf16>, vector<16x2xbf16>
+  %r = dlc_x86.dot_bf16 %acc, %a, %b : vector<32xbf16>, vector<16x2xbf16> -> vector<16xf32>
+  return %r : vector<16xf32>
+}
+
 // Without AVX512-BF16 (x86-64-v3) f32 -> bf16 is integer arithmetic (round to nearest even),
 // not LLVM's __truncsfbf2 call; with it (znver4) the conversion stays for vcvtneps2bf16.
 // NOBF16-LABEL: func @to_bf16
