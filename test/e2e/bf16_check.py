@@ -19,10 +19,17 @@ both: dlc keeps attention f32.) Per model:
   names such single elements), and that propagates;
 * dlc bf16 vs ORT fp32: the rounding shows (> 1e-4) but stays small (< 0.05);
 * ``--precision`` with another value is an error (exit 1, one line).
+
+``--forms M,...`` also compiles each listed model (CNNs with BatchNorm and strided convs
+too: whose folded weights the reference above cannot round the same way) with
+``DLC_BF16_DOT_FORM=dot`` (vdpbf16ps's weight form, any x86) and ``=none`` (f32 kernels
+over bf16 weights): the dot form must be chosen (``--dump-config``) and both must agree
+within 1e-5 at 2 threads.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -120,9 +127,47 @@ def check(dlc: str, work: Path, name: str) -> str:
             f"vs fp32 ORT {worst_fp32:.2e}")
 
 
+def form_check(dlc: str, work: Path, name: str) -> str:
+    model, inputs = MODELS[name](0)
+    d = work / f"forms_{name}"
+    d.mkdir()
+    src = d / "model.onnx"
+    onnx.save(model, src)
+    files = []
+    for k, v in inputs.items():
+        f = d / f"in_{sanitize_name(k)}.npy"
+        np.save(f, v)
+        files += ["--input", f"{k}={f}"]
+    outs = {}
+    for form in ("dot", "none"):
+        env = dict(os.environ, DLC_BF16_DOT_FORM=form)
+        so = d / f"{form}.so"
+        p = subprocess.run([dlc, "compile", str(src), "--precision=bf16", "--dump-config",
+                            "-o", str(so)], capture_output=True, text=True, timeout=900, env=env)
+        if p.returncode:
+            raise RuntimeError(f"dlc compile (form {form}) exited {p.returncode}: "
+                               f"{p.stderr[-300:]}")
+        kernels = p.stderr.count("(bf16 pairs, vdpbf16ps)")
+        if (kernels > 0) != (form == "dot"):
+            raise RuntimeError(f"form {form}: {kernels} vdpbf16ps kernels in --dump-config")
+        p = subprocess.run([dlc, "run", str(so), *files, "--threads", "2", "--output-dir",
+                            str(d / form)], capture_output=True, text=True, timeout=900)
+        if p.returncode:
+            raise RuntimeError(f"dlc run (form {form}) exited {p.returncode}: {p.stderr[-300:]}")
+        outs[form] = [np.load(d / form / f"{sanitize_name(o.name)}.npy")
+                      for o in model.graph.output]
+        if form == "dot":
+            count = kernels
+    worst = max(rel(a, b) for a, b in zip(outs["dot"], outs["none"]))
+    if worst > RTOL_SAME:
+        raise RuntimeError(f"dot form vs f32 kernels {worst:.3g} > {RTOL_SAME}")
+    return f"{count} vdpbf16ps-form kernels, vs the f32 kernels over bf16 weights {worst:.1e}"
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dlc", required=True)
+    p.add_argument("--forms", default="", help="models to check in both weight forms")
     p.add_argument("models", nargs="*")
     args = p.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="dlc-bf16-"))
@@ -134,6 +179,12 @@ def main(argv=None) -> int:
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 failed += 1
                 print(f"FAIL {name}: {e}", flush=True)
+        for name in filter(None, args.forms.split(",")):
+            try:
+                print(f"ok   {name} forms: {form_check(args.dlc, work, name)}", flush=True)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                failed += 1
+                print(f"FAIL {name} forms: {e}", flush=True)
         model, _ = MODELS["mlp_b64"](0)
         onnx.save(model, work / "m.onnx")
         p = subprocess.run([args.dlc, "compile", str(work / "m.onnx"), "--precision=fp16", "-o",

@@ -99,6 +99,23 @@ Value narrowedWeights(OpBuilder &b, Location loc, Value w) {
   return bf16Constant(b, loc, cast<RankedTensorType>(w.getType()).getShape(), *values);
 }
 
+/// `v` (f32) rounded to bf16, elementwise.
+Value toBf16(OpBuilder &b, Location loc, Value v) {
+  Type bf16 = b.getBF16Type();
+  return buildElementwise(b, loc, cast<RankedTensorType>(v.getType()).clone(bf16), {v},
+                          [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+                            return arith::TruncFOp::create(nb, l, bf16, x[0]);
+                          });
+}
+
+/// The bf16 dot form's body: acc + a * w, both bf16 operands widened to f32.
+Value bf16Product(OpBuilder &b, Location loc, ValueRange x) {
+  Type f32 = b.getF32Type();
+  Value p = arith::MulFOp::create(b, loc, arith::ExtFOp::create(b, loc, f32, x[0]),
+                                  arith::ExtFOp::create(b, loc, f32, x[1]));
+  return arith::AddFOp::create(b, loc, x[2], p);
+}
+
 /// [..., M, K] x constant [K, N] whose values are exactly bf16 (`w`, row-major) in the bf16
 /// dot form (AVX512-BF16 vdpbf16ps, QUANT-NOTES.md §3.5): weights packed as
 /// [NP/L][KG/2][L][2] bf16 (zero-padded), the activations rounded to bf16 (exact after
@@ -106,25 +123,12 @@ Value narrowedWeights(OpBuilder &b, Location loc, Value w) {
 Value bf16DotMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
                     ArrayRef<uint16_t> w, int64_t k, int64_t n, int64_t lanes) {
   int64_t kg = llvm::alignTo(k, 2), np = llvm::alignTo(n, lanes);
-  std::vector<uint16_t> packed(np * kg, 0);
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t c = 0; c < n; ++c)
-      packed[(((c / lanes) * (kg / 2) + kk / 2) * lanes + c % lanes) * 2 + kk % 2] =
-          w[kk * n + c];
-  Value weights = bf16Constant(b, loc, {np / lanes, kg / 2, lanes, 2}, packed);
-  Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
-  Value a = buildElementwise(b, loc, cast<RankedTensorType>(lhs.getType()).clone(bf16), {lhs},
-                             [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
-                               return arith::TruncFOp::create(nb, l, bf16, x[0]);
-                             });
-  return groupedContraction(b, loc, type, a, weights, k, lanes, 2, f32,
-                            [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
-                              Value p = arith::MulFOp::create(
-                                  nb, l, arith::ExtFOp::create(nb, l, f32, x[0]),
-                                  arith::ExtFOp::create(nb, l, f32, x[1]));
-                              return arith::AddFOp::create(nb, l, x[2], p);
-                            });
+  Value weights =
+      bf16Constant(b, loc, {np / lanes, kg / 2, lanes, 2}, packGroupedRows(w, k, n, lanes, 2));
+  return groupedContraction(b, loc, type, toBf16(b, loc, lhs), weights, k, lanes, 2,
+                            b.getF32Type(), bf16Product);
 }
+
 
 /// Output channels per packed weight block: the target's register tile width
 /// (`packBlock`, the pass option), or half or a quarter of it, down to 8.
@@ -360,6 +364,25 @@ Value addBias(OpBuilder &b, Location loc, Value acc, Value bias) {
                           });
 }
 
+/// A conv's implicit GEMM in the bf16 dot form: the padded input `x` (f32; a strided 1x1
+/// conv's strided pixels) converted to bf16 with its channels padded to even, times the
+/// weights `w` ([KH, KW, C, F], exactly bf16) packed [FP/L][KH][KW][CG/2][L][2]
+/// (groupedConvolution), accumulated in f32; then the bias.
+Value bf16DotConv(OpBuilder &b, Location loc, RankedTensorType type, Value x,
+                  ArrayRef<uint16_t> w, ArrayRef<int64_t> ws, ArrayRef<int64_t> dilations,
+                  Value bias, int64_t lanes) {
+  int64_t c = ws[2], cg = llvm::alignTo(c, 2), fp = llvm::alignTo(ws[3], lanes);
+  Value a = toBf16(b, loc, x);
+  if (cg != c)
+    a = padConstant(b, loc, a, {0, 0, 0, 0}, {0, 0, 0, cg - c},
+                    scalarConstant(b, loc, b.getBF16Type(), 0));
+  Value weights = bf16Constant(b, loc, {fp / lanes, ws[0], ws[1], cg / 2, lanes, 2},
+                               packGroupedFilters(w, ws, lanes, 2));
+  Value result = groupedConvolution(b, loc, type, a, weights, dilations, lanes, 2,
+                                    b.getF32Type(), bf16Product);
+  return bias ? addBias(b, loc, result, bias) : result;
+}
+
 /// A stride-1 NHWC conv as an implicit GEMM (CONV-NOTES.md route c): loops
 /// (n, oh, ow, f1, f0, kh, kw, c) over the padded input, weights packed at compile
 /// time as [F/FB][KH][KW][C][FB] (one block's filters contiguous), the output
@@ -414,7 +437,7 @@ Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, V
 /// cannot be packed.
 Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Value w,
                  Value bias, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                 int64_t packBlock, bool narrow) {
+                 int64_t packBlock, bool narrow, int64_t bf16DotLanes) {
   Type elt = type.getElementType();
   auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
   auto os = type.getShape();
@@ -439,8 +462,13 @@ Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Val
       b, loc, RankedTensorType::get({pixels, k}, elt), copy.getResult(0),
       {{0, 1, 2}, {3, 4, 5}});
   Value rows = reshapeTensor(b, loc, w, RankedTensorType::get({k, ws[3]}, elt));
-  Value product = packedMatmul(b, loc, RankedTensorType::get({pixels, ws[3]}, elt), cols, rows,
-                               packBlock, narrow);
+  auto productType = RankedTensorType::get({pixels, ws[3]}, elt);
+  Value product;
+  if (narrow && bf16DotLanes > 0)
+    if (auto values = exactBf16(rows))
+      product = bf16DotMatmul(b, loc, productType, cols, *values, k, ws[3], bf16DotLanes);
+  if (!product)
+    product = packedMatmul(b, loc, productType, cols, rows, packBlock, narrow);
   if (!product)
     return {};
   if (bias)
@@ -452,15 +480,18 @@ Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Val
 /// weights; depthwise: the [KH, KW, 1, C] weights viewed as HWC), accumulating
 /// onto the bias broadcast over N, H, W.
 struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
-  ConvNhwcLowering(MLIRContext *ctx, int64_t packBlock, int64_t im2colPixels, bool narrow)
+  ConvNhwcLowering(MLIRContext *ctx, int64_t packBlock, int64_t im2colPixels, bool narrow,
+                   int64_t bf16DotLanes)
       : OpConversionPattern(ctx), packBlock(packBlock), im2colPixels(im2colPixels),
-        narrow(narrow) {}
+        narrow(narrow), bf16DotLanes(bf16DotLanes) {}
   /// The widest packed weight block: the target's register tile width.
   int64_t packBlock;
   /// Stride-1 convs with at most this many output pixels per image go through im2col.
   int64_t im2colPixels;
   /// Packed weights that are all exactly bf16 are stored as bf16.
   bool narrow;
+  /// With `narrow`: columns of the target's bf16 dot product (16: AVX512-BF16; 0: none).
+  int64_t bf16DotLanes;
   LogicalResult matchAndRewrite(ConvNhwcOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -482,7 +513,7 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     if (op.getGroup() == 1 && ws[3] % 8 == 0 && ws[2] >= 8 && !pointwise &&
         (strided || type.getDimSize(1) * type.getDimSize(2) <= im2colPixels)) {
       if (Value r = im2colConv(b, loc, type, x, w, adaptor.getBias(), st, op.getDilations(),
-                               packBlock, narrow)) {
+                               packBlock, narrow, bf16DotLanes)) {
         b.replaceOp(op, r);
         return success();
       }
@@ -490,17 +521,13 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     // Implicit GEMM needs whole vector blocks of output channels (ws[3] is F).
     if (op.getGroup() == 1 && ws[3] % 8 == 0 && (pointwise || (st[0] == 1 && st[1] == 1))) {
       // A strided 1x1 conv is a 1x1 conv of the strided input pixels.
-      if (st[0] != 1 || st[1] != 1) {
-        auto xs = cast<RankedTensorType>(x.getType()).getShape();
-        auto sliced = RankedTensorType::get(
-            {xs[0], type.getDimSize(1), type.getDimSize(2), xs[3]}, elt);
-        SmallVector<OpFoldResult> off(4, b.getIndexAttr(0)), sizes, steps;
-        for (int64_t d : sliced.getShape())
-          sizes.push_back(b.getIndexAttr(d));
-        for (int64_t s : {int64_t(1), st[0], st[1], int64_t(1)})
-          steps.push_back(b.getIndexAttr(s));
-        x = tensor::ExtractSliceOp::create(b, loc, sliced, x, off, sizes, steps);
-      }
+      x = stridedPixels(b, loc, x, type.getDimSize(1), type.getDimSize(2), st);
+      if (narrow && bf16DotLanes > 0)
+        if (auto values = exactBf16(w)) {
+          b.replaceOp(op, bf16DotConv(b, loc, type, x, *values, ws, op.getDilations(),
+                                      adaptor.getBias(), bf16DotLanes));
+          return success();
+        }
       b.replaceOp(op, implicitGemm(b, loc, type, x, w, adaptor.getBias(), op.getDilations(),
                                    packBlock, narrow));
       return success();
@@ -534,7 +561,8 @@ void populateContractionLoweringPatterns(RewritePatternSet &patterns, int64_t pa
                                         int64_t bf16DotLanes) {
   patterns.add<ConvLowering>(patterns.getContext());
   patterns.add<MatMulLowering>(patterns.getContext(), packBlock, bf16Weights, bf16DotLanes);
-  patterns.add<ConvNhwcLowering>(patterns.getContext(), packBlock, im2colPixels, bf16Weights);
+  patterns.add<ConvNhwcLowering>(patterns.getContext(), packBlock, im2colPixels, bf16Weights,
+                                 bf16DotLanes);
 }
 
 } // namespace dlc::conversion

@@ -99,12 +99,8 @@ Value dotGroupProduct(OpBuilder &b, Location loc, RankedTensorType type, Value l
   int64_t lanes = form.lanes, group = form.group;
   int64_t kg = llvm::alignTo(k, group), np = llvm::alignTo(n, lanes);
   Type i32 = b.getI32Type();
-  std::vector<int8_t> packed(np * kg, 0);
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t c = 0; c < n; ++c)
-      packed[(((c / lanes) * (kg / group) + kk / group) * lanes + c % lanes) * group +
-             kk % group] = w[kk * n + c];
-  Value weights = packedConstant(b, loc, {np / lanes, kg / group, lanes, group}, packed, form);
+  Value weights = packedConstant(b, loc, {np / lanes, kg / group, lanes, group},
+                                 packGroupedRows(w, k, n, lanes, group), form);
   return groupedContraction(
       b, loc, type, lhs, weights, k, lanes, group, i32,
       [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
@@ -179,60 +175,18 @@ Value implicitDotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x,
   int64_t lanes = form.lanes, group = form.group;
   int64_t kh = ws[0], kw = ws[1], c = ws[2], f = ws[3];
   int64_t cg = llvm::alignTo(c, group), fp = llvm::alignTo(f, lanes);
-  Type elt = operandType(b, form), i32 = b.getI32Type();
-  std::vector<int8_t> packed(fp * kh * kw * cg, 0);
-  for (int64_t i = 0; i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j)
-      for (int64_t ch = 0; ch < c; ++ch)
-        for (int64_t o = 0; o < f; ++o) {
-          int64_t at = ((((o / lanes) * kh + i) * kw + j) * (cg / group) + ch / group) * lanes;
-          packed[(at + o % lanes) * group + ch % group] = w[((i * kw + j) * c + ch) * f + o];
-        }
-  Value weights =
-      packedConstant(b, loc, {fp / lanes, kh, kw, cg / group, lanes, group}, packed, form);
-  if (st[0] != 1 || st[1] != 1) { // a strided 1x1 conv is a 1x1 conv of the strided pixels
-    auto xs = cast<RankedTensorType>(x.getType()).getShape();
-    auto sliced =
-        RankedTensorType::get({xs[0], type.getDimSize(1), type.getDimSize(2), xs[3]}, elt);
-    SmallVector<OpFoldResult> off(4, b.getIndexAttr(0)), sizes, steps;
-    for (int64_t d : sliced.getShape())
-      sizes.push_back(b.getIndexAttr(d));
-    for (int64_t s : {int64_t(1), st[0], st[1], int64_t(1)})
-      steps.push_back(b.getIndexAttr(s));
-    x = tensor::ExtractSliceOp::create(b, loc, sliced, x, off, sizes, steps);
-  }
-  auto xs = cast<RankedTensorType>(x.getType()).getShape();
-  Value a = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({xs[0], xs[1], xs[2], cg / group, group}, elt), x,
-      {{0}, {1}, {2}, {3, 4}});
-  MLIRContext *ctx = b.getContext();
-  AffineExpr n, oh, ow, f1, f0, i, j, c1, c0;
-  bindDims(ctx, n, oh, ow, f1, f0, i, j, c1, c0);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(9, 0, {n, oh + i * dil[0], ow + j * dil[1], c1, c0}, ctx),
-      AffineMap::get(9, 0, {f1, i, j, c1, f0, c0}, ctx),
-      AffineMap::get(9, 0, {n, oh, ow, f1, f0}, ctx)};
-  SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
-  iters.append(4, utils::IteratorType::reduction);
-  auto os = type.getShape();
-  auto out = RankedTensorType::get({os[0], os[1], os[2], fp / lanes, lanes}, i32);
-  Value init = filledTensor(b, loc, out, scalarConstant(b, loc, i32, 0));
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{out}, ValueRange{a, weights}, ValueRange{init}, maps, iters,
-      [&](OpBuilder &nb, Location l, ValueRange v) {
+  Type i32 = b.getI32Type();
+  Value weights = packedConstant(b, loc, {fp / lanes, kh, kw, cg / group, lanes, group},
+                                 packGroupedFilters(w, ws, lanes, group), form);
+  // (A strided conv here is 1x1: a 1x1 conv of the strided pixels.)
+  x = stridedPixels(b, loc, x, type.getDimSize(1), type.getDimSize(2), st);
+  return groupedConvolution(
+      b, loc, type, x, weights, dil, lanes, group, i32,
+      [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
         Value p = arith::MulIOp::create(nb, l, widen(nb, l, v[0], !form.wide()),
                                         widen(nb, l, v[1], false));
-        linalg::YieldOp::create(nb, l, ValueRange{arith::AddIOp::create(nb, l, v[2], p)});
+        return arith::AddIOp::create(nb, l, v[2], p);
       });
-  Value result = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({os[0], os[1], os[2], fp}, i32), generic.getResult(0),
-      {{0}, {1}, {2}, {3, 4}});
-  if (fp == f)
-    return result;
-  SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)), strides(4, b.getIndexAttr(1)), sizes;
-  for (int64_t d : os)
-    sizes.push_back(b.getIndexAttr(d));
-  return tensor::ExtractSliceOp::create(b, loc, type, result, offsets, sizes, strides);
 }
 
 /// Any other conv (strided windows, the stem) through im2col: the windows of the padded

@@ -302,4 +302,57 @@ Value groupedContraction(OpBuilder &b, Location loc, RankedTensorType type, Valu
   return tensor::ExtractSliceOp::create(b, loc, type, result, offsets, sizes, strides);
 }
 
+Value groupedConvolution(OpBuilder &b, Location loc, RankedTensorType type, Value x,
+                         Value weights, ArrayRef<int64_t> dilations, int64_t lanes, int64_t group,
+                         Type accType, ScalarBodyFn body) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto xs = xt.getShape();
+  Value a = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get({xs[0], xs[1], xs[2], xs[3] / group, group}, xt.getElementType()), x,
+      {{0}, {1}, {2}, {3, 4}});
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, oh, ow, f1, f0, i, j, c1, c0;
+  bindDims(ctx, n, oh, ow, f1, f0, i, j, c1, c0);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(9, 0, {n, oh + i * dilations[0], ow + j * dilations[1], c1, c0}, ctx),
+      AffineMap::get(9, 0, {f1, i, j, c1, f0, c0}, ctx),
+      AffineMap::get(9, 0, {n, oh, ow, f1, f0}, ctx)};
+  SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
+  iters.append(4, utils::IteratorType::reduction);
+  auto os = type.getShape();
+  int64_t f = os[3], fp = llvm::alignTo(f, lanes);
+  auto out = RankedTensorType::get({os[0], os[1], os[2], fp / lanes, lanes}, accType);
+  Value init = filledTensor(b, loc, out, scalarConstant(b, loc, accType, 0));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{out}, ValueRange{a, weights}, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange v) {
+        linalg::YieldOp::create(nb, l, ValueRange{body(nb, l, v)});
+      });
+  Value result = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({os[0], os[1], os[2], fp}, accType), generic.getResult(0),
+      {{0}, {1}, {2}, {3, 4}});
+  if (fp == f)
+    return result;
+  SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)), strides(4, b.getIndexAttr(1)), sizes;
+  for (int64_t d : os)
+    sizes.push_back(b.getIndexAttr(d));
+  return tensor::ExtractSliceOp::create(b, loc, type, result, offsets, sizes, strides);
+}
+
+Value stridedPixels(OpBuilder &b, Location loc, Value x, int64_t oh, int64_t ow,
+                    ArrayRef<int64_t> strides) {
+  if (strides[0] == 1 && strides[1] == 1)
+    return x;
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto sliced = RankedTensorType::get({xt.getDimSize(0), oh, ow, xt.getDimSize(3)},
+                                      xt.getElementType());
+  SmallVector<OpFoldResult> off(4, b.getIndexAttr(0)), sizes, steps;
+  for (int64_t d : sliced.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  for (int64_t s : {int64_t(1), strides[0], strides[1], int64_t(1)})
+    steps.push_back(b.getIndexAttr(s));
+  return tensor::ExtractSliceOp::create(b, loc, sliced, x, off, sizes, steps);
+}
+
 } // namespace dlc::conversion

@@ -57,6 +57,54 @@ mlir::Value groupedContraction(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value weights, int64_t k, int64_t lanes, int64_t group,
                                mlir::Type accType, ScalarBodyFn body);
 
+/// Weights [K, N] (row-major `w`) packed for groupedContraction: [NP/L][KG/G][L][G], zero
+/// beyond K and N.
+template <typename T>
+std::vector<T> packGroupedRows(llvm::ArrayRef<T> w, int64_t k, int64_t n, int64_t lanes,
+                               int64_t group) {
+  int64_t kg = llvm::alignTo(k, group), np = llvm::alignTo(n, lanes);
+  std::vector<T> packed(np * kg, T(0));
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t c = 0; c < n; ++c)
+      packed[(((c / lanes) * (kg / group) + kk / group) * lanes + c % lanes) * group +
+             kk % group] = w[kk * n + c];
+  return packed;
+}
+
+/// Conv weights [KH, KW, C, F] (row-major `w`) packed for groupedConvolution:
+/// [FP/L][KH][KW][CG/G][L][G], zero beyond C and F.
+template <typename T>
+std::vector<T> packGroupedFilters(llvm::ArrayRef<T> w, llvm::ArrayRef<int64_t> ws, int64_t lanes,
+                                  int64_t group) {
+  int64_t kh = ws[0], kw = ws[1], c = ws[2], f = ws[3];
+  int64_t cg = llvm::alignTo(c, group), fp = llvm::alignTo(f, lanes);
+  std::vector<T> packed(fp * kh * kw * cg, T(0));
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t o = 0; o < f; ++o) {
+          int64_t at = ((((o / lanes) * kh + i) * kw + j) * (cg / group) + ch / group) * lanes;
+          packed[(at + o % lanes) * group + ch % group] = w[((i * kw + j) * c + ch) * f + o];
+        }
+  return packed;
+}
+
+/// The pixels a strided 1x1 conv reads from NHWC `x`: rows and columns stepped by
+/// `strides`, `oh` x `ow` of them (`x` itself for stride 1).
+mlir::Value stridedPixels(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, int64_t oh,
+                          int64_t ow, llvm::ArrayRef<int64_t> strides);
+
+/// The implicit GEMM of the grouped form (QUANT-NOTES.md §6): the padded input `x`
+/// [N, Hp, Wp, CG] (channels padded to a multiple of G, already in the operand type; a
+/// strided 1x1 conv passes its strided pixels) viewed [N, Hp, Wp, CG/G, G], times
+/// `weights` packed [FP/L][KH][KW][CG/G][L][G] (packGroupedFilters), into `type` ([N, OH,
+/// OW, F] of `accType`): a linalg.generic over loops (n, oh, ow, f1, f0, kh, kw, c1, c0)
+/// whose body is `body(x, w, acc)`, viewed back as [N, OH, OW, FP] and sliced to F.
+mlir::Value groupedConvolution(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::RankedTensorType type, mlir::Value x, mlir::Value weights,
+                               llvm::ArrayRef<int64_t> dilations, int64_t lanes, int64_t group,
+                               mlir::Type accType, ScalarBodyFn body);
+
 /// A tensor of `type` filled with `value`.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
                          mlir::Value value);

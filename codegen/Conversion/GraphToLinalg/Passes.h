@@ -21,7 +21,8 @@ void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// convolutions, and stride-1 ones of at most `im2colPixels` output pixels per image,
 /// run as im2col and a packed GEMM. With `bf16Weights`, packed weights whose values are
 /// all exactly bf16 are stored as bf16 and widened in the kernel; with `bf16DotLanes` > 0
-/// too, such matmuls take the bf16 dot form (pairs of K, that many columns per block).
+/// too, such matmuls and convs take the bf16 dot form (pairs of K, that many columns per
+/// block).
 void populateContractionLoweringPatterns(mlir::RewritePatternSet &patterns,
                                          int64_t packBlock = 32, int64_t im2colPixels = 0,
                                          bool bf16Weights = false, int64_t bf16DotLanes = 0);

@@ -34,8 +34,8 @@ def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
                         "(half the bytes, widened in the kernel; --precision=bf16)">,
                  Option<"bf16DotLanes", "bf16-dot-lanes", "int64_t", /*default=*/"0",
                         "with bf16-weights: columns of the target's bf16 dot product (16: "
-                        "AVX512-BF16 vdpbf16ps; 0: none); bf16 matmuls then take its form, "
-                        "weights packed [N/16][K/2][16][2]">,
+                        "AVX512-BF16 vdpbf16ps; 0: none); matmuls and convs with bf16 weights "
+                        "then take its form, weights packed in pairs of K">,
                  Option<"int8DotLanes", "int8-dot-lanes", "int64_t", /*default=*/"0",
                         "columns of the target's integer dot product (16: AVX-512 VNNI; "
                         "8: AVX2; 0: none, integer products widen to i32)">,
