@@ -83,9 +83,10 @@ def rel(a, b) -> float:
     return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-12))
 
 
-def check(dlc: str, work: Path, name: str) -> str:
+def prepare(d: Path, name: str):
+    """MODELS[name] and its inputs saved in a new folder `d`: (model, inputs, model file,
+    `dlc run` --input arguments)."""
     model, inputs = MODELS[name](0)
-    d = work / name
     d.mkdir()
     src = d / "model.onnx"
     onnx.save(model, src)
@@ -94,6 +95,12 @@ def check(dlc: str, work: Path, name: str) -> str:
         f = d / f"in_{sanitize_name(k)}.npy"
         np.save(f, v)
         files += ["--input", f"{k}={f}"]
+    return model, inputs, src, files
+
+
+def check(dlc: str, work: Path, name: str) -> str:
+    d = work / name
+    model, inputs, src, files = prepare(d, name)
     so = d / "bf16.so"
     p = subprocess.run([dlc, "compile", str(src), "--precision=bf16", "-o", str(so)],
                        capture_output=True, text=True, timeout=900)
@@ -128,16 +135,8 @@ def check(dlc: str, work: Path, name: str) -> str:
 
 
 def form_check(dlc: str, work: Path, name: str) -> str:
-    model, inputs = MODELS[name](0)
     d = work / f"forms_{name}"
-    d.mkdir()
-    src = d / "model.onnx"
-    onnx.save(model, src)
-    files = []
-    for k, v in inputs.items():
-        f = d / f"in_{sanitize_name(k)}.npy"
-        np.save(f, v)
-        files += ["--input", f"{k}={f}"]
+    model, _, src, files = prepare(d, name)
     outs = {}
     for form in ("dot", "none"):
         env = dict(os.environ, DLC_BF16_DOT_FORM=form)

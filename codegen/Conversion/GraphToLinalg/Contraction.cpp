@@ -441,26 +441,10 @@ Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Val
   Type elt = type.getElementType();
   auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
   auto os = type.getShape();
-  MLIRContext *ctx = b.getContext();
-  AffineExpr n, oh, ow, i, j, ch;
-  bindDims(ctx, n, oh, ow, i, j, ch);
-  auto colsType = RankedTensorType::get({os[0], os[1], os[2], ws[0], ws[1], ws[2]}, elt);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0,
-                     {n, oh * strides[0] + i * dilations[0], ow * strides[1] + j * dilations[1],
-                      ch},
-                     ctx),
-      AffineMap::getMultiDimIdentityMap(6, ctx)};
-  SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
-  auto copy = linalg::GenericOp::create(
-      b, loc, TypeRange{colsType}, ValueRange{x}, ValueRange{emptyTensor(b, loc, colsType)},
-      maps, iters, [](OpBuilder &nb, Location l, ValueRange v) {
-        linalg::YieldOp::create(nb, l, ValueRange{v[0]});
-      });
+  Value windows = im2colWindows(b, loc, x, os, ws[0], ws[1], strides, dilations);
   int64_t pixels = os[0] * os[1] * os[2], k = ws[0] * ws[1] * ws[2];
   Value cols = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({pixels, k}, elt), copy.getResult(0),
-      {{0, 1, 2}, {3, 4, 5}});
+      b, loc, RankedTensorType::get({pixels, k}, elt), windows, {{0, 1, 2}, {3, 4, 5}});
   Value rows = reshapeTensor(b, loc, w, RankedTensorType::get({k, ws[3]}, elt));
   auto productType = RankedTensorType::get({pixels, ws[3]}, elt);
   Value product;

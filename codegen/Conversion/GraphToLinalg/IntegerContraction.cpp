@@ -199,22 +199,10 @@ Value im2colDotGroupConv(OpBuilder &b, Location loc, ConvNhwcOp op, Value x,
   int64_t kh = ws[0], kw = ws[1], c = ws[2], f = ws[3], cg = llvm::alignTo(c, form.group);
   auto os = type.getShape();
   Type elt = operandType(b, form);
-  MLIRContext *ctx = b.getContext();
-  AffineExpr n, oh, ow, i, j, ch;
-  bindDims(ctx, n, oh, ow, i, j, ch);
-  auto colsType = RankedTensorType::get({os[0], os[1], os[2], kh, kw, cg}, elt);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {n, oh * st[0] + i * dil[0], ow * st[1] + j * dil[1], ch}, ctx),
-      AffineMap::getMultiDimIdentityMap(6, ctx)};
-  SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
-  auto copy = linalg::GenericOp::create(
-      b, loc, TypeRange{colsType}, ValueRange{x}, ValueRange{emptyTensor(b, loc, colsType)},
-      maps, iters, [](OpBuilder &nb, Location l, ValueRange v) {
-        linalg::YieldOp::create(nb, l, ValueRange{v[0]});
-      });
+  Value windows = im2colWindows(b, loc, x, os, kh, kw, st, dil); // x has CG channels
   int64_t k = kh * kw * cg;
   Value cols = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({os[0], os[1], os[2], k}, elt), copy.getResult(0),
+      b, loc, RankedTensorType::get({os[0], os[1], os[2], k}, elt), windows,
       {{0}, {1}, {2}, {3, 4, 5}});
   std::vector<int8_t> rows(k * f, 0); // [KH][KW][C4][F], zero beyond C
   for (int64_t t = 0; t < kh * kw; ++t)

@@ -355,4 +355,28 @@ Value stridedPixels(OpBuilder &b, Location loc, Value x, int64_t oh, int64_t ow,
   return tensor::ExtractSliceOp::create(b, loc, sliced, x, off, sizes, steps);
 }
 
+Value im2colWindows(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> out, int64_t kh,
+                    int64_t kw, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, oh, ow, i, j, ch;
+  bindDims(ctx, n, oh, ow, i, j, ch);
+  auto colsType = RankedTensorType::get({out[0], out[1], out[2], kh, kw, xt.getDimSize(3)},
+                                        xt.getElementType());
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0,
+                     {n, oh * strides[0] + i * dilations[0], ow * strides[1] + j * dilations[1],
+                      ch},
+                     ctx),
+      AffineMap::getMultiDimIdentityMap(6, ctx)};
+  SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{colsType}, ValueRange{x},
+             ValueRange{emptyTensor(b, loc, colsType)}, maps, iters,
+             [](OpBuilder &nb, Location l, ValueRange v) {
+               linalg::YieldOp::create(nb, l, ValueRange{v[0]});
+             })
+      .getResult(0);
+}
+
 } // namespace dlc::conversion

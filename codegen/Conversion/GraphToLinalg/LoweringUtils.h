@@ -94,6 +94,13 @@ std::vector<T> packGroupedFilters(llvm::ArrayRef<T> w, llvm::ArrayRef<int64_t> w
 mlir::Value stridedPixels(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, int64_t oh,
                           int64_t ow, llvm::ArrayRef<int64_t> strides);
 
+/// im2col: the windows of the padded NHWC input `x` for an output of `out` ([N, OH, OW, *])
+/// copied out as [N, OH, OW, KH, KW, C] (C: `x`'s channels), window (oh, ow) at
+/// (oh * stride + kh * dilation, ow * stride + kw * dilation).
+mlir::Value im2colWindows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                          llvm::ArrayRef<int64_t> out, int64_t kh, int64_t kw,
+                          llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations);
+
 /// The implicit GEMM of the grouped form (QUANT-NOTES.md §6): the padded input `x`
 /// [N, Hp, Wp, CG] (channels padded to a multiple of G, already in the operand type; a
 /// strided 1x1 conv passes its strided pixels) viewed [N, Hp, Wp, CG/G, G], times

@@ -248,28 +248,21 @@ struct ContractToDot : OpRewritePattern<vector::ContractionOp> {
   }
 };
 
-/// dlc_x86.dot_u8s8 -> llvm.x86.avx512.vpdpbusd.512 (LLVM 22 types: i32 x 16, i8 x 64 x 2;
-/// the unsigned operand second, as in Intel's VPDPBUSD zmm1, zmm2(u8), zmm3(s8)).
-struct DotU8S8ToIntrinsic : OpRewritePattern<DotU8S8Op> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(DotU8S8Op op, PatternRewriter &rewriter) const override {
+/// A dot op whose instruction accumulates itself -> its intrinsic `name`(acc, a, b), the
+/// weight tile flattened to a's type: dlc_x86.dot_u8s8 -> llvm.x86.avx512.vpdpbusd.512
+/// (LLVM 22 types: i32 x 16, i8 x 64 x 2; the unsigned operand second, as in Intel's
+/// VPDPBUSD zmm1, zmm2(u8), zmm3(s8)); dlc_x86.dot_bf16 -> llvm.x86.avx512bf16.dpbf16ps.512
+/// (f32 x 16, bf16 x 32 x 2; x86vector.avx512.dot's intrinsic, without that dialect).
+template <typename DotOp>
+struct AccumulatingDotToIntrinsic : OpRewritePattern<DotOp> {
+  AccumulatingDotToIntrinsic(MLIRContext *ctx, StringRef name)
+      : OpRewritePattern<DotOp>(ctx), name(name) {}
+  std::string name;
+  LogicalResult matchAndRewrite(DotOp op, PatternRewriter &rewriter) const override {
     Value b = vector::ShapeCastOp::create(rewriter, op.getLoc(), op.getA().getType(), op.getB());
-    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, op.getType(), rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
-        ValueRange{op.getAcc(), op.getA(), b});
-    return success();
-  }
-};
-
-/// dlc_x86.dot_bf16 -> llvm.x86.avx512bf16.dpbf16ps.512 (LLVM 22 types: f32 x 16, bf16 x 32
-/// x 2; x86vector.avx512.dot's intrinsic, without that dialect's conversion).
-struct DotBf16ToIntrinsic : OpRewritePattern<DotBf16Op> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(DotBf16Op op, PatternRewriter &rewriter) const override {
-    Value b = vector::ShapeCastOp::create(rewriter, op.getLoc(), op.getA().getType(), op.getB());
-    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, op.getType(), rewriter.getStringAttr("llvm.x86.avx512bf16.dpbf16ps.512"),
-        ValueRange{op.getAcc(), op.getA(), b});
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(op, op.getType(),
+                                                       rewriter.getStringAttr(name),
+                                                       ValueRange{op.getAcc(), op.getA(), b});
     return success();
   }
 };
@@ -313,7 +306,11 @@ struct LowerIntrinsicsPass : impl::LowerIntrinsicsBase<LowerIntrinsicsPass> {
       (void)applyOpPatternsGreedily(reads, std::move(flatten));
     }
     RewritePatternSet patterns(&getContext());
-    patterns.add<DotU8S8ToIntrinsic, DotI16ToIntrinsic, DotBf16ToIntrinsic>(&getContext());
+    patterns.add<DotI16ToIntrinsic>(&getContext());
+    patterns.add<AccumulatingDotToIntrinsic<DotU8S8Op>>(&getContext(),
+                                                        "llvm.x86.avx512.vpdpbusd.512");
+    patterns.add<AccumulatingDotToIntrinsic<DotBf16Op>>(&getContext(),
+                                                        "llvm.x86.avx512bf16.dpbf16ps.512");
     if (!nativeBf16)
       arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
