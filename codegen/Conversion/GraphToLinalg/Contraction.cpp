@@ -129,6 +129,20 @@ Value bf16DotMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs
                             b.getF32Type(), bf16Product);
 }
 
+/// How weights that are exactly bf16 are lowered (--precision=bf16; the pass options
+/// bf16-weights and bf16-dot-lanes).
+struct Bf16Weights {
+  /// Packed weights stored as bf16 and widened in the f32 kernels (narrowedWeights).
+  bool stored = false;
+  /// With `stored`: columns of the target's bf16 dot product (16: AVX512-BF16; 0: none).
+  int64_t dotLanes = 0;
+  /// The bf16 values of `w` when the dot form takes it; none otherwise.
+  std::optional<std::vector<uint16_t>> dotValues(Value w) const {
+    if (!stored || dotLanes <= 0)
+      return std::nullopt;
+    return exactBf16(w);
+  }
+};
 
 /// Output channels per packed weight block: the target's register tile width
 /// (`packBlock`, the pass option), or half or a quarter of it, down to 8.
@@ -232,15 +246,11 @@ Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
 }
 
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
-  MatMulLowering(MLIRContext *ctx, int64_t packBlock, bool narrow, int64_t bf16DotLanes)
-      : OpConversionPattern(ctx), packBlock(packBlock), narrow(narrow),
-        bf16DotLanes(bf16DotLanes) {}
+  MatMulLowering(MLIRContext *ctx, int64_t packBlock, Bf16Weights bf16)
+      : OpConversionPattern(ctx), packBlock(packBlock), bf16(bf16) {}
   /// The widest packed weight block: the target's register tile width.
   int64_t packBlock;
-  /// Packed weights that are all exactly bf16 are stored as bf16.
-  bool narrow;
-  /// With `narrow`: columns of the target's bf16 dot product (16: AVX512-BF16; 0: none).
-  int64_t bf16DotLanes;
+  Bf16Weights bf16;
   LogicalResult matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -250,10 +260,9 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
     auto rs = cast<RankedTensorType>(rhs.getType()).getShape();
     // bf16 weights (--precision=bf16) on a target with a bf16 dot product: its form.
-    if (narrow && bf16DotLanes > 0 && rs.size() == 2 && elt.isF32() &&
-        ls.size() == (size_t)type.getRank()) {
-      if (auto w = exactBf16(rhs)) {
-        b.replaceOp(op, bf16DotMatmul(b, loc, type, lhs, *w, rs[0], rs[1], bf16DotLanes));
+    if (rs.size() == 2 && elt.isF32() && ls.size() == (size_t)type.getRank()) {
+      if (auto w = bf16.dotValues(rhs)) {
+        b.replaceOp(op, bf16DotMatmul(b, loc, type, lhs, *w, rs[0], rs[1], bf16.dotLanes));
         return success();
       }
     }
@@ -261,7 +270,7 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     if (rs.size() == 2 && isa<FloatType>(elt) &&
         ((rs[1] % 8 == 0 && rs[1] >= 16) || rs[1] >= kMinPaddedColumns) &&
         ls.size() == (size_t)type.getRank() && matchPattern(rhs, m_Constant())) {
-      b.replaceOp(op, packedMatmul(b, loc, type, lhs, rhs, packBlock, narrow));
+      b.replaceOp(op, packedMatmul(b, loc, type, lhs, rhs, packBlock, bf16.stored));
       return success();
     }
     if (type.getRank() == 2) {
@@ -437,7 +446,7 @@ Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, V
 /// cannot be packed.
 Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Value w,
                  Value bias, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                 int64_t packBlock, bool narrow, int64_t bf16DotLanes) {
+                 int64_t packBlock, const Bf16Weights &bf16) {
   Type elt = type.getElementType();
   auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
   auto os = type.getShape();
@@ -448,11 +457,10 @@ Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Val
   Value rows = reshapeTensor(b, loc, w, RankedTensorType::get({k, ws[3]}, elt));
   auto productType = RankedTensorType::get({pixels, ws[3]}, elt);
   Value product;
-  if (narrow && bf16DotLanes > 0)
-    if (auto values = exactBf16(rows))
-      product = bf16DotMatmul(b, loc, productType, cols, *values, k, ws[3], bf16DotLanes);
+  if (auto values = bf16.dotValues(rows))
+    product = bf16DotMatmul(b, loc, productType, cols, *values, k, ws[3], bf16.dotLanes);
   if (!product)
-    product = packedMatmul(b, loc, productType, cols, rows, packBlock, narrow);
+    product = packedMatmul(b, loc, productType, cols, rows, packBlock, bf16.stored);
   if (!product)
     return {};
   if (bias)
@@ -464,18 +472,13 @@ Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Val
 /// weights; depthwise: the [KH, KW, 1, C] weights viewed as HWC), accumulating
 /// onto the bias broadcast over N, H, W.
 struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
-  ConvNhwcLowering(MLIRContext *ctx, int64_t packBlock, int64_t im2colPixels, bool narrow,
-                   int64_t bf16DotLanes)
-      : OpConversionPattern(ctx), packBlock(packBlock), im2colPixels(im2colPixels),
-        narrow(narrow), bf16DotLanes(bf16DotLanes) {}
+  ConvNhwcLowering(MLIRContext *ctx, int64_t packBlock, int64_t im2colPixels, Bf16Weights bf16)
+      : OpConversionPattern(ctx), packBlock(packBlock), im2colPixels(im2colPixels), bf16(bf16) {}
   /// The widest packed weight block: the target's register tile width.
   int64_t packBlock;
   /// Stride-1 convs with at most this many output pixels per image go through im2col.
   int64_t im2colPixels;
-  /// Packed weights that are all exactly bf16 are stored as bf16.
-  bool narrow;
-  /// With `narrow`: columns of the target's bf16 dot product (16: AVX512-BF16; 0: none).
-  int64_t bf16DotLanes;
+  Bf16Weights bf16;
   LogicalResult matchAndRewrite(ConvNhwcOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -497,7 +500,7 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     if (op.getGroup() == 1 && ws[3] % 8 == 0 && ws[2] >= 8 && !pointwise &&
         (strided || type.getDimSize(1) * type.getDimSize(2) <= im2colPixels)) {
       if (Value r = im2colConv(b, loc, type, x, w, adaptor.getBias(), st, op.getDilations(),
-                               packBlock, narrow, bf16DotLanes)) {
+                               packBlock, bf16)) {
         b.replaceOp(op, r);
         return success();
       }
@@ -506,14 +509,13 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     if (op.getGroup() == 1 && ws[3] % 8 == 0 && (pointwise || (st[0] == 1 && st[1] == 1))) {
       // A strided 1x1 conv is a 1x1 conv of the strided input pixels.
       x = stridedPixels(b, loc, x, type.getDimSize(1), type.getDimSize(2), st);
-      if (narrow && bf16DotLanes > 0)
-        if (auto values = exactBf16(w)) {
-          b.replaceOp(op, bf16DotConv(b, loc, type, x, *values, ws, op.getDilations(),
-                                      adaptor.getBias(), bf16DotLanes));
-          return success();
-        }
+      if (auto values = bf16.dotValues(w)) {
+        b.replaceOp(op, bf16DotConv(b, loc, type, x, *values, ws, op.getDilations(),
+                                    adaptor.getBias(), bf16.dotLanes));
+        return success();
+      }
       b.replaceOp(op, implicitGemm(b, loc, type, x, w, adaptor.getBias(), op.getDilations(),
-                                   packBlock, narrow));
+                                   packBlock, bf16.stored));
       return success();
     }
     Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
@@ -544,9 +546,9 @@ void populateContractionLoweringPatterns(RewritePatternSet &patterns, int64_t pa
                                         int64_t im2colPixels, bool bf16Weights,
                                         int64_t bf16DotLanes) {
   patterns.add<ConvLowering>(patterns.getContext());
-  patterns.add<MatMulLowering>(patterns.getContext(), packBlock, bf16Weights, bf16DotLanes);
-  patterns.add<ConvNhwcLowering>(patterns.getContext(), packBlock, im2colPixels, bf16Weights,
-                                 bf16DotLanes);
+  Bf16Weights bf16{bf16Weights, bf16DotLanes};
+  patterns.add<MatMulLowering>(patterns.getContext(), packBlock, bf16);
+  patterns.add<ConvNhwcLowering>(patterns.getContext(), packBlock, im2colPixels, bf16);
 }
 
 } // namespace dlc::conversion
