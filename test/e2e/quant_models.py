@@ -90,6 +90,31 @@ def matmul_nbits(bits: int, block: int, K: int, N: int, a_shape, zero_points: st
     return build
 
 
+def blocked_weights(K: int, N: int, block: int, a_shape, codes_type=np.int8):
+    """MatMul(A, DequantizeLinear(W)) with W [K, N] 8-bit codes blocked along K (opset 21:
+    scale and zero point [ceil(K / block), N]): weight-only quantization written as QDQ."""
+    def build(seed: int):
+        rng = np.random.default_rng(seed)
+        info = np.iinfo(codes_type)
+        kb = -(-K // block)
+        w = rng.integers(info.min, info.max + 1, size=(K, N), dtype=codes_type)
+        zp = rng.integers(info.min // 4, info.max // 4, size=(kb, N), dtype=codes_type)
+        scale = (rng.random((kb, N)) * 0.05 + 0.01).astype(np.float32)
+        inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(scale, "s"),
+                 numpy_helper.from_array(zp, "z")]
+        nodes = [helper.make_node("DequantizeLinear", ["W", "s", "z"], ["Wf"], axis=0,
+                                  block_size=block),
+                 helper.make_node("MatMul", ["A", "Wf"], ["Y"])]
+        graph = helper.make_graph(
+            nodes, "blocked_weights",
+            [helper.make_tensor_value_info("A", onnx.TensorProto.FLOAT, list(a_shape))],
+            [helper.make_tensor_value_info("Y", onnx.TensorProto.FLOAT,
+                                           list(a_shape[:-1]) + [N])], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+        return model, {"A": rng.standard_normal(a_shape).astype(np.float32)}
+    return build
+
+
 def depthwise_integer(op: str, x_type=np.uint8, w_type=np.int8, x_zp=3, w_zp="none",
                       weights="constant", stride=1, pads=1, dilation=1, C=24, H=9,
                       scales="channel"):
@@ -156,7 +181,11 @@ QUANT_MODELS = {
     "nbits4_packed_zp_bias": matmul_nbits(4, 32, 64, 48, (2, 5, 64), "packed", bias=True),
     "nbits4_default_zp_partial_block": matmul_nbits(4, 16, 40, 24, (3, 40), "none"),
     "nbits4_float_zp": matmul_nbits(4, 32, 96, 16, (4, 96), "float"),
+    "nbits4_row_zp_bias": matmul_nbits(4, 32, 64, 48, (1, 1, 64), "packed", bias=True),
+    "nbits4_row_partial_block": matmul_nbits(4, 16, 40, 24, (1, 40), "none"),
     "nbits8": matmul_nbits(8, 32, 64, 16, (2, 64), "packed"),
+    "blocked_s8_weights_row": blocked_weights(72, 40, 32, (1, 72)),
+    "blocked_u8_weights_rows": blocked_weights(64, 24, 16, (2, 64), np.uint8),
     "nbits2": matmul_nbits(2, 16, 48, 8, (2, 48), "packed"),
     # Depthwise integer convs (dlc's integer depthwise kernel, QuantizeContractions for QDQ).
     "dw_convinteger_u8": depthwise_integer("ConvInteger"),

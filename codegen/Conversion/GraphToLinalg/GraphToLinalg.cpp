@@ -49,6 +49,7 @@ struct ConvertGraphToLinalgPass
                                                         bf16Weights, bf16DotLanes);
     dlc::conversion::populateIntegerContractionLoweringPatterns(
         patterns, dlc::conversion::DotForm{int8DotLanes, int8DotGroup});
+    dlc::conversion::populateWeightOnlyContractionLoweringPatterns(patterns, packBlock);
     dlc::conversion::populatePoolingLoweringPatterns(patterns);
     dlc::conversion::populateReductionLoweringPatterns(patterns);
     dlc::conversion::populateDataMovementLoweringPatterns(patterns);

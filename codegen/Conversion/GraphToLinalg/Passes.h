@@ -41,6 +41,10 @@ struct DotForm {
 /// for it (DotForm).
 void populateIntegerContractionLoweringPatterns(mlir::RewritePatternSet &patterns,
                                                 DotForm form = {});
+/// Weight-only quantized matmuls (dlc_graph.dequant_matmul): codes packed one byte each in
+/// blocks of `packBlock` columns, dequantized in the kernel.
+void populateWeightOnlyContractionLoweringPatterns(mlir::RewritePatternSet &patterns,
+                                                   int64_t packBlock = 32);
 void populatePoolingLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);

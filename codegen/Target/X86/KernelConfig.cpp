@@ -106,6 +106,22 @@ bool isDotGroupConvolution(linalg::LinalgOp op) {
   return isDotGroupGeneric(op, 9, 4, {3, 5, 6, 7, 4, 8});
 }
 
+bool isDequantContraction(linalg::LinalgOp op) {
+  unsigned n = op.getNumLoops();
+  if (!isa<linalg::GenericOp>(op.getOperation()) || op.getNumDpsInputs() != 4 ||
+      op.getNumDpsInits() != 1 || n < 5 || op.getNumReductionLoops() != 2 ||
+      !getElementTypeOrSelf(op.getDpsInputs()[1].getType()).isInteger(8) ||
+      !getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32())
+    return false;
+  auto iters = op.getIteratorTypesArray();
+  MLIRContext *ctx = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  return iters[n - 1] == utils::IteratorType::reduction &&
+         iters[n - 2] == utils::IteratorType::reduction &&
+         op.getMatchingIndexingMap(op.getDpsInputOperand(1)) ==
+             AffineMap::get(n, 0, {d(n - 4), d(n - 2), d(n - 1), d(n - 3)}, ctx);
+}
+
 std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTarget &target) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0)
     return std::nullopt;
@@ -134,6 +150,17 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTar
     cfg.tiles[n0] = bounds[n0];
     cfg.tiles[n - 1] = 0;
     blockOuterWhenLarge(op, cfg, n1, target);
+    return cfg;
+  }
+  // Weight-only quantized products (loops rows..., n1, n0, kb, ki): the f32 contraction's
+  // register tile (rows x one column block), each vector of codes converted and scaled
+  // once per K step for all the tile's rows; K stepped by one.
+  if (isDequantContraction(op)) {
+    cfg.kind = KernelKind::Contraction;
+    cfg.tiles.assign(n, 1);
+    cfg.tiles[n - 5] = wholeOrPartialTile(bounds[n - 5], avx512 ? 8 : 6);
+    cfg.tiles[n - 3] = bounds[n - 3];
+    blockOuterWhenLarge(op, cfg, n - 4, target);
     return cfg;
   }
   // The convolution of the same (loops n, oh, ow, f1, f0, kh, kw, c1, c0): TOW pixels x

@@ -103,6 +103,11 @@ bool isDotGroupContraction(mlir::linalg::LinalgOp op);
 /// ow, f1, f0, kh, kw, c1, c0; weights [f1][kh][kw][c1][f0][c0]).
 bool isDotGroupConvolution(mlir::linalg::LinalgOp op);
 
+/// A weight-only quantized product (dlc_graph.dequant_matmul): f32 activations times 8-bit
+/// codes dequantized in the body with a per-block scale and offset (loops rows..., n1, n0,
+/// kb, ki; codes [n1][kb][ki][n0], scale and offset [n1][kb][n0]).
+bool isDequantContraction(mlir::linalg::LinalgOp op);
+
 /// Iterations of `op` (elements times reduction length).
 int64_t workOf(mlir::linalg::LinalgOp op);
 

@@ -382,6 +382,22 @@ void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile
       tryVectorize(rewriter, t);
     return;
   }
+  if (isDequantContraction(cast<linalg::LinalgOp>(root))) {
+    // Weight-only products: with kb and ki stepped by one the unit dims fold away and
+    // the tile is elementwise (rows x n0: acc + a * (code * scale + offset)), which
+    // vectorizes to one conversion of the codes and an FMA per row.
+    Operation *parent = root->getParentOp();
+    RewritePatternSet patterns(rewriter.getContext());
+    linalg::ControlDropUnitDims options;
+    options.rankReductionStrategy =
+        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+    linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+    (void)applyOpPatternsGreedily(ArrayRef<Operation *>{root}, std::move(patterns));
+    parent->walk([&](linalg::LinalgOp l) { toVectorize.push_back(l); });
+    for (Operation *t : toVectorize)
+      tryVectorize(rewriter, t);
+    return;
+  }
   toVectorize.push_back(root);
   if (cfg.kind == KernelKind::Convolution) {
     // Unit output-row / filter-row tiles let 2-D convs and pools decompose to 1-D.
@@ -567,6 +583,8 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
            : a.isInteger(16) ? " (int8: i16 pairs, vpmaddwd)"
                              : " (bf16 pairs, vdpbf16ps)");
   }
+  if (isDequantContraction(op))
+    os << " (weight-only: 8-bit codes dequantized in the kernel)";
   os << ", loops [";
   llvm::interleaveComma(op.getStaticLoopRanges(), os);
   os << "], tiles [";

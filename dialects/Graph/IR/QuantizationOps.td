@@ -70,4 +70,30 @@ def Graph_MatMulIntegerOp : Graph_Op<"matmul_integer", [Pure, InferTypeOpAdaptor
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
 }
 
+def Graph_DequantMatMulOp : Graph_Op<"dequant_matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "float activations times weights kept as blocked integer codes";
+  let description = [{
+    y[..., n] = sum_k lhs[..., k] * (codes[n, k] - zero_point[n, k / B]) * scale[n, k / B]
+    with B = `block_size`: a matmul whose weights ([N, K], transposed as ONNX Runtime's
+    MatMulNBits stores them) stay integer codes with one scale (and zero point, absent
+    meaning 0) per block of B along K, dequantized inside the kernel rather than folded into
+    a float constant (weight-only quantization: int4 and int8 LLM weights, where a batch-1
+    product is bound by the weight bytes). `codes_unsigned`: the codes and zero points hold
+    ONNX unsigned values. Built by `dlc-quantize-contractions` from a matmul of a constant
+    blocked (or per-row) dequantize; the linalg phase needs constant codes, scales and zero
+    points.
+    ```mlir
+    %y = dlc_graph.dequant_matmul %a, %q, %s, %z {block_size = 32 : i64, codes_unsigned}
+        : tensor<1x64xf32>, tensor<16x64xi8>, tensor<16x2xf32>, tensor<16x2xi8> -> tensor<1x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, RankedTensorOf<[I8]>:$codes,
+                       Graph_FloatTensor:$scale, Optional<RankedTensorOf<[I8]>>:$zero_point,
+                       I64Attr:$block_size, UnitAttr:$codes_unsigned);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $codes `,` $scale (`,` $zero_point^)? attr-dict `:` type($lhs) `,` type($codes) `,` type($scale) (`,` type($zero_point)^)? `->` type($output)
+  }];
+}
+
 #endif // DLC_GRAPH_QUANTIZATION_OPS_TD

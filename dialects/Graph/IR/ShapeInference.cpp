@@ -109,6 +109,34 @@ LogicalResult MatMulIntegerOp::inferReturnTypes(MLIRContext *ctx, std::optional<
   return success();
 }
 
+LogicalResult DequantMatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  // [..., K] x codes [N, K] (scale and zero point [N, ceil(K / B)]) -> [..., N].
+  auto a = tensorOf(adaptor.getLhs()), q = tensorOf(adaptor.getCodes()),
+       s = tensorOf(adaptor.getScale());
+  int64_t block = adaptor.getBlockSize();
+  if (a.getRank() < 1 || q.getRank() != 2)
+    return fail(loc, "expected activations of rank >= 1 and codes [N, K], got " +
+                         shapeText(a.getShape()) + " and " + shapeText(q.getShape()));
+  int64_t n = q.getDimSize(0), k = q.getDimSize(1);
+  if (a.getShape().back() != k)
+    return fail(loc, "contraction dims differ: " + shapeText(a.getShape()) + " x codes " +
+                         shapeText(q.getShape()));
+  if (block <= 0)
+    return fail(loc, "block_size must be positive, got " + Twine(block));
+  SmallVector<int64_t> blocks = {n, (k + block - 1) / block};
+  if (s.getShape() != ArrayRef<int64_t>(blocks) || s.getElementType() != a.getElementType())
+    return fail(loc, "scale must be " + shapeText(blocks) + " of the activations' type, got " +
+                         shapeText(s.getShape()));
+  if (Value z = adaptor.getZeroPoint(); z && tensorOf(z).getShape() != ArrayRef<int64_t>(blocks))
+    return fail(loc, "zero point must be " + shapeText(blocks) + ", got " +
+                         shapeText(tensorOf(z).getShape()));
+  SmallVector<int64_t> shape(a.getShape());
+  shape.back() = n;
+  results.push_back(RankedTensorType::get(shape, a.getElementType()));
+  return success();
+}
+
 LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
   auto a = tensorOf(adaptor.getA()), b = tensorOf(adaptor.getB());

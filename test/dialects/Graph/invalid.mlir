@@ -478,3 +478,39 @@ func.func @conv_float_pad_value(%x: tensor<1x4x5x5xf32>, %w: tensor<2x4x3x3xf32>
   %0 = dlc_graph.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1, pad_value = 3} : tensor<1x4x5x5xf32>, tensor<2x4x3x3xf32> -> tensor<1x2x3x3xf32>
   return
 }
+
+// -----
+
+func.func @dequant_matmul_k(%a: tensor<1x8xf32>, %q: tensor<4x6xi8>, %s: tensor<4x1xf32>) -> tensor<1x4xf32> {
+  // expected-error @+2 {{contraction dims differ: [1,8] x codes [4,6]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.dequant_matmul %a, %q, %s {block_size = 8 : i64} : tensor<1x8xf32>, tensor<4x6xi8>, tensor<4x1xf32> -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @dequant_matmul_scale(%a: tensor<1x8xf32>, %q: tensor<4x8xi8>, %s: tensor<4x1xf32>) -> tensor<1x4xf32> {
+  // expected-error @+2 {{scale must be [4,2] of the activations' type, got [4,1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.dequant_matmul %a, %q, %s {block_size = 4 : i64} : tensor<1x8xf32>, tensor<4x8xi8>, tensor<4x1xf32> -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @dequant_matmul_zero_point(%a: tensor<1x8xf32>, %q: tensor<4x8xi8>, %s: tensor<4x2xf32>, %z: tensor<4x1xi8>) -> tensor<1x4xf32> {
+  // expected-error @+2 {{zero point must be [4,2], got [4,1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.dequant_matmul %a, %q, %s, %z {block_size = 4 : i64} : tensor<1x8xf32>, tensor<4x8xi8>, tensor<4x2xf32>, tensor<4x1xi8> -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @dequant_matmul_block(%a: tensor<1x8xf32>, %q: tensor<4x8xi8>, %s: tensor<4x2xf32>) -> tensor<1x4xf32> {
+  // expected-error @+2 {{block_size must be positive, got 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.dequant_matmul %a, %q, %s {block_size = 0 : i64} : tensor<1x8xf32>, tensor<4x8xi8>, tensor<4x2xf32> -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}

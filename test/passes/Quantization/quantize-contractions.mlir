@@ -105,3 +105,52 @@ func.func @grouped(%x: tensor<1x4x5x5xi8>, %w: tensor<2x2x3x3xi8>) -> tensor<1x2
   %y = dlc_graph.conv %dx, %dw {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 2} : tensor<1x4x5x5xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x5x5xf32>
   return %y : tensor<1x2x5x5xf32>
 }
+
+// -----
+
+// Weight-only (MatMulNBits' form): float activations times the transposed blocked dequantize
+// of constant [N, K] u8 codes keep the codes: dequant_matmul, scales and zero points [N, KB].
+// CHECK-LABEL: func @weight_only_blocked
+// CHECK: %[[Y:.*]] = dlc_graph.dequant_matmul %arg0, %{{.*}}, %{{.*}}, %{{.*}} {block_size = 2 : i64, codes_unsigned} : tensor<1x4xf32>, tensor<3x4xi8>, tensor<3x2xf32>, tensor<3x2xi8> -> tensor<1x3xf32>
+// CHECK: return %[[Y]]
+// CHECK-NOT: dlc_graph.dequantize
+func.func @weight_only_blocked(%a: tensor<1x4xf32>) -> tensor<1x3xf32> {
+  %q = arith.constant dense<[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]> : tensor<3x4xi8>
+  %s = arith.constant dense<[[0.5, 0.25], [1.0, 2.0], [0.125, 4.0]]> : tensor<3x2xf32>
+  %z = arith.constant dense<[[8, 7], [6, 5], [4, 3]]> : tensor<3x2xi8>
+  %w = dlc_graph.dequantize %q, %s, %z : tensor<3x2xi8> {axis = 1 : i64, block_size = 2 : i64, unsigned_input} : tensor<3x4xi8>, tensor<3x2xf32> -> tensor<3x4xf32>
+  %t = dlc_graph.transpose %w {perm = array<i64: 1, 0>} : tensor<3x4xf32> -> tensor<4x3xf32>
+  %y = dlc_graph.matmul %a, %t : tensor<1x4xf32>, tensor<4x3xf32> -> tensor<1x3xf32>
+  return %y : tensor<1x3xf32>
+}
+
+// -----
+
+// QDQ weights [K, N] blocked along K (axis 0): codes transposed to [N, K], the [KB, N]
+// scales to [N, KB] ([[s00, s10], [s01, s11], [s02, s12]]); signed codes, no zero point.
+// CHECK-LABEL: func @weight_only_kn
+// CHECK-DAG: %[[Q:.*]] = arith.constant dense<{{\[\[}}1, 4, 7, 10], [2, 5, 8, 11], [3, 6, 9, 12]]> : tensor<3x4xi8>
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK: dlc_graph.dequant_matmul %arg0, %[[Q]], %[[S]] {block_size = 2 : i64} : tensor<2x4xf32>, tensor<3x4xi8>, tensor<3x2xf32> -> tensor<2x3xf32>
+func.func @weight_only_kn(%a: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %q = arith.constant dense<[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]]> : tensor<4x3xi8>
+  %s = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %w = dlc_graph.dequantize %q, %s {axis = 0 : i64, block_size = 2 : i64} : tensor<4x3xi8>, tensor<2x3xf32> -> tensor<4x3xf32>
+  %y = dlc_graph.matmul %a, %w : tensor<2x4xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// More than 2 rows: the weights stay a dequantize (folded to floats later).
+// CHECK-LABEL: func @weight_only_many_rows
+// CHECK: dlc_graph.dequantize
+// CHECK: dlc_graph.matmul
+// CHECK-NOT: dlc_graph.dequant_matmul
+func.func @weight_only_many_rows(%a: tensor<4x4xf32>) -> tensor<4x3xf32> {
+  %q = arith.constant dense<[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]]> : tensor<4x3xi8>
+  %s = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %w = dlc_graph.dequantize %q, %s {axis = 0 : i64, block_size = 2 : i64} : tensor<4x3xi8>, tensor<2x3xf32> -> tensor<4x3xf32>
+  %y = dlc_graph.matmul %a, %w : tensor<4x4xf32>, tensor<4x3xf32> -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
