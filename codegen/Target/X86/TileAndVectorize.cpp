@@ -302,6 +302,16 @@ SmallVector<Operation *> peeledCopies(RewriterBase &rewriter, scf::ForOp outer) 
   return roots;
 }
 
+/// `op` with its unit dims (tiles of 1) dropped, through extract/insert slices.
+void foldUnitDims(Operation *op) {
+  RewritePatternSet patterns(op->getContext());
+  linalg::ControlDropUnitDims options;
+  options.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+  (void)applyOpPatternsGreedily(ArrayRef<Operation *>{op}, std::move(patterns));
+}
+
 /// Finishes one tile of a root: `root` is the tiled op (with an epilogue, the fused
 /// op that has reduction loops), `epilogueTile` the tiled epilogue (or null), `fused`
 /// the producers fused into the tile. Reduction loops are tiled inside (never fused: a
@@ -350,12 +360,7 @@ void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile
     // kh, kw tiles of 1 fold away: (oh + kh, ow + kw, c) becomes (ow, c), a matmul
     // tile (ow, f0, c) whose c loop is then stepped by one.
     Operation *parent = root->getParentOp();
-    RewritePatternSet patterns(rewriter.getContext());
-    linalg::ControlDropUnitDims options;
-    options.rankReductionStrategy =
-        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-    linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
-    (void)applyOpPatternsGreedily(ArrayRef<Operation *>{root}, std::move(patterns));
+    foldUnitDims(root);
     linalg::LinalgOp folded;
     parent->walk([&](linalg::LinalgOp l) {
       if (l.getNumReductionLoops() > 0)
@@ -387,12 +392,7 @@ void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile
     // the tile is elementwise (rows x n0: acc + a * (code * scale + offset)), which
     // vectorizes to one conversion of the codes and an FMA per row.
     Operation *parent = root->getParentOp();
-    RewritePatternSet patterns(rewriter.getContext());
-    linalg::ControlDropUnitDims options;
-    options.rankReductionStrategy =
-        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-    linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
-    (void)applyOpPatternsGreedily(ArrayRef<Operation *>{root}, std::move(patterns));
+    foldUnitDims(root);
     parent->walk([&](linalg::LinalgOp l) { toVectorize.push_back(l); });
     for (Operation *t : toVectorize)
       tryVectorize(rewriter, t);
