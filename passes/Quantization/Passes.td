@@ -15,7 +15,7 @@ def QuantizeContractions : Pass<"dlc-quantize-contractions"> {
     group-1 conv of per-tensor activations with a constant zero point and
     weights per tensor or per output channel becomes an 8-bit conv padded with
     that zero point and its i32 zero-point corrections (integerConv2d), scaled
-    per channel, plus its float bias. A matmul of f32 activations (at most 2 rows)
+    per channel, plus its float bias. A matmul of f32 activations (at most 4 rows)
     with constant weights dequantized per block of K, per output column or per tensor
     (MatMulNBits, blocked DequantizeLinear) becomes a `dequant_matmul` that keeps the
     codes (weight-only quantization, dequantized in the kernel). The

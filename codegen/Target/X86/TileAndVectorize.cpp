@@ -584,7 +584,7 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
                              : " (bf16 pairs, vdpbf16ps)");
   }
   if (isDequantContraction(op))
-    os << " (weight-only: 8-bit codes dequantized in the kernel)";
+    os << " (weight-only: integer codes dequantized in the kernel)";
   os << ", loops [";
   llvm::interleaveComma(op.getStaticLoopRanges(), os);
   os << "], tiles [";

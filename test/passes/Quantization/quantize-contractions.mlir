@@ -142,15 +142,15 @@ func.func @weight_only_kn(%a: tensor<2x4xf32>) -> tensor<2x3xf32> {
 
 // -----
 
-// More than 2 rows: the weights stay a dequantize (folded to floats later).
+// More than 4 rows: the weights stay a dequantize (folded to floats later).
 // CHECK-LABEL: func @weight_only_many_rows
 // CHECK: dlc_graph.dequantize
 // CHECK: dlc_graph.matmul
 // CHECK-NOT: dlc_graph.dequant_matmul
-func.func @weight_only_many_rows(%a: tensor<4x4xf32>) -> tensor<4x3xf32> {
+func.func @weight_only_many_rows(%a: tensor<5x4xf32>) -> tensor<5x3xf32> {
   %q = arith.constant dense<[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]]> : tensor<4x3xi8>
   %s = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
   %w = dlc_graph.dequantize %q, %s {axis = 0 : i64, block_size = 2 : i64} : tensor<4x3xi8>, tensor<2x3xf32> -> tensor<4x3xf32>
-  %y = dlc_graph.matmul %a, %w : tensor<4x4xf32>, tensor<4x3xf32> -> tensor<4x3xf32>
-  return %y : tensor<4x3xf32>
+  %y = dlc_graph.matmul %a, %w : tensor<5x4xf32>, tensor<4x3xf32> -> tensor<5x3xf32>
+  return %y : tensor<5x3xf32>
 }
