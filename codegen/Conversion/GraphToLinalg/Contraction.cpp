@@ -81,13 +81,10 @@ std::optional<std::vector<uint16_t>> exactBf16(Value w) {
   return out;
 }
 
-/// A bf16 constant of `shape` holding `values`.
+/// A bf16 constant of `shape` holding `values` (bit patterns).
 Value bf16Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                    ArrayRef<uint16_t> values) {
-  ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()), values.size() * 2);
-  return arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::getFromRawBuffer(
-                  RankedTensorType::get(shape, b.getBF16Type()), bytes));
+  return rawConstant(b, loc, shape, b.getBF16Type(), values);
 }
 
 /// `w` as a bf16 constant when its values are all exactly bf16 (exactBf16): the same

@@ -3,6 +3,7 @@
 #define DLC_CODEGEN_CONVERSION_GRAPHTOLINALG_LOWERINGUTILS_H
 
 #include "dialects/Graph/IR/ScalarBuilders.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -40,6 +41,18 @@ mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 /// dense constants (weights packed at compile time), else a linalg.transpose.
 mlir::Value permuteTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                           llvm::ArrayRef<int64_t> perm);
+
+/// A constant of `shape` and element type `elt` holding `values`, row-major, as stored
+/// (weights packed at compile time: bf16 bit patterns, integer codes, floats).
+template <typename T>
+mlir::Value rawConstant(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> shape,
+                        mlir::Type elt, llvm::ArrayRef<T> values) {
+  llvm::ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()),
+                             values.size() * sizeof(T));
+  return mlir::arith::ConstantOp::create(
+      b, loc,
+      mlir::DenseElementsAttr::getFromRawBuffer(mlir::RankedTensorType::get(shape, elt), bytes));
+}
 
 /// tensor.pad with a constant value; pads are [lo_0.., hi_0..], non-negative.
 mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,

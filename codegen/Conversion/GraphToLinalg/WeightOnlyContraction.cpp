@@ -63,17 +63,6 @@ PackedWeights packWeights(DenseElementsAttr codes, DenseElementsAttr scale,
   return p;
 }
 
-template <typename T>
-Value constantOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elt,
-                 ArrayRef<T> values) {
-  auto type = RankedTensorType::get(shape, elt);
-  return arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::getFromRawBuffer(
-          type, ArrayRef<char>(reinterpret_cast<const char *>(values.data()),
-                               values.size() * sizeof(T))));
-}
-
 struct DequantMatMulLowering : OpConversionPattern<DequantMatMulOp> {
   DequantMatMulLowering(MLIRContext *ctx, int64_t packBlock)
       : OpConversionPattern(ctx), packBlock(packBlock) {}
@@ -116,9 +105,9 @@ struct DequantMatMulLowering : OpConversionPattern<DequantMatMulOp> {
     PackedWeights p =
         packWeights(codes, scale, zeroPoint, isUnsigned, n, k, block, nb, nibbles, base);
     Value packedCodes =
-        constantOf<uint8_t>(b, loc, {n1, kb, block / perByte, nb}, i8, p.codes);
-    Value packedScale = constantOf<float>(b, loc, {n1, kb, nb}, f32, p.scale);
-    Value packedOffset = constantOf<float>(b, loc, {n1, kb, nb}, f32, p.offset);
+        rawConstant<uint8_t>(b, loc, {n1, kb, block / perByte, nb}, i8, p.codes);
+    Value packedScale = rawConstant<float>(b, loc, {n1, kb, nb}, f32, p.scale);
+    Value packedOffset = rawConstant<float>(b, loc, {n1, kb, nb}, f32, p.offset);
 
     // Activations [..., K] padded with zeros to whole blocks and viewed [..., KB, B] (with
     // nibbles [..., KB, B/2, 2]).

@@ -105,7 +105,8 @@ bool isDotGroupConvolution(mlir::linalg::LinalgOp op);
 
 /// A weight-only quantized product (dlc_graph.dequant_matmul): f32 activations times 8-bit
 /// codes dequantized in the body with a per-block scale and offset (loops rows..., n1, n0,
-/// kb, ki; codes [n1][kb][ki][n0], scale and offset [n1][kb][n0]).
+/// kb, ki; codes [n1][kb][ki][n0]; with int4 codes two to a byte, loops rows..., n1, n0, kb,
+/// kh, p and codes [n1][kb][kh][n0]; scale and offset [n1][kb][n0]).
 bool isDequantContraction(mlir::linalg::LinalgOp op);
 
 /// Iterations of `op` (elements times reduction length).
