@@ -280,11 +280,13 @@ static LogicalResult checkSchema(const onnx::NodeProto &node, int opset, Locatio
                           << (schema->max_output() == schema->min_output()
                                   ? std::string()
                                   : " to " + std::to_string(schema->max_output()));
-  for (const auto &[name, attr] : schema->attributes())
-    if (attr.required && llvm::none_of(node.attribute(), [&](const onnx::AttributeProto &a) {
-          return a.name() == name;
-        }))
+  for (const auto &entry : schema->attributes()) {
+    const std::string &name = entry.first;
+    if (entry.second.required &&
+        llvm::none_of(node.attribute(),
+                      [&](const onnx::AttributeProto &a) { return a.name() == name; }))
       return emitError(loc) << "missing required attribute '" << name << "'";
+  }
   // Attributes the op does not have, or of another type, are errors (as ONNX's checker
   // and ONNX Runtime have them), not silently ignored.
   const auto &attrs = schema->attributes();

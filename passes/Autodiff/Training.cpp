@@ -183,7 +183,7 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
   // Parameters become state: read at the start, updated by the optimizer, stored at the end.
   ret = cast<func::ReturnOp>(block.getTerminator());
   StateBuilder state{OpBuilder(module.getBody(), module.getBody()->begin()),
-                     OpBuilder(&block, block.begin()), OpBuilder(ret), loc};
+                     OpBuilder(&block, block.begin()), OpBuilder(ret), loc, 0, {}};
   Operation *lastBackwardOp = ret->getPrevNode();
   std::unique_ptr<Optimizer> optimizer = createOptimizer(options);
   optimizer->begin(state);

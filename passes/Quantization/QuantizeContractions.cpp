@@ -216,7 +216,8 @@ Outcome quantizeConv(GraphExpr &e, ConvOp op) {
     return {{}, why};
   int64_t c = GraphExpr::typeOf(op.getInput()).getDimSize(1);
   int64_t f = GraphExpr::typeOf(op.getWeight()).getDimSize(0);
-  if (op.getGroup() != 1 && (op.getGroup() != c || op.getGroup() != f))
+  int64_t group = static_cast<int64_t>(op.getGroup());
+  if (group != 1 && (group != c || group != f))
     return {{}, "group " + std::to_string(op.getGroup()) +
                     ": grouped convs (other than depthwise) have no integer kernel yet"};
   Value acc = integerConv2d(e, x->bytes, w->bytes, op.getStridesAttr(), op.getPadsAttr(),

@@ -6,6 +6,7 @@
 #include "compiler/Quantize/Calibration.h"
 #include "compiler/Quantize/QdqModel.h"
 #include "runtime/dlc_runtime.h"
+#include "tools/dlc/Subcommands.h"
 
 #include <map>
 #include <set>
@@ -17,15 +18,6 @@ class ModelProto;
 }
 
 namespace dlc::cli {
-
-int compileCommand(int argc, char **argv);
-int runCommand(int argc, char **argv);
-int benchCommand(int argc, char **argv);
-int infoCommand(int argc, char **argv);
-int checkCommand(int argc, char **argv);
-int trainCommand(int argc, char **argv);
-int verifyCommand(int argc, char **argv);
-int quantizeCommand(int argc, char **argv);
 
 struct Args;
 /// What post-training quantization (dlc quantize, dlc compile --quantize=int8) is asked.

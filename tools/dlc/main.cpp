@@ -1,6 +1,6 @@
 // dlc: the command-line driver (compile, run, bench, info). Thin: parses flags, calls the library.
 #include "tools/dlc/Args.h"
-#include "tools/dlc/Commands.h"
+#include "tools/dlc/Subcommands.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -628,8 +628,9 @@ LogicalResult ScatterElementsOp::verify() {
   auto d = getData().getType(), i = getIndices().getType(), u = getUpdates().getType();
   if (d.getRank() != i.getRank() || i.getShape() != u.getShape())
     return emitOpError("indices and updates must have the data's rank and one shape");
-  if (getAxis() < 0 || getAxis() >= std::max<int64_t>(d.getRank(), 1))
-    return emitOpError("axis ") << getAxis() << " is out of range";
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= std::max<int64_t>(d.getRank(), 1))
+    return emitOpError("axis ") << axis << " is out of range";
   return verifyScatter(*this, getData(), getIndices(), getUpdates(), getReduction());
 }
 
