@@ -218,7 +218,7 @@ Outcome quantizeConv(GraphExpr &e, ConvOp op) {
   int64_t f = GraphExpr::typeOf(op.getWeight()).getDimSize(0);
   int64_t group = static_cast<int64_t>(op.getGroup());
   if (group != 1 && (group != c || group != f))
-    return {{}, "group " + std::to_string(op.getGroup()) +
+    return {{}, "group " + std::to_string(group) +
                     ": grouped convs (other than depthwise) have no integer kernel yet"};
   Value acc = integerConv2d(e, x->bytes, w->bytes, op.getStridesAttr(), op.getPadsAttr(),
                             op.getDilationsAttr(), op.getGroup());
