@@ -7,6 +7,9 @@
  *       NUL-terminated ASCII text describing the model's I/O, one record per
  *       line, '\n' separated:
  *         line 1:      "dlc-module <DLC_ABI_VERSION>"
+ *         then, for a model with dynamic shapes, one record per symbolic
+ *         dimension (see "Symbolic dims" below):
+ *           "dim <name> <min> <max>"
  *         then, one per tensor, inputs first in positional order, then outputs:
  *           "input <name> <dtype> <rank> <d0> <d1> ... <d(rank-1)>"
  *           "output <name> <dtype> <rank> <d0> ..."
@@ -19,7 +22,29 @@
  *       written as %XX (upper-case hex). <dtype> is the ONNX
  *       TensorProto.DataType number (1 float, 2 uint8, 3 int8, 4 uint16,
  *       5 int16, 6 int32, 7 int64, 9 bool, 10 float16, 11 double, 12 uint32,
- *       13 uint64, 16 bfloat16). All dims are static, >= 0. Rank 0 = scalar.
+ *       13 uint64, 16 bfloat16). A dim is a decimal integer >= 0 (static)
+ *       or, in input and output records, "?<name>" (symbolic). Rank 0 =
+ *       scalar.
+ *
+ *       Symbolic dims (dynamic shapes: one compiled model for, say, any batch
+ *       size in a range). The k-th `dim` record (k = 0, 1, ... in order of
+ *       appearance) declares symbolic dim number k:
+ *           "dim <name> <min> <max>"
+ *       <name> is percent-encoded like tensor names, non-empty and unique
+ *       among the dims; <min> and <max> are decimal integers with
+ *       0 <= min <= max <= DLC_ABI_MAX_DIM (2^40): the values the model
+ *       accepts. All `dim` records come after line 1 and before the first
+ *       input, output or state record. A dim token "?<name>" (name
+ *       percent-encoded) in an input or output record names a declared dim;
+ *       state records are static only. Every declared dim must appear in at
+ *       least one input record: each run takes its value from the inputs.
+ *       An input with a symbolic dim cannot have a `value` record. A
+ *       descriptor without `dim` records is static, exactly as before. A
+ *       dynamic one (a batch of 1 to 64 images):
+ *           dlc-module 1
+ *           dim batch 1 64
+ *           input x 1 2 ?batch 784
+ *           output y 1 2 ?batch 10
  *
  *       A training step (dlc compile --train) adds, after the outputs, one
  *           "state <name> <dtype> <rank> <d0> ..."
@@ -34,8 +59,15 @@
  *   int32_t dlc_module_entry(void **buffers, void *runtime_ctx);
  *       buffers[0 .. num_inputs-1] point at the inputs, then
  *       buffers[num_inputs .. num_inputs+num_outputs-1] at the outputs.
- *       Each buffer is a dense row-major array of the declared dtype/shape,
- *       allocated by the caller (64-byte alignment recommended, not required).
+ *       When the descriptor declares k >= 1 dims, buffers[num_inputs +
+ *       num_outputs] points at an int64_t array of k entries: this run's
+ *       value of each declared dim, in declaration order, each within its
+ *       [min, max] and consistent with every input and output shape (the
+ *       runtime checks the tensors before the call). A static module gets no
+ *       such entry.
+ *       Each tensor buffer is a dense row-major array of the declared dtype
+ *       and shape (symbolic dims at this run's values), allocated by the
+ *       caller (64-byte alignment recommended, not required).
  *       bool is one byte per element (0 or 1). Inputs are only read; outputs
  *       are fully written. Output buffers must not alias inputs or each other.
  *       runtime_ctx is an opaque pointer the generated code passes back to
@@ -90,6 +122,8 @@
 #define DLC_ABI_STATE_DATA_SYMBOL "dlc_module_state_data"
 #define DLC_ABI_ONNX_SYMBOL "dlc_module_onnx"
 #define DLC_ABI_ONNX_SIZE_SYMBOL "dlc_module_onnx_size"
+/* The largest <max> of a `dim` record: 2^40. */
+#define DLC_ABI_MAX_DIM ((int64_t)1 << 40)
 
 #ifdef __cplusplus
 extern "C" {

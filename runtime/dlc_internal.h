@@ -28,6 +28,22 @@ const char *dlc_errno_text(int errnum, char *buf, size_t size);
 const char *dlc_shape_text(int32_t rank, const int64_t *shape, char *buf,
                            size_t size);
 
+/* One declared symbolic dimension of a module (a descriptor `dim` record). */
+typedef struct {
+  char *name;
+  int64_t min, max; /* 0 <= min <= max <= DLC_ABI_MAX_DIM */
+  int line_no;      /* of its descriptor record, for messages */
+  bool used;        /* by at least one input (the descriptor must use every dim) */
+} dlc_dim_decl_t;
+
+/* The same for a declared shape whose dims may be symbolic: dim i is
+ * symbols[i] >= 0 ? (values ? values[symbols[i]] : dims[symbols[i]].name)
+ * : shape[i], e.g. "[batch,784]", or with this run's values "[3,784]". */
+const char *dlc_decl_shape_text(int32_t rank, const int64_t *shape,
+                                const int32_t *symbols,
+                                const dlc_dim_decl_t *dims,
+                                const int64_t *values, char *buf, size_t size);
+
 /* Checks dtype/rank/dims and computes element count and byte size without
  * overflow. On failure sets the message (prefixed with `what`) and returns
  * INVALID_ARGUMENT. */
@@ -40,8 +56,12 @@ typedef struct {
   char *name;
   dlc_dtype_t dtype;
   int32_t rank;
-  int64_t *shape; /* max(rank, 1) entries */
-  size_t byte_size;
+  int64_t *shape; /* max(rank, 1) entries; -1 for a symbolic dim */
+  /* max(rank, 1) entries: -1 for a static dim, else the index of its declared
+   * dim (module->dims). */
+  int32_t *dim_symbols;
+  bool symbolic;    /* some dim is symbolic (inputs and outputs only) */
+  size_t byte_size; /* static declarations only (0 when symbolic) */
   /* Inputs only: the value the model was specialized to (byte_size bytes),
    * from a descriptor `value` record; NULL when any value is accepted. */
   unsigned char *value;
@@ -64,6 +84,11 @@ struct dlc_module_t {
   size_t onnx_size;
   char **errors;     /* run-time check messages (`error` records): code k is errors[k-1] */
   size_t num_errors;
+  /* Symbolic dims (`dim` records), in declaration order: the entry gets
+   * their values for each run after the outputs (dlc_abi.h). */
+  dlc_dim_decl_t *dims;
+  size_t num_dims;
+  bool symbolic_outputs; /* some output has a symbolic dim */
 };
 
 #endif /* DLC_INTERNAL_H */

@@ -21,6 +21,10 @@ typedef struct {
   const char *where; /* "module '<path>'" or "in-process module" */
   int line_no;
   const char *p, *end; /* remaining text of the current line */
+  /* Set at the first record after the `dim` records: from then on the dims
+   * are final, and dims_by_name (module->dims sorted by name) finds them. */
+  bool dims_sealed;
+  const dlc_dim_decl_t **dims_by_name;
 } dlc_desc_parser_t;
 
 #define DLC_DESC_FAIL(parser, status, fmt, ...)                               \
@@ -114,9 +118,44 @@ static dlc_status_t dlc_desc_name(dlc_desc_parser_t *ps, const char *tok,
   return DLC_OK;
 }
 
-/* Parses "<name> <dtype> <rank> <dims...>" after the record keyword. */
-static dlc_status_t dlc_desc_record(dlc_desc_parser_t *ps, const char *kind,
-                                    dlc_io_decl_t *decl) {
+static int dlc_dim_by_name(const void *key, const void *elem) {
+  return strcmp((const char *)key, (*(const dlc_dim_decl_t *const *)elem)->name);
+}
+
+/* Parses the symbolic dim token "?<name>" (dim `i` of an input or output
+ * record) into the index of the declared dim it names. */
+static dlc_status_t dlc_desc_symbol(dlc_desc_parser_t *ps, dlc_module_t *m,
+                                    const char *kind, const dlc_io_decl_t *decl,
+                                    int32_t i, const char *tok, size_t len,
+                                    int32_t *symbol) {
+  if (strcmp(kind, "state") == 0)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "state '%s' has symbolic dim %d '%.*s' (states are static)",
+                         decl->name, (int)i, dlc_clip(len), tok);
+  char *name;
+  dlc_status_t st = dlc_desc_name(ps, tok + 1, len - 1, &name);
+  if (st != DLC_OK)
+    return st;
+  const dlc_dim_decl_t *const *found =
+      m->num_dims ? bsearch(name, ps->dims_by_name, m->num_dims,
+                            sizeof(*ps->dims_by_name), dlc_dim_by_name)
+                  : NULL;
+  free(name);
+  if (!found)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "%s '%s' dim %d '%.*s' names no declared dim", kind,
+                         decl->name, (int)i, dlc_clip(len), tok);
+  dlc_dim_decl_t *dim = &m->dims[*found - m->dims];
+  if (strcmp(kind, "input") == 0)
+    dim->used = true;
+  *symbol = (int32_t)(dim - m->dims);
+  return DLC_OK;
+}
+
+/* Parses "<name> <dtype> <rank> <dims...>" after the record keyword; a dim
+ * of an input or output may be "?<name>", a declared symbolic dim. */
+static dlc_status_t dlc_desc_record(dlc_desc_parser_t *ps, dlc_module_t *m,
+                                    const char *kind, dlc_io_decl_t *decl) {
   const char *tok;
   size_t len;
   if (!dlc_desc_token(ps, &tok, &len))
@@ -152,23 +191,129 @@ static dlc_status_t dlc_desc_record(dlc_desc_parser_t *ps, const char *kind,
     return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
                          "%s '%s' has rank %d but %lld dims", kind,
                          decl->name, (int)decl->rank, (long long)dims);
-  decl->shape = malloc(sizeof(int64_t) * (size_t)(decl->rank ? decl->rank : 1));
-  if (!decl->shape)
+  size_t entries = (size_t)(decl->rank ? decl->rank : 1);
+  decl->shape = malloc(sizeof(int64_t) * entries);
+  decl->dim_symbols = malloc(sizeof(int32_t) * entries);
+  if (!decl->shape || !decl->dim_symbols)
     return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->where);
   decl->shape[0] = 0;
+  decl->dim_symbols[0] = -1;
   for (int32_t i = 0; i < decl->rank; ++i) {
     dlc_desc_token(ps, &tok, &len);
-    if (!dlc_desc_uint(tok, len, INT64_MAX, &decl->shape[i]))
+    decl->dim_symbols[i] = -1;
+    if (tok[0] == '?') {
+      st = dlc_desc_symbol(ps, m, kind, decl, i, tok, len, &decl->dim_symbols[i]);
+      if (st != DLC_OK)
+        return st;
+      decl->shape[i] = -1;
+      decl->symbolic = true;
+    } else if (!dlc_desc_uint(tok, len, INT64_MAX, &decl->shape[i])) {
       return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
                            "%s '%s' has invalid dim %d '%.*s'", kind,
                            decl->name, (int)i, dlc_clip(len), tok);
+    }
   }
+  /* A symbolic shape must be addressable at its smallest non-empty size:
+   * check it with each symbolic dim at max(min, 1), then put the -1 back. */
+  for (int32_t i = 0; i < decl->rank; ++i)
+    if (decl->dim_symbols[i] >= 0) {
+      int64_t min = m->dims[decl->dim_symbols[i]].min;
+      decl->shape[i] = min > 1 ? min : 1;
+    }
   char what[512];
-  snprintf(what, sizeof(what), "%s: descriptor line %d: %s '%s'", ps->where,
-           ps->line_no, kind, decl->name);
-  if (dlc_shape_check(what, decl->dtype, decl->rank, decl->shape, NULL,
-                      &decl->byte_size) != DLC_OK)
+  snprintf(what, sizeof(what), "%s: descriptor line %d: %s '%s'%s", ps->where,
+           ps->line_no, kind, decl->name,
+           decl->symbolic ? " (its symbolic dims at max(min, 1))" : "");
+  st = dlc_shape_check(what, decl->dtype, decl->rank, decl->shape, NULL,
+                       &decl->byte_size);
+  for (int32_t i = 0; i < decl->rank; ++i)
+    if (decl->dim_symbols[i] >= 0)
+      decl->shape[i] = -1;
+  if (st != DLC_OK)
     return DLC_ERROR_BAD_MODULE; /* message already set */
+  if (decl->symbolic)
+    decl->byte_size = 0;
+  return DLC_OK;
+}
+
+/* Parses "<name> <min> <max>" after a `dim` keyword: the next symbolic dim. */
+static dlc_status_t dlc_desc_dim(dlc_desc_parser_t *ps, dlc_module_t *m,
+                                 size_t *capacity) {
+  if (m->num_dims == *capacity) {
+    size_t grown = *capacity ? 2 * *capacity : 4;
+    dlc_dim_decl_t *dims = realloc(m->dims, grown * sizeof(*dims));
+    if (!dims)
+      return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->where);
+    m->dims = dims;
+    *capacity = grown;
+  }
+  const char *tok;
+  size_t len;
+  if (m->num_dims == INT32_MAX) /* dlc_tensor_info_t.dim_symbols are int32_t */
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "more than %d dims", INT32_MAX);
+  if (!dlc_desc_token(ps, &tok, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s", "dim record has no name");
+  dlc_dim_decl_t *dim = &m->dims[m->num_dims];
+  memset(dim, 0, sizeof(*dim));
+  dlc_status_t st = dlc_desc_name(ps, tok, len, &dim->name);
+  if (st != DLC_OK)
+    return st;
+  m->num_dims++; /* owns its name from here on */
+  dim->line_no = ps->line_no;
+  static const char *const bounds[] = {"min", "max"};
+  int64_t *values[] = {&dim->min, &dim->max};
+  for (int b = 0; b < 2; ++b) {
+    if (!dlc_desc_token(ps, &tok, &len))
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "dim '%s' has no %s",
+                           dim->name, bounds[b]);
+    if (!dlc_desc_uint(tok, len, DLC_ABI_MAX_DIM, values[b]))
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                           "dim '%s' has invalid %s '%.*s' (expected an integer "
+                           "in [0, %lld])",
+                           dim->name, bounds[b], dlc_clip(len), tok,
+                           (long long)DLC_ABI_MAX_DIM);
+  }
+  if (dim->min > dim->max)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "dim '%s' has min %lld greater than max %lld", dim->name,
+                         (long long)dim->min, (long long)dim->max);
+  if (dlc_desc_token(ps, &tok, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "dim '%s' has trailing '%.*s'",
+                         dim->name, dlc_clip(len), tok);
+  return DLC_OK;
+}
+
+/* Orders dims by name, then position. */
+static int dlc_dim_order(const void *a, const void *b) {
+  const dlc_dim_decl_t *x = *(const dlc_dim_decl_t *const *)a;
+  const dlc_dim_decl_t *y = *(const dlc_dim_decl_t *const *)b;
+  int c = strcmp(x->name, y->name);
+  if (c != 0)
+    return c;
+  return x->line_no < y->line_no ? -1 : x->line_no > y->line_no;
+}
+
+/* After the last `dim` record: sorts the dims by name for the lookups of
+ * "?<name>" dim tokens (O(log k) each), and rejects a repeated name. */
+static dlc_status_t dlc_desc_seal_dims(dlc_desc_parser_t *ps, dlc_module_t *m) {
+  ps->dims_sealed = true;
+  if (m->num_dims == 0)
+    return DLC_OK;
+  ps->dims_by_name = malloc(m->num_dims * sizeof(*ps->dims_by_name));
+  if (!ps->dims_by_name)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->where);
+  for (size_t k = 0; k < m->num_dims; ++k)
+    ps->dims_by_name[k] = &m->dims[k];
+  qsort(ps->dims_by_name, m->num_dims, sizeof(*ps->dims_by_name), dlc_dim_order);
+  /* Report the duplicate that comes first in the file. */
+  const dlc_dim_decl_t *dup = NULL;
+  for (size_t k = 1; k < m->num_dims; ++k)
+    if (strcmp(ps->dims_by_name[k]->name, ps->dims_by_name[k - 1]->name) == 0 &&
+        (!dup || ps->dims_by_name[k]->line_no < dup->line_no))
+      dup = ps->dims_by_name[k];
+  if (dup)
+    return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor line %d: duplicate dim '%s'",
+                    ps->where, dup->line_no, dup->name);
   return DLC_OK;
 }
 
@@ -181,6 +326,10 @@ static dlc_status_t dlc_desc_value(dlc_desc_parser_t *ps, dlc_module_t *m) {
   dlc_io_decl_t *decl = &m->decls[m->num_inputs - 1];
   const char *tok;
   size_t len;
+  if (decl->symbolic)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                         "input '%s' has symbolic dims: it cannot have a value",
+                         decl->name);
   if (decl->value || !dlc_desc_token(ps, &tok, &len))
     return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
                          "input '%s' has a missing or repeated value",
@@ -271,8 +420,9 @@ static dlc_status_t dlc_desc_error(dlc_desc_parser_t *ps, dlc_module_t *m,
   return DLC_OK;
 }
 
-static dlc_status_t dlc_desc_parse(const char *where, const char *text,
-                                   dlc_module_t *m) {
+static dlc_status_t dlc_desc_parse_records(dlc_desc_parser_t *ps,
+                                           const char *text, dlc_module_t *m) {
+  const char *where = ps->where;
   size_t max_records = 1;
   for (const char *c = text; *c; ++c)
     max_records += *c == '\n';
@@ -280,89 +430,115 @@ static dlc_status_t dlc_desc_parse(const char *where, const char *text,
   if (!m->decls)
     return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
 
-  dlc_desc_parser_t ps = {where, 0, text, text};
   bool have_header = false;
+  size_t dims_capacity = 0;
   const char *line = text;
   while (*line) {
     const char *eol = strchr(line, '\n');
     if (!eol)
       eol = line + strlen(line);
-    ps.line_no++;
-    ps.p = line;
-    ps.end = eol;
+    ps->line_no++;
+    ps->p = line;
+    ps->end = eol;
     line = *eol ? eol + 1 : eol;
     const char *tok;
     size_t len;
-    if (!dlc_desc_token(&ps, &tok, &len))
+    if (!dlc_desc_token(ps, &tok, &len))
       continue; /* blank line */
     if (!have_header) {
       int64_t version;
       const char *vtok;
       size_t vlen;
       if (len != 10 || memcmp(tok, "dlc-module", 10) != 0 ||
-          !dlc_desc_token(&ps, &vtok, &vlen) ||
+          !dlc_desc_token(ps, &vtok, &vlen) ||
           !dlc_desc_uint(vtok, vlen, INT32_MAX, &version) ||
-          dlc_desc_token(&ps, &vtok, &vlen))
-        return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
+          dlc_desc_token(ps, &vtok, &vlen))
+        return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
                              "expected 'dlc-module <version>', got '%.*s'",
                              dlc_clip((size_t)(eol - tok)), tok);
       if (version != DLC_ABI_VERSION)
-        return DLC_DESC_FAIL(&ps, DLC_ERROR_UNSUPPORTED,
+        return DLC_DESC_FAIL(ps, DLC_ERROR_UNSUPPORTED,
                              "ABI version %lld is not supported (this runtime "
                              "implements version %d)",
                              (long long)version, DLC_ABI_VERSION);
       have_header = true;
       continue;
     }
+    dlc_status_t st;
+    if (len == 3 && memcmp(tok, "dim", 3) == 0) {
+      if (ps->dims_sealed)
+        return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s",
+                             "records out of order (dim records come before "
+                             "inputs, outputs and states)");
+      if ((st = dlc_desc_dim(ps, m, &dims_capacity)) != DLC_OK)
+        return st;
+      continue;
+    }
+    if (!ps->dims_sealed && (st = dlc_desc_seal_dims(ps, m)) != DLC_OK)
+      return st;
     if (len == 5 && memcmp(tok, "value", 5) == 0) {
-      dlc_status_t st = dlc_desc_value(&ps, m);
-      if (st != DLC_OK)
+      if ((st = dlc_desc_value(ps, m)) != DLC_OK)
         return st;
       continue;
     }
     if (len == 5 && memcmp(tok, "error", 5) == 0) {
-      dlc_status_t st = dlc_desc_error(&ps, m, max_records);
-      if (st != DLC_OK)
+      if ((st = dlc_desc_error(ps, m, max_records)) != DLC_OK)
         return st;
       continue;
     }
     if (m->num_errors > 0)
-      return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE, "%s",
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s",
                            "records out of order (error records come last)");
     bool is_input = len == 5 && memcmp(tok, "input", 5) == 0;
     bool is_output = len == 6 && memcmp(tok, "output", 6) == 0;
     bool is_state = len == 5 && memcmp(tok, "state", 5) == 0;
     if (!is_input && !is_output && !is_state)
-      return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE,
-                           "expected 'input', 'value', 'output', 'state' or 'error', "
-                           "got '%.*s'",
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                           "expected 'dim', 'input', 'value', 'output', 'state' or "
+                           "'error', got '%.*s'",
                            dlc_clip(len), tok);
     if ((is_input && m->num_outputs > 0) || (!is_state && m->num_states > 0))
-      return DLC_DESC_FAIL(&ps, DLC_ERROR_BAD_MODULE, "%s",
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s",
                            "records out of order (inputs, outputs, then states)");
     const char *kind = is_input ? "input" : is_output ? "output" : "state";
     dlc_io_decl_t *decl = &m->decls[m->num_inputs + m->num_outputs + m->num_states];
-    dlc_status_t st = dlc_desc_record(&ps, kind, decl);
-    if (st != DLC_OK)
+    if ((st = dlc_desc_record(ps, m, kind, decl)) != DLC_OK)
       return st;
     decl->kind = is_input ? 0 : is_output ? 1 : 2;
-    decl->line_no = ps.line_no;
+    decl->line_no = ps->line_no;
     if (is_input)
       m->num_inputs++;
     else if (is_output)
       m->num_outputs++;
     else
       m->num_states++;
+    m->symbolic_outputs |= is_output && decl->symbolic;
   }
   if (!have_header)
     return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor is empty", where);
-  dlc_status_t st = dlc_desc_check_unique(where, m);
-  if (st != DLC_OK)
+  dlc_status_t st;
+  if (!ps->dims_sealed && (st = dlc_desc_seal_dims(ps, m)) != DLC_OK)
+    return st;
+  if ((st = dlc_desc_check_unique(where, m)) != DLC_OK)
     return st;
   if (m->num_outputs == 0)
     return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor declares no outputs",
                     where);
+  /* Every dim takes its value from an input: one that none sets is unknowable. */
+  for (size_t k = 0; k < m->num_dims; ++k)
+    if (!m->dims[k].used)
+      return dlc_fail(DLC_ERROR_BAD_MODULE,
+                      "%s: descriptor line %d: dim '%s' is used by no input", where,
+                      m->dims[k].line_no, m->dims[k].name);
   return DLC_OK;
+}
+
+static dlc_status_t dlc_desc_parse(const char *where, const char *text,
+                                   dlc_module_t *m) {
+  dlc_desc_parser_t ps = {where, 0, text, text, false, NULL};
+  dlc_status_t st = dlc_desc_parse_records(&ps, text, m);
+  free(ps.dims_by_name);
+  return st;
 }
 
 /* ---- module objects ---------------------------------------------------- */
@@ -376,10 +552,14 @@ void dlc_module_free(dlc_module_t *module) {
     for (size_t i = 0; i < n; ++i) {
       free(module->decls[i].name);
       free(module->decls[i].shape);
+      free(module->decls[i].dim_symbols);
       free(module->decls[i].value);
     }
     free(module->decls);
   }
+  for (size_t k = 0; k < module->num_dims; ++k)
+    free(module->dims[k].name);
+  free(module->dims);
   for (size_t i = 0; i < module->num_errors; ++i)
     free(module->errors[i]);
   free(module->errors);
@@ -677,6 +857,7 @@ static dlc_status_t dlc_module_info(const dlc_module_t *module, size_t index,
   out->dtype = d->dtype;
   out->rank = d->rank;
   out->shape = d->shape;
+  out->dim_symbols = d->dim_symbols;
   return DLC_OK;
 }
 
@@ -720,6 +901,26 @@ dlc_status_t dlc_module_find_output(const dlc_module_t *module,
   return dlc_module_find(module, name, true, index);
 }
 
+size_t dlc_module_num_dims(const dlc_module_t *module) {
+  return module ? module->num_dims : 0;
+}
+
+dlc_status_t dlc_module_dim_info(const dlc_module_t *module, size_t index,
+                                 dlc_dim_info_t *out) {
+  if (!module || !out)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "dlc_module_dim_info: %s is null",
+                    module ? "out" : "module");
+  if (index >= module->num_dims)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dim index %zu out of range (module has %zu dims)", index,
+                    module->num_dims);
+  const dlc_dim_decl_t *d = &module->dims[index];
+  out->name = d->name;
+  out->min = d->min;
+  out->max = d->max;
+  return DLC_OK;
+}
+
 /* ---- training-step state ----------------------------------------------- */
 
 size_t dlc_module_num_states(const dlc_module_t *module) {
@@ -746,6 +947,7 @@ dlc_status_t dlc_module_state_info(const dlc_module_t *module, size_t index,
   out->dtype = d->dtype;
   out->rank = d->rank;
   out->shape = d->shape;
+  out->dim_symbols = d->dim_symbols;
   *data = module->state_data[index];
   return DLC_OK;
 }

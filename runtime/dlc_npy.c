@@ -399,7 +399,9 @@ dlc_status_t dlc_tensor_load_npy_buffer(const void *data, size_t size,
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
                     "dlc_tensor_load_npy_buffer: null argument");
   static const unsigned char empty;
-  FILE *f = fmemopen(size ? (void *)data : (void *)&empty, size ? size : 1, "rb");
+  /* fmemopen takes a non-const buffer; mode "rb" only reads it. */
+  const void *bytes = size ? data : (const void *)&empty;
+  FILE *f = fmemopen((void *)(uintptr_t)bytes, size ? size : 1, "rb");
   if (!f)
     return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "'%s': cannot open the buffer",
                     name);

@@ -11,6 +11,8 @@
  *   dlc_session_create(m, 0, &s);              // 0: one thread per online CPU
  *   dlc_tensor_load_npy("x.npy", &x);
  *   dlc_session_create_outputs(s, &y);         // correctly shaped, zeroed
+ *   // (a model with symbolic dims, e.g. any batch size, sizes its outputs
+ *   // from the inputs: dlc_session_create_outputs_for(s, inputs, 1, &y))
  *   dlc_session_run(s, (const dlc_tensor_t *const[]){x}, 1, &y, 1);
  *   dlc_tensor_save_npy(y, "y.npy");
  *   dlc_tensor_free(x); dlc_tensor_free(y);
@@ -214,13 +216,29 @@ typedef struct dlc_module_t dlc_module_t;
 
 /* Describes one input or output. All pointers are owned by the module and
  * valid until dlc_module_free. `shape` has `rank` entries (non-NULL even
- * for rank 0); `name` is the decoded (not percent-encoded) tensor name. */
+ * for rank 0); `name` is the decoded (not percent-encoded) tensor name.
+ * `dim_symbols` has `rank` entries too (non-NULL even for rank 0): -1 for a
+ * static dim, else the index of the module's symbolic dim (dlc_module_dim_info)
+ * that dim is; `shape` reads -1 there. Static modules have no symbolic dims.
+ * (dim_symbols was appended to the struct for dynamic shapes: code built
+ * against the older, smaller struct must be recompiled.) */
 typedef struct {
   const char *name;
   dlc_dtype_t dtype;
   int32_t rank;
   const int64_t *shape;
+  const int32_t *dim_symbols;
 } dlc_tensor_info_t;
+
+/* Describes one symbolic dim of a module with dynamic shapes (a `dim` record
+ * of the descriptor, dlc_abi.h): its decoded name (owned by the module,
+ * valid until dlc_module_free) and the values the model accepts,
+ * 0 <= min <= max <= DLC_ABI_MAX_DIM. */
+typedef struct {
+  const char *name;
+  int64_t min;
+  int64_t max;
+} dlc_dim_info_t;
 
 /* Loads a compiled model from a shared library: check the seal that
  * `dlc compile` appended (dlc_abi.h: size, hash, ABI version) before
@@ -266,6 +284,17 @@ DLC_API dlc_status_t dlc_module_input_info(const dlc_module_t *module,
 DLC_API dlc_status_t dlc_module_output_info(const dlc_module_t *module,
                                             size_t index,
                                             dlc_tensor_info_t *out);
+
+/* Symbolic dims (dynamic shapes). A module may declare named dims, e.g.
+ * "batch" in [1, 64], that some input and output dims are instead of a
+ * fixed size (dlc_tensor_info_t.dim_symbols). Each run takes their values
+ * from its inputs (dlc_session_run). dlc_module_num_dims: their count, 0 for
+ * static modules and NULL. dlc_module_dim_info: dim `index` (0-based, in
+ * declaration order). Errors: INVALID_ARGUMENT (NULL arguments, index out of
+ * range). */
+DLC_API size_t dlc_module_num_dims(const dlc_module_t *module);
+DLC_API dlc_status_t dlc_module_dim_info(const dlc_module_t *module,
+                                         size_t index, dlc_dim_info_t *out);
 
 /* Finds the input / output named `name` (decoded, exact match) and stores
  * its position in *index. Errors: NOT_FOUND, INVALID_ARGUMENT. */
@@ -333,7 +362,18 @@ DLC_API const dlc_module_t *dlc_session_module(const dlc_session_t *session);
  * Checks, before anything runs: the counts match the module; no tensor is
  * NULL; each dtype and shape matches the declaration; no output's bytes
  * overlap another output or an input. Then calls the module entry with the
- * data pointers and the session as runtime_ctx. Allocates nothing.
+ * data pointers (and, for a module with symbolic dims, their values: see
+ * dlc_abi.h) and the session as runtime_ctx. Allocates nothing.
+ * Symbolic dims: the inputs are checked in positional order, and each input's
+ * dims in order. An input's rank and static dims must match (else
+ * SHAPE_MISMATCH, the expected shape showing a symbolic dim by its name,
+ * e.g. "input 'x': expected shape [batch,784], got [3,783]"). The first
+ * input dim that is a given symbolic dim sets its value for this run, which
+ * must lie in the dim's [min, max] ("input 'x': dim 0 (batch) is 70; the
+ * model accepts batch in [1, 64]"); every later input dim that is the same
+ * symbolic dim must equal it ("input 'y': dim 0 (batch) is 5, but input 'x'
+ * set batch to 3"). Each output must then have the shape those values give
+ * ("output 'y': expected shape [3,10], got [4,10]").
  * Not reentrant on one session: one run at a time per session.
  * Errors (message names the tensor, expected vs. actual):
  *   INVALID_ARGUMENT  NULL arguments, wrong counts, overlapping outputs;
@@ -342,7 +382,8 @@ DLC_API const dlc_module_t *dlc_session_module(const dlc_session_t *session);
  *                     index of input 1 is out of range; expected [-5, 5)";
  *                     outputs undefined);
  *   DTYPE_MISMATCH    e.g. "input 'x': expected dtype f32, got i64";
- *   SHAPE_MISMATCH    e.g. "input 'x': expected shape [1,784], got [1,783]";
+ *   SHAPE_MISMATCH    e.g. "input 'x': expected shape [1,784], got [1,783]",
+ *                     or a symbolic dim out of range or inconsistent (above);
  *   INTERNAL          the entry returned another non-zero value (outputs
  *                     undefined). */
 DLC_API dlc_status_t dlc_session_run(dlc_session_t *session,
@@ -354,9 +395,24 @@ DLC_API dlc_status_t dlc_session_run(dlc_session_t *session,
 /* Convenience: stores in outputs[0 .. num_outputs-1] new zero-filled
  * tensors (as dlc_tensor_create) shaped like the module's outputs. The
  * caller owns them and frees each with dlc_tensor_free. On failure every
- * entry is NULL and nothing leaks. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY. */
+ * entry is NULL and nothing leaks. Errors: INVALID_ARGUMENT (also when an
+ * output has a symbolic dim: its size depends on the inputs, so use
+ * dlc_session_create_outputs_for), OUT_OF_MEMORY. */
 DLC_API dlc_status_t dlc_session_create_outputs(const dlc_session_t *session,
                                                 dlc_tensor_t **outputs);
+
+/* The same for a run on `inputs` (num_inputs entries, borrowed for the
+ * call): checks them exactly as dlc_session_run does (count, NULLs, dtypes,
+ * shapes, specialized values, symbolic dims, with the same statuses and
+ * messages), then creates zero-filled outputs of the shapes the symbolic
+ * dims' values give. Works for static modules too. On failure every entry
+ * of `outputs` is NULL and nothing leaks. Errors: as dlc_session_run's
+ * checks of its inputs, plus INVALID_ARGUMENT (NULL session or outputs, an
+ * output too large to address) and OUT_OF_MEMORY. */
+DLC_API dlc_status_t dlc_session_create_outputs_for(const dlc_session_t *session,
+                                                    const dlc_tensor_t *const *inputs,
+                                                    size_t num_inputs,
+                                                    dlc_tensor_t **outputs);
 
 /* ===================================================================== */
 /* Callbacks for compiled code                                           */

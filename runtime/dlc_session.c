@@ -20,7 +20,10 @@ struct dlc_session_t {
   uint64_t magic;
   const dlc_module_t *module;
   dlc_thread_pool_t *pool;
-  void **buffers; /* inputs then outputs, reused by every run */
+  /* The entry's buffers, reused by every run: inputs, outputs, then (for a
+   * module with symbolic dims) `dims`. */
+  void **buffers;
+  int64_t *dims; /* this run's value of each symbolic dim; NULL if none */
 };
 
 /* Reads one integer from a sysfs file; -1 if unreadable. */
@@ -104,10 +107,12 @@ dlc_status_t dlc_session_create(const dlc_module_t *module,
   dlc_fault_install();
   dlc_session_t *s = calloc(1, sizeof(dlc_session_t));
   size_t count = module->num_inputs + module->num_outputs;
-  void **buffers = calloc(count ? count : 1, sizeof(void *));
-  if (!s || !buffers) {
+  void **buffers = calloc(count + 1, sizeof(void *));
+  int64_t *dims = module->num_dims ? calloc(module->num_dims, sizeof(int64_t)) : NULL;
+  if (!s || !buffers || (module->num_dims && !dims)) {
     free(s);
     free(buffers);
+    free(dims);
     return dlc_fail(DLC_ERROR_OUT_OF_MEMORY,
                     "out of memory creating a session");
   }
@@ -115,11 +120,14 @@ dlc_status_t dlc_session_create(const dlc_module_t *module,
   if (st != DLC_OK) {
     free(s);
     free(buffers);
+    free(dims);
     return st;
   }
   s->magic = DLC_SESSION_MAGIC;
   s->module = module;
   s->buffers = buffers;
+  s->dims = dims;
+  buffers[count] = dims; /* the dims table (dlc_abi.h); unused by static modules */
   *out = s;
   return DLC_OK;
 }
@@ -130,6 +138,7 @@ void dlc_session_free(dlc_session_t *session) {
   session->magic = 0;
   dlc_thread_pool_free(session->pool);
   free(session->buffers);
+  free(session->dims);
   free(session);
 }
 
@@ -141,10 +150,9 @@ const dlc_module_t *dlc_session_module(const dlc_session_t *session) {
   return session ? session->module : NULL;
 }
 
-/* Checks one tensor against its declaration. */
-static dlc_status_t dlc_check_tensor(const char *kind,
-                                     const dlc_io_decl_t *decl,
-                                     const dlc_tensor_t *t) {
+/* The dtype check common to inputs and outputs. */
+static dlc_status_t dlc_check_dtype(const char *kind, const dlc_io_decl_t *decl,
+                                    const dlc_tensor_t *t) {
   if (!t)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "%s '%s': tensor is null",
                     kind, decl->name);
@@ -153,24 +161,112 @@ static dlc_status_t dlc_check_tensor(const char *kind,
                     "%s '%s': expected dtype %s, got %s", kind, decl->name,
                     dlc_dtype_name(decl->dtype),
                     dlc_dtype_name(dlc_tensor_dtype(t)));
+  return DLC_OK;
+}
+
+/* Checks input `i` against its declaration, and binds its symbolic dims:
+ * dims[k] is -1 until an input dim sets dim k, then that dim's value. */
+static dlc_status_t dlc_check_input(const dlc_module_t *m, size_t i,
+                                    const dlc_tensor_t *const *inputs,
+                                    int64_t *dims) {
+  const dlc_io_decl_t *decl = &m->decls[i];
+  const dlc_tensor_t *t = inputs[i];
+  dlc_status_t st = dlc_check_dtype("input", decl, t);
+  if (st != DLC_OK)
+    return st;
   int32_t rank = dlc_tensor_rank(t);
   const int64_t *shape = dlc_tensor_shape(t);
   bool same = rank == decl->rank;
-  for (int32_t i = 0; same && i < rank; ++i)
-    same = shape[i] == decl->shape[i];
+  for (int32_t d = 0; same && d < rank; ++d)
+    same = decl->dim_symbols[d] >= 0 || shape[d] == decl->shape[d];
   if (!same) {
     char want[256], got[256];
     return dlc_fail(DLC_ERROR_SHAPE_MISMATCH,
-                    "%s '%s': expected shape %s, got %s", kind, decl->name,
-                    dlc_shape_text(decl->rank, decl->shape, want, sizeof(want)),
+                    "input '%s': expected shape %s, got %s", decl->name,
+                    dlc_decl_shape_text(decl->rank, decl->shape, decl->dim_symbols,
+                                        m->dims, NULL, want, sizeof(want)),
                     dlc_shape_text(rank, shape, got, sizeof(got)));
+  }
+  for (int32_t d = 0; decl->symbolic && d < rank; ++d) {
+    int32_t k = decl->dim_symbols[d];
+    if (k < 0)
+      continue;
+    const dlc_dim_decl_t *dim = &m->dims[k];
+    if (dims[k] < 0) {
+      if (shape[d] < dim->min || shape[d] > dim->max)
+        return dlc_fail(DLC_ERROR_SHAPE_MISMATCH,
+                        "input '%s': dim %d (%s) is %lld; the model accepts %s in "
+                        "[%lld, %lld]",
+                        decl->name, (int)d, dim->name, (long long)shape[d],
+                        dim->name, (long long)dim->min, (long long)dim->max);
+      dims[k] = shape[d];
+    } else if (shape[d] != dims[k]) {
+      /* Only on failure: find the input dim that set it. */
+      size_t setter = i;
+      for (size_t j = 0; j <= i && setter == i; ++j)
+        for (int32_t e = 0; e < m->decls[j].rank && setter == i; ++e)
+          if (m->decls[j].dim_symbols[e] == k)
+            setter = j;
+      return dlc_fail(DLC_ERROR_SHAPE_MISMATCH,
+                      "input '%s': dim %d (%s) is %lld, but input '%s' set %s to "
+                      "%lld",
+                      decl->name, (int)d, dim->name, (long long)shape[d],
+                      m->decls[setter].name, dim->name, (long long)dims[k]);
+    }
   }
   if (decl->value && decl->byte_size &&
       memcmp(dlc_tensor_data(t), decl->value, decl->byte_size) != 0)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
-                    "%s '%s': the model was compiled for one value of this "
+                    "input '%s': the model was compiled for one value of this "
                     "input (it sets shapes or axes); got a different value",
-                    kind, decl->name);
+                    decl->name);
+  return DLC_OK;
+}
+
+/* Checks `inputs` against the module (shared by dlc_session_run and
+ * dlc_session_create_outputs_for; `fn` names the caller in messages) and
+ * stores the value of each symbolic dim in dims[0 .. num_dims-1]. */
+static dlc_status_t dlc_bind_inputs(const char *fn, const dlc_module_t *m,
+                                    const dlc_tensor_t *const *inputs,
+                                    size_t num_inputs, int64_t *dims) {
+  if (num_inputs != m->num_inputs)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "module '%s': expected %zu inputs, got %zu", m->path,
+                    m->num_inputs, num_inputs);
+  if (num_inputs && !inputs)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "%s: inputs array is null", fn);
+  for (size_t k = 0; k < m->num_dims; ++k)
+    dims[k] = -1;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    dlc_status_t st = dlc_check_input(m, i, inputs, dims);
+    if (st != DLC_OK)
+      return st;
+  }
+  return DLC_OK;
+}
+
+/* Checks output `o` against its declaration, its symbolic dims at `dims`. */
+static dlc_status_t dlc_check_output(const dlc_module_t *m, size_t o,
+                                     const dlc_tensor_t *t, const int64_t *dims) {
+  const dlc_io_decl_t *decl = &m->decls[m->num_inputs + o];
+  dlc_status_t st = dlc_check_dtype("output", decl, t);
+  if (st != DLC_OK)
+    return st;
+  int32_t rank = dlc_tensor_rank(t);
+  const int64_t *shape = dlc_tensor_shape(t);
+  bool same = rank == decl->rank;
+  for (int32_t d = 0; same && d < rank; ++d) {
+    int32_t k = decl->dim_symbols[d];
+    same = shape[d] == (k >= 0 ? dims[k] : decl->shape[d]);
+  }
+  if (!same) {
+    char want[256], got[256];
+    return dlc_fail(DLC_ERROR_SHAPE_MISMATCH,
+                    "output '%s': expected shape %s, got %s", decl->name,
+                    dlc_decl_shape_text(decl->rank, decl->shape, decl->dim_symbols,
+                                        m->dims, dims, want, sizeof(want)),
+                    dlc_shape_text(rank, shape, got, sizeof(got)));
+  }
   return DLC_OK;
 }
 
@@ -189,26 +285,23 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
                     "dlc_session_run: session is null");
   const dlc_module_t *m = session->module;
-  if (num_inputs != m->num_inputs)
-    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
-                    "module '%s': expected %zu inputs, got %zu", m->path,
-                    m->num_inputs, num_inputs);
+  /* The inputs first: they set the symbolic dims (session->dims, the
+   * entry's dims table) that the outputs are checked against. */
+  dlc_status_t st = dlc_bind_inputs("dlc_session_run", m, inputs, num_inputs,
+                                    session->dims);
+  if (st != DLC_OK)
+    return st;
   if (num_outputs != m->num_outputs)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
                     "module '%s': expected %zu outputs, got %zu", m->path,
                     m->num_outputs, num_outputs);
-  if ((num_inputs && !inputs) || !outputs)
+  if (!outputs)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
-                    "dlc_session_run: %s array is null",
-                    !outputs ? "outputs" : "inputs");
+                    "dlc_session_run: outputs array is null");
   const dlc_io_decl_t *in_decls = m->decls;
   const dlc_io_decl_t *out_decls = m->decls + m->num_inputs;
-  dlc_status_t st;
-  for (size_t i = 0; i < num_inputs; ++i)
-    if ((st = dlc_check_tensor("input", &in_decls[i], inputs[i])) != DLC_OK)
-      return st;
   for (size_t o = 0; o < num_outputs; ++o)
-    if ((st = dlc_check_tensor("output", &out_decls[o], outputs[o])) != DLC_OK)
+    if ((st = dlc_check_output(m, o, outputs[o], session->dims)) != DLC_OK)
       return st;
   /* The ABI forbids outputs aliasing anything: compiled code may write an
    * output before it has finished reading an input. */
@@ -251,6 +344,35 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
   return DLC_OK;
 }
 
+/* Creates the outputs, their symbolic dims at `dims` (NULL: none). */
+static dlc_status_t dlc_create_outputs(const dlc_module_t *m, const int64_t *dims,
+                                      dlc_tensor_t **outputs) {
+  const dlc_io_decl_t *out_decls = m->decls + m->num_inputs;
+  int32_t max_rank = 0;
+  for (size_t o = 0; o < m->num_outputs; ++o)
+    if (out_decls[o].symbolic && out_decls[o].rank > max_rank)
+      max_rank = out_decls[o].rank;
+  int64_t *shape = NULL;
+  if (max_rank > 0 && !(shape = malloc((size_t)max_rank * sizeof(int64_t))))
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "module '%s': out of memory creating "
+                    "outputs", m->path);
+  dlc_status_t st = DLC_OK;
+  for (size_t o = 0; o < m->num_outputs && st == DLC_OK; ++o) {
+    const dlc_io_decl_t *d = &out_decls[o];
+    for (int32_t i = 0; d->symbolic && i < d->rank; ++i)
+      shape[i] = d->dim_symbols[i] >= 0 ? dims[d->dim_symbols[i]] : d->shape[i];
+    st = dlc_tensor_create(d->dtype, d->rank, d->symbolic ? shape : d->shape,
+                           &outputs[o]);
+  }
+  free(shape);
+  if (st != DLC_OK)
+    for (size_t o = 0; o < m->num_outputs; ++o) {
+      dlc_tensor_free(outputs[o]);
+      outputs[o] = NULL;
+    }
+  return st;
+}
+
 dlc_status_t dlc_session_create_outputs(const dlc_session_t *session,
                                         dlc_tensor_t **outputs) {
   if (!session || !outputs)
@@ -260,19 +382,43 @@ dlc_status_t dlc_session_create_outputs(const dlc_session_t *session,
   const dlc_module_t *m = session->module;
   for (size_t o = 0; o < m->num_outputs; ++o)
     outputs[o] = NULL;
-  for (size_t o = 0; o < m->num_outputs; ++o) {
+  for (size_t o = 0; m->symbolic_outputs && o < m->num_outputs; ++o) {
     const dlc_io_decl_t *d = &m->decls[m->num_inputs + o];
-    dlc_status_t st = dlc_tensor_create(d->dtype, d->rank, d->shape,
-                                        &outputs[o]);
-    if (st != DLC_OK) {
-      for (size_t p = 0; p < o; ++p) {
-        dlc_tensor_free(outputs[p]);
-        outputs[p] = NULL;
-      }
-      return st;
-    }
+    if (!d->symbolic)
+      continue;
+    char text[256];
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "module '%s': output '%s' has shape %s, which depends on the "
+                    "inputs: use dlc_session_create_outputs_for",
+                    m->path, d->name,
+                    dlc_decl_shape_text(d->rank, d->shape, d->dim_symbols, m->dims,
+                                        NULL, text, sizeof(text)));
   }
-  return DLC_OK;
+  return dlc_create_outputs(m, NULL, outputs);
+}
+
+dlc_status_t dlc_session_create_outputs_for(const dlc_session_t *session,
+                                            const dlc_tensor_t *const *inputs,
+                                            size_t num_inputs,
+                                            dlc_tensor_t **outputs) {
+  if (!session || !outputs)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_session_create_outputs_for: %s is null",
+                    session ? "outputs" : "session");
+  const dlc_module_t *m = session->module;
+  for (size_t o = 0; o < m->num_outputs; ++o)
+    outputs[o] = NULL;
+  /* Its own dims table: the session's belongs to dlc_session_run. */
+  int64_t *dims = NULL;
+  if (m->num_dims && !(dims = malloc(m->num_dims * sizeof(int64_t))))
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "module '%s': out of memory creating "
+                    "outputs", m->path);
+  dlc_status_t st = dlc_bind_inputs("dlc_session_create_outputs_for", m, inputs,
+                                    num_inputs, dims);
+  if (st == DLC_OK)
+    st = dlc_create_outputs(m, dims, outputs);
+  free(dims);
+  return st;
 }
 
 void dlc_runtime_parallel_for(void *runtime_ctx, int64_t n,

@@ -76,6 +76,13 @@ const char *dlc_errno_text(int errnum, char *buf, size_t size) {
 
 const char *dlc_shape_text(int32_t rank, const int64_t *shape, char *buf,
                            size_t size) {
+  return dlc_decl_shape_text(rank, shape, NULL, NULL, NULL, buf, size);
+}
+
+const char *dlc_decl_shape_text(int32_t rank, const int64_t *shape,
+                                const int32_t *symbols,
+                                const dlc_dim_decl_t *dims,
+                                const int64_t *values, char *buf, size_t size) {
   if (size < 8) {
     if (size)
       buf[0] = '\0';
@@ -84,10 +91,20 @@ const char *dlc_shape_text(int32_t rank, const int64_t *shape, char *buf,
   size_t len = 0;
   buf[len++] = '[';
   for (int32_t i = 0; i < rank; ++i) {
-    char dim[24];
-    int n = snprintf(dim, sizeof(dim), "%s%lld", i ? "," : "",
-                     (long long)shape[i]);
-    if (n < 0 || len + (size_t)n + 2 >= size) {
+    char number[24];
+    const char *piece = number;
+    size_t n;
+    int32_t symbol = symbols ? symbols[i] : -1;
+    if (symbol >= 0 && !values) {
+      piece = dims[symbol].name;
+      n = strlen(piece);
+    } else {
+      int w = snprintf(number, sizeof(number), "%lld",
+                       (long long)(symbol >= 0 ? values[symbol] : shape[i]));
+      n = w < 0 ? size : (size_t)w; /* an error: end with "..." */
+    }
+    size_t sep = i ? 1 : 0;
+    if (len + sep + n + 2 >= size) {
       /* No room for this dim plus "]": end with "...]". */
       while (len + 5 > size)
         --len;
@@ -95,8 +112,10 @@ const char *dlc_shape_text(int32_t rank, const int64_t *shape, char *buf,
       len += 3;
       break;
     }
-    memcpy(buf + len, dim, (size_t)n);
-    len += (size_t)n;
+    if (sep)
+      buf[len++] = ',';
+    memcpy(buf + len, piece, n);
+    len += n;
   }
   buf[len++] = ']';
   buf[len] = '\0';

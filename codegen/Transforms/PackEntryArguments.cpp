@@ -16,15 +16,48 @@ namespace dlc::codegen {
 using namespace mlir;
 
 namespace {
-/// A memref the entry can describe from a bare pointer: static shape, strides and offset.
+/// A memref the entry can describe from a bare pointer (and, for dynamic dims, the dims
+/// table): identity layout, or static shape, strides and offset.
 bool describable(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape())
+  if (!memref)
     return false;
+  if (!memref.hasStaticShape())
+    return memref.getLayout().isIdentity();
   SmallVector<int64_t> strides;
   int64_t offset;
   return succeeded(memref.getStridesAndOffset(strides, offset)) &&
          !ShapedType::isDynamic(offset) && llvm::none_of(strides, ShapedType::isDynamic);
+}
+
+/// The descriptor of a row-major buffer at `base` whose dynamic dims are read from the
+/// dims table (`symbols[d]`: the table index of dim d, -1 for a static dim).
+Value dynamicDescriptor(OpBuilder &b, Location loc, const LLVMTypeConverter &converter,
+                        MemRefType type, Value base, Value table, ArrayRef<int64_t> symbols) {
+  MLIRContext *ctx = b.getContext();
+  auto i64 = IntegerType::get(ctx, 64);
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto desc = MemRefDescriptor::poison(b, loc, converter.convertType(type));
+  desc.setAllocatedPtr(b, loc, base);
+  desc.setAlignedPtr(b, loc, base);
+  desc.setConstantOffset(b, loc, 0);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      sizes.push_back(LLVM::ConstantOp::create(b, loc, i64, type.getDimSize(d)));
+      continue;
+    }
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, i64, table,
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)symbols[d]});
+    sizes.push_back(LLVM::LoadOp::create(b, loc, i64, slot));
+  }
+  Value stride = LLVM::ConstantOp::create(b, loc, i64, 1);
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    desc.setSize(b, loc, d, sizes[d]);
+    desc.setStride(b, loc, d, stride);
+    stride = LLVM::MulOp::create(b, loc, stride, sizes[d]);
+  }
+  return desc;
 }
 
 struct PackEntryArgumentsPass
@@ -55,13 +88,41 @@ struct PackEntryArgumentsPass
     Value table = main.getArgument(0);
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
     Location loc = main.getLoc();
+    // Symbolic dims: the runtime passes their values after the buffers (dlc_abi.h).
+    auto dimsAttr = main->getAttrOfType<ArrayAttr>(dlc::codegen::kBufferDimsAttr);
+    SmallVector<ArrayRef<int64_t>> bufferDims(numBuffers);
+    if (dimsAttr && dimsAttr.size() == numBuffers)
+      for (unsigned i = 0; i < numBuffers; ++i)
+        bufferDims[i] = cast<DenseI64ArrayAttr>(dimsAttr[i]).asArrayRef();
+    for (unsigned i = 0; i < numBuffers; ++i) {
+      auto type = cast<MemRefType>(main.getArgument(i + 1).getType());
+      if (!type.hasStaticShape() && bufferDims[i].size() != size_t(type.getRank())) {
+        main.emitError("dlc-pack-entry-arguments: buffer argument ")
+            << i << " has dynamic dims but no dlc.buffer_dims entry";
+        return signalPassFailure();
+      }
+    }
+    Value dims;
+    auto dimsTable = [&]() {
+      if (!dims) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&entry);
+        Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, table,
+                                         ArrayRef<LLVM::GEPArg>{(int32_t)numBuffers});
+        dims = LLVM::LoadOp::create(b, loc, ptr, slot);
+      }
+      return dims;
+    };
     for (unsigned i = 0; i < numBuffers; ++i) {
       BlockArgument arg = main.getArgument(i + 1);
       auto type = cast<MemRefType>(arg.getType());
       Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, table,
                                        ArrayRef<LLVM::GEPArg>{(int32_t)i});
       Value base = LLVM::LoadOp::create(b, loc, ptr, slot);
-      Value desc = MemRefDescriptor::fromStaticShape(b, loc, converter, type, base);
+      Value desc = type.hasStaticShape()
+                       ? MemRefDescriptor::fromStaticShape(b, loc, converter, type, base)
+                       : dynamicDescriptor(b, loc, converter, type, base, dimsTable(),
+                                           bufferDims[i]);
       Value memref =
           UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, ValueRange{desc})
               .getResult(0);

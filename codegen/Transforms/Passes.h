@@ -35,6 +35,10 @@ constexpr llvm::StringLiteral kParallelLoopAttr = "dlc.parallel";
 constexpr llvm::StringLiteral kRuntimeCtxArgAttr = "dlc.runtime_ctx_arg";
 /// On the module: dlc_main's first argument is the buffer table (dlc-pack-entry-arguments).
 constexpr llvm::StringLiteral kPackedBuffersAttr = "dlc.packed_buffers";
+/// On dlc_main when the model has symbolic dims (dlc-prepare-abi): per buffer argument,
+/// the index of the symbolic dim each of its dims is (-1: static), an i64 array each.
+/// dlc-pack-entry-arguments sizes those dims from the runtime's dims table.
+constexpr llvm::StringLiteral kBufferDimsAttr = "dlc.buffer_dims";
 
 } // namespace dlc::codegen
 

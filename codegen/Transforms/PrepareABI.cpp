@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace dlc::codegen {
 #define GEN_PASS_DEF_PREPAREABI
@@ -34,6 +35,16 @@ std::string encodeName(StringRef name) {
   return out.empty() ? "%" : out;
 }
 
+/// The symbol of each dim of a tensor the entry takes (`dlc.dims`; "" static).
+SmallVector<std::string> dimSymbols(DictionaryAttr attrs, RankedTensorType t) {
+  SmallVector<std::string> out(t.getRank(), "");
+  if (auto dims = attrs ? attrs.getAs<ArrayAttr>(dlc::graph::kDimsAttr) : ArrayAttr())
+    for (auto [i, s] : llvm::enumerate(dims.getAsValueRange<StringAttr>()))
+      if (i < out.size())
+        out[i] = s.str();
+  return out;
+}
+
 std::string describe(StringRef kind, DictionaryAttr attrs, Type type, unsigned index) {
   auto t = cast<RankedTensorType>(type);
   auto name = attrs ? attrs.getAs<StringAttr>(dlc::graph::kNameAttr) : StringAttr();
@@ -41,8 +52,9 @@ std::string describe(StringRef kind, DictionaryAttr attrs, Type type, unsigned i
   std::string line = (kind + " " + encodeName(name ? name.getValue() : (kind + Twine(index)).str()) +
                       " " + Twine(dtype ? dtype.getInt() : 0) + " " + Twine(t.getRank()))
                          .str();
-  for (int64_t d : t.getShape())
-    line += " " + std::to_string(d);
+  SmallVector<std::string> symbols = dimSymbols(attrs, t);
+  for (auto [d, sym] : llvm::zip(t.getShape(), symbols))
+    line += " " + (ShapedType::isDynamic(d) ? "?" + encodeName(sym) : std::to_string(d));
   line += "\n";
   // A value-specialized input: the runtime checks each run passes these bytes.
   if (auto value = attrs ? attrs.getAs<DenseElementsAttr>(dlc::graph::kValueAttr) : DenseElementsAttr()) {
@@ -101,6 +113,48 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
     }
     FunctionType ft = func.getFunctionType();
     std::string desc = "dlc-module 1\n";
+    // Symbolic dims: one `dim` record each (in the order of dlc.dim_ranges, by name), and
+    // the symbol index of every dim of every buffer for dlc-pack-entry-arguments.
+    llvm::StringMap<int64_t> symbolIndex;
+    if (auto ranges = func->getAttrOfType<DictionaryAttr>(dlc::graph::kDimRangesAttr))
+      for (NamedAttribute range : ranges) {
+        auto bounds = dyn_cast<DenseI64ArrayAttr>(range.getValue());
+        if (!bounds || bounds.size() != 2) {
+          func.emitError("dlc.dim_ranges: expected [min, max] for ") << range.getName();
+          return signalPassFailure();
+        }
+        symbolIndex[range.getName()] = symbolIndex.size();
+        desc += "dim " + encodeName(range.getName()) + " " + std::to_string(bounds[0]) + " " +
+                std::to_string(bounds[1]) + "\n";
+      }
+    SmallVector<Attribute> bufferSymbols;
+    auto symbolsOf = [&](StringRef kind, DictionaryAttr attrs, Type type) -> LogicalResult {
+      auto t = cast<RankedTensorType>(type);
+      SmallVector<int64_t> indices;
+      for (auto [i, d, sym] : llvm::enumerate(t.getShape(), dimSymbols(attrs, t))) {
+        if (!ShapedType::isDynamic(d)) {
+          indices.push_back(-1);
+          continue;
+        }
+        auto it = symbolIndex.find(sym);
+        if (it == symbolIndex.end()) {
+          auto name = attrs ? attrs.getAs<StringAttr>(dlc::graph::kNameAttr) : StringAttr();
+          return func.emitError() << kind << " '" << (name ? name.getValue() : "") << "': dim "
+                                  << i << " is " << (sym.empty() ? "unknown" : sym)
+                                  << ", not one of the model's symbolic dims (--dims), "
+                                     "which alone can size a model's inputs and outputs";
+        }
+        indices.push_back(it->second);
+      }
+      bufferSymbols.push_back(DenseI64ArrayAttr::get(&getContext(), indices));
+      return success();
+    };
+    for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+      if (failed(symbolsOf("input", func.getArgAttrDict(i), ft.getInput(i))))
+        return signalPassFailure();
+    for (unsigned i = 0; i < ft.getNumResults(); ++i)
+      if (failed(symbolsOf("output", func.getResultAttrDict(i), ft.getResult(i))))
+        return signalPassFailure();
     for (unsigned i = 0; i < ft.getNumInputs(); ++i)
       desc += describe("input", func.getArgAttrDict(i), ft.getInput(i), i);
     for (unsigned i = 0; i < ft.getNumResults(); ++i)
@@ -126,7 +180,10 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
 
     // Empty tensors have no data: they pass an unused pointer (typed as a
     // one-element buffer, since bare-pointer calls reject zero-sized memrefs).
-    auto isEmpty = [](Type t) { return cast<RankedTensorType>(t).getNumElements() == 0; };
+    auto isEmpty = [](Type t) {
+      auto rt = cast<RankedTensorType>(t);
+      return rt.hasStaticShape() && rt.getNumElements() == 0;
+    };
     SmallVector<Type> bufferTypes;
     for (Type t : llvm::concat<const Type>(ft.getInputs(), ft.getResults())) {
       auto rt = cast<RankedTensorType>(t);
@@ -139,6 +196,8 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
     if (numChecks)
       resultTypes.push_back(b.getI32Type());
     auto entry = func::FuncOp::create(b, loc, "dlc_main", b.getFunctionType(bufferTypes, resultTypes));
+    if (!symbolIndex.empty())
+      entry->setAttr(dlc::codegen::kBufferDimsAttr, b.getArrayAttr(bufferSymbols));
     Block *body = entry.addEntryBlock();
     b.setInsertionPointToStart(body);
     Value status;

@@ -68,12 +68,17 @@ public:
 
 private:
   LogicalResult loadModel();
-  FailureOr<RankedTensorType> inputType(const std::string &name, const onnx::TypeProto_Tensor &tt);
+  FailureOr<RankedTensorType> inputType(const std::string &name, const onnx::TypeProto_Tensor &tt,
+                                        std::vector<std::string> *symbols = nullptr);
+  /// The dynamic dims (ImportOptions::dynamicDims) the inputs use.
+  std::set<std::string> usedDynamicDims;
   /// Graph inputs -> function arguments (sequences flattened, absent optionals none).
   struct Argument {
     std::string name;
     int dtype;
     RankedTensorType type;
+    /// Per dim: the symbol of a dynamic dim, "" for a static one (empty: all static).
+    std::vector<std::string> dims = {};
   };
   struct InputBinding {
     std::string name;
@@ -148,7 +153,8 @@ LogicalResult GraphImporter::loadModel() {
 }
 
 FailureOr<RankedTensorType> GraphImporter::inputType(const std::string &name,
-                                                     const onnx::TypeProto_Tensor &tt) {
+                                                     const onnx::TypeProto_Tensor &tt,
+                                                     std::vector<std::string> *symbols) {
   Type elt = elementTypeFor(&ctx, tt.elem_type());
   if (!elt)
     return emitError(fileLoc) << "input '" << name << "' has unsupported element type "
@@ -174,15 +180,30 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const std::string &name,
       if (d.has_dim_value() && d.dim_value() > kMaxElements)
         return emitError(fileLoc) << "input '" << name << "' has dim " << d.dim_value()
                                   << ", more than dlc supports (2^40)";
-      // Symbolic or unknown dims are specialized to 1 unless a shape is given.
+      // Symbolic dims named by dynamicDims stay dynamic; other symbolic or unknown dims
+      // are specialized to 1 unless a shape is given.
+      auto dynamic = d.has_dim_param() && symbols ? options.dynamicDims.find(d.dim_param())
+                                                  : options.dynamicDims.end();
+      if (!d.has_dim_value() && dynamic != options.dynamicDims.end()) {
+        symbols->resize(tt.shape().dim_size());
+        (*symbols)[shape.size()] = d.dim_param();
+        usedDynamicDims.insert(d.dim_param());
+        shape.push_back(ShapedType::kDynamic);
+        continue;
+      }
       shape.push_back(d.has_dim_value() ? d.dim_value() : 1);
     }
   } else {
     return emitError(fileLoc) << "input '" << name
                               << "' has no shape; give one with --input-shape";
   }
+  // Size checks take each dynamic dim at its largest.
+  SmallVector<int64_t> largest(shape);
+  for (auto [i, d] : llvm::enumerate(largest))
+    if (ShapedType::isDynamic(d))
+      d = options.dynamicDims.at((*symbols)[i]).second;
   int64_t count = 1;
-  for (int64_t d : shape) {
+  for (int64_t d : largest) {
     if (d > kMaxElements || (d && count > kMaxElements / d))
       return emitError(fileLoc) << "input '" << name
                                 << "' has more elements than dlc supports (2^40)";
@@ -191,7 +212,7 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const std::string &name,
   // An input over the memory budget cannot be run, and builders may allocate in proportion
   // to its dims (a Hardmax along a dim of 10^9 built a 10 GB iota: a fuzz-onnx find).
   std::string what = "input '" + name + "'";
-  if (failed(graph::checkTensorBytes(fileLoc, shape, elt, options.maxTensorBytes, what)))
+  if (failed(graph::checkTensorBytes(fileLoc, largest, elt, options.maxTensorBytes, what)))
     return failure();
   return RankedTensorType::get(shape, elt);
 }
@@ -527,16 +548,21 @@ GraphImporter::collectInputs(const llvm::StringMap<const onnx::TensorProto *> &i
     if (!t->has_tensor_type())
       return emitError(fileLoc) << "input '" << vi.name()
                                 << "' is not a tensor, sequence or optional (not supported)";
-    auto type = inputType(vi.name(), t->tensor_type());
+    std::vector<std::string> symbols;
+    auto type = inputType(vi.name(), t->tensor_type(), &symbols);
     if (failed(type))
       return failure();
-    args.push_back({vi.name(), t->tensor_type().elem_type(), *type});
+    args.push_back({vi.name(), t->tensor_type().elem_type(), *type, symbols});
     tensorNames.insert(vi.name());
     bindings.push_back({vi.name(), InputBinding::Tensor, first, 1});
   }
   for (const auto &kv : options.inputShapes)
     if (!tensorNames.count(kv.first))
       return emitError(fileLoc) << "model has no input named '" << kv.first << "'";
+  for (const auto &kv : options.dynamicDims)
+    if (!usedDynamicDims.count(kv.first))
+      return emitError(fileLoc) << "no input of the model has a symbolic dim named '"
+                                << kv.first << "'";
   for (const auto &kv : options.sequenceLengths)
     if (!sequenceNames.count(kv.first))
       return emitError(fileLoc) << "model has no sequence input named '" << kv.first << "'";
@@ -643,6 +669,14 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
                                    FunctionType::get(&ctx, argTypes, {}));
   Block *entry = func.addEntryBlock();
   builder->setInsertionPointToEnd(entry);
+  if (!usedDynamicDims.empty()) {
+    SmallVector<NamedAttribute> ranges;
+    for (const std::string &sym : usedDynamicDims) {
+      auto [lo, hi] = options.dynamicDims.at(sym);
+      ranges.push_back(builder->getNamedAttr(sym, builder->getDenseI64ArrayAttr({lo, hi})));
+    }
+    func->setAttr(dlc::graph::kDimRangesAttr, builder->getDictionaryAttr(ranges));
+  }
   for (auto [i, a] : llvm::enumerate(args)) {
     Value arg = entry->getArgument(i);
     if (isUnsignedOnnxType(a.dtype))
@@ -651,6 +685,9 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
       storedTypes[arg] = a.dtype;
     func.setArgAttr(i, dlc::graph::kNameAttr, builder->getStringAttr(a.name));
     func.setArgAttr(i, dlc::graph::kDtypeAttr, builder->getI32IntegerAttr(a.dtype));
+    if (!a.dims.empty())
+      func.setArgAttr(i, dlc::graph::kDimsAttr,
+                      builder->getStrArrayAttr(SmallVector<StringRef>(a.dims.begin(), a.dims.end())));
     auto given = options.inputValues.find(a.name);
     if (given != options.inputValues.end())
       if (auto attr = valueAttr(given->second, a.type, a.dtype))

@@ -28,6 +28,11 @@ struct ImportOptions {
   /// consume a failed node's outputs are still checked: fully when the model
   /// declares those outputs' types (value_info), else only for op support.
   bool keepGoing = false;
+  /// Symbolic dims (ONNX dim_params) that stay dynamic, each with the range [min, max]
+  /// the compiled model accepts. Other symbolic dims are fixed (1 unless inputShapes
+  /// says otherwise). A dynamic dim's argument gets `dlc.dims`, the function
+  /// `dlc.dim_ranges` (dialects/Graph/IR/Names.h).
+  std::map<std::string, std::pair<int64_t, int64_t>> dynamicDims;
   /// Values of graph inputs known at compile time. An input whose value is
   /// needed as a constant (axes, shape, pads, ...) is specialized to it: the
   /// function argument gets `dlc.value`, and the runtime checks it at each run.

@@ -219,6 +219,9 @@ FailureOr<RankedTensorType> NodeImporter::requireRank(unsigned i, int64_t minRan
 }
 
 FailureOr<int64_t> NodeImporter::product(ArrayRef<int64_t> dims, StringRef what) {
+  // A dynamic dim (dlc compile --dims) makes the product dynamic.
+  if (llvm::any_of(dims, ShapedType::isDynamic))
+    return ShapedType::kDynamic;
   graph::I64c p = graph::productOf(dims);
   if (p.ok())
     return p.value();

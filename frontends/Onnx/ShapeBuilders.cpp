@@ -34,7 +34,9 @@ LogicalResult reshape(NodeImporter &n, Results &out) {
                        Twine(in.size()) + " input");
       target[i] = in[i];
     }
-    if (target[i] == -1) {
+    if (ShapedType::isDynamic(target[i])) {
+      continue; // a copied dynamic dim
+    } else if (target[i] == -1) {
       if (inferIdx >= 0)
         return n.error("shape " + str(*shape) + " has more than one -1");
       inferIdx = i;
@@ -43,6 +45,12 @@ LogicalResult reshape(NodeImporter &n, Results &out) {
     } else if (__builtin_mul_overflow(known, target[i], &known)) {
       return n.error("shape " + str(*shape) + " overflows (its element count exceeds 2^63)");
     }
+  }
+  // With dynamic dims the inferred dim is dynamic too (convert-graph-to-linalg checks
+  // that it is the rest of a dynamic dim).
+  if (inferIdx >= 0 && !tensorType(*x).hasStaticShape()) {
+    target[inferIdx] = ShapedType::kDynamic;
+    return push(n.reshape(*x, target), out);
   }
   int64_t total = tensorType(*x).getNumElements();
   if (inferIdx >= 0) {

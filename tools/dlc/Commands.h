@@ -82,7 +82,12 @@ struct Args;
 /// Every `--input-shape NAME=DxDx..` of `args` into `shapes`; false with `error` if malformed.
 bool parseInputShapes(const Args &args, std::map<std::string, std::vector<int64_t>> &shapes,
                       std::string &error);
+/// --dims NAME=MIN..MAX[,NAME=MIN..MAX...] (repeatable): symbolic dims kept dynamic.
+bool parseDynamicDims(const Args &args, std::map<std::string, std::pair<int64_t, int64_t>> &dims,
+                      std::string &error);
 std::string shapeString(int32_t rank, const int64_t *shape);
+/// A module tensor's declared shape, symbolic dims by name: "[batch,784]".
+std::string infoShapeString(const dlc_module_t *module, const dlc_tensor_info_t &info);
 
 } // namespace dlc::cli
 

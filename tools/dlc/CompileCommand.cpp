@@ -31,6 +31,10 @@ static const char *kHelp =
     "  --input-shape NAME=DxDx..  fix the shape of input NAME (repeatable); symbolic dims\n"
     "                             default to 1. A sequence input NAME takes one per\n"
     "                             element, NAME[0]=.., NAME[1]=.. (this sets its length)\n"
+    "  --dims NAME=MIN..MAX[,..]  keep the symbolic dim NAME (an ONNX dim_param) dynamic:\n"
+    "                             the compiled model runs any size in [MIN, MAX] (e.g.\n"
+    "                             --dims batch=1..64,seq=1..512); runs outside it are\n"
+    "                             rejected naming the input and dim\n"
     "  --input-value NAME=FILE    compile for this value of input NAME (.npy or .pb;\n"
     "                             repeatable): needed where an input sets shapes or\n"
     "                             axes (Reshape's shape, ReduceSum's axes, ...); runs\n"
@@ -132,7 +136,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--quantize", true}, {"--precision", true}, {"--calib", true}, {"--method", true}, {"--per-channel", false}, {"--exclude", true, true}, {"-q", false}, {"--quiet", false}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true, true}, {"--dims", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--quantize", true}, {"--precision", true}, {"--calib", true}, {"--method", true}, {"--per-channel", false}, {"--exclude", true, true}, {"-q", false}, {"--quiet", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -196,6 +200,8 @@ int compileCommand(int argc, char **argv) {
   if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
     return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
   if (!parseInputShapes(args, options.inputShapes, error))
+    return fail(error);
+  if (!parseDynamicDims(args, options.dynamicDims, error))
     return fail(error);
   for (const std::string &spec : args.all("--input-value")) {
     std::string name, file;

@@ -63,15 +63,21 @@ int infoCommand(int argc, char **argv) {
   if (!m)
     return fail(error);
   std::printf("%s: compiled dlc module\n", path.c_str());
+  // Symbolic dims: the sizes each accepts (dlc compile --dims).
+  for (size_t i = 0; i < dlc_module_num_dims(m); ++i) {
+    dlc_dim_info_t dim;
+    if (dlc_module_dim_info(m, i, &dim) == DLC_OK)
+      std::printf("  dim '%s' %lld..%lld\n", dim.name, (long long)dim.min, (long long)dim.max);
+  }
   for (size_t i = 0; i < dlc_module_num_inputs(m); ++i) {
     dlc_tensor_info_t info;
     dlc_module_input_info(m, i, &info);
-    printTensor("input", info.name, info.dtype, shapeString(info.rank, info.shape));
+    printTensor("input", info.name, info.dtype, infoShapeString(m, info));
   }
   for (size_t i = 0; i < dlc_module_num_outputs(m); ++i) {
     dlc_tensor_info_t info;
     dlc_module_output_info(m, i, &info);
-    printTensor("output", info.name, info.dtype, shapeString(info.rank, info.shape));
+    printTensor("output", info.name, info.dtype, infoShapeString(m, info));
   }
   // A training step's parameters (dlc compile --train).
   for (size_t i = 0; i < dlc_module_num_states(m); ++i) {

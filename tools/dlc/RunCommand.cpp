@@ -184,7 +184,7 @@ int runCommand(int argc, char **argv) {
     double mn, mx, mean;
     stats(t, mn, mx, mean);
     std::string line = "output '" + std::string(info.name) + "' " + dlc_dtype_name(info.dtype) +
-                       shapeString(info.rank, info.shape);
+                       shapeString(dlc_tensor_rank(t), dlc_tensor_shape(t));
     std::printf("%s min %.6g max %.6g mean %.6g", line.c_str(), mn, mx, mean);
     if (!dir.empty() && !grouped.count(i)) {
       // NumPy has no bfloat16, float8 or sub-byte types: those are always TensorProto files.

@@ -66,6 +66,54 @@ bool parseInputShapes(const Args &args, std::map<std::string, std::vector<int64_
   return true;
 }
 
+bool parseDynamicDims(const Args &args, std::map<std::string, std::pair<int64_t, int64_t>> &dims,
+                      std::string &error) {
+  constexpr int64_t kMaxDim = int64_t(1) << 40;
+  for (const std::string &list : args.all("--dims")) {
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = list.find(',', start);
+      std::string spec = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                        : comma - start);
+      start = comma == std::string::npos ? list.size() + 1 : comma + 1;
+      std::string name, range;
+      size_t dots;
+      long long lo = 0, hi = 0;
+      char tail = 0;
+      if (!splitAssignment(spec, name, range) || name.empty() ||
+          (dots = range.find("..")) == std::string::npos ||
+          sscanf(range.substr(0, dots).c_str(), "%lld%c", &lo, &tail) != 1 ||
+          sscanf(range.substr(dots + 2).c_str(), "%lld%c", &hi, &tail) != 1) {
+        error = "invalid --dims '" + spec + "' (expected NAME=MIN..MAX, e.g. batch=1..64)";
+        return false;
+      }
+      if (lo < 0 || hi < lo || hi > kMaxDim) {
+        error = "invalid --dims '" + spec + "': expected 0 <= MIN <= MAX <= 2^40";
+        return false;
+      }
+      if (!dims.emplace(name, std::make_pair(int64_t(lo), int64_t(hi))).second) {
+        error = "--dims names '" + name + "' twice";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::string infoShapeString(const dlc_module_t *module, const dlc_tensor_info_t &info) {
+  std::string s = "[";
+  for (int32_t i = 0; i < info.rank; ++i) {
+    dlc_dim_info_t dim;
+    s += i ? "," : "";
+    if (info.dim_symbols[i] >= 0 &&
+        dlc_module_dim_info(module, size_t(info.dim_symbols[i]), &dim) == DLC_OK)
+      s += dim.name;
+    else
+      s += std::to_string(info.shape[i]);
+  }
+  return s + "]";
+}
+
 std::string shapeString(int32_t rank, const int64_t *shape) {
   std::string s = "[";
   for (int32_t i = 0; i < rank; ++i)
@@ -301,15 +349,26 @@ int prepare(const Args &args, Runner &r, Interface &iface, const PrepareOptions 
     }
     if (!options.randomFill)
       return fail(model + ": missing --input for model input '" + std::string(info.name) + "' (" +
-                  dlc_dtype_name(info.dtype) + shapeString(info.rank, info.shape) + ")");
+                  dlc_dtype_name(info.dtype) + infoShapeString(r.module, info) + ")");
+    // Symbolic dims of random inputs take the smallest size the model accepts (at least 1).
+    std::vector<int64_t> shape(info.shape, info.shape + info.rank);
+    for (int32_t d = 0; d < info.rank; ++d) {
+      dlc_dim_info_t dim;
+      if (info.dim_symbols[d] >= 0 &&
+          dlc_module_dim_info(r.module, size_t(info.dim_symbols[d]), &dim) == DLC_OK)
+        shape[d] = std::max<int64_t>(dim.min, 1);
+    }
     dlc_tensor_t *t = nullptr;
-    if (dlc_tensor_create(info.dtype, info.rank, info.shape, &t) != DLC_OK)
+    if (dlc_tensor_create(info.dtype, info.rank, shape.data(), &t) != DLC_OK)
       return fail(dlc_status_message());
     fillRandom(t, rng);
     r.inputs.emplace_back(t);
   }
   std::vector<dlc_tensor_t *> outs(dlc_module_num_outputs(r.module));
-  if (dlc_session_create_outputs(r.session, outs.data()) != DLC_OK)
+  std::vector<const dlc_tensor_t *> ins;
+  for (const TensorPtr &t : r.inputs)
+    ins.push_back(t.get());
+  if (dlc_session_create_outputs_for(r.session, ins.data(), ins.size(), outs.data()) != DLC_OK)
     return fail(dlc_status_message());
   for (dlc_tensor_t *t : outs)
     r.outputs.emplace_back(t);

@@ -222,7 +222,10 @@ Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
                                  AffineMap::get(nd, 0, outExprs, ctx)};
   SmallVector<utils::IteratorType> iters(nd - 1, utils::IteratorType::parallel);
   iters.push_back(utils::IteratorType::reduction);
-  Value init = filledTensor(b, loc, out, scalarConstant(b, loc, elt, 0));
+  SmallVector<OpFoldResult> outSizes = tensor::getMixedSizes(b, loc, lhs);
+  outSizes.pop_back();
+  outSizes.append({b.getIndexAttr(n / nb), b.getIndexAttr(nb)});
+  Value init = filledTensor(b, loc, out, scalarConstant(b, loc, elt, 0), outSizes);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{out}, ValueRange{lhs, packed}, ValueRange{init}, maps, iters,
       [&](OpBuilder &nb2, Location l, ValueRange a) {
@@ -236,9 +239,8 @@ Value packedMatmul(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
   if (type == resultType)
     return result;
   SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
-      strides(type.getRank(), b.getIndexAttr(1)), sizes;
-  for (int64_t d : resultType.getShape())
-    sizes.push_back(b.getIndexAttr(d));
+      strides(type.getRank(), b.getIndexAttr(1)), sizes = tensor::getMixedSizes(b, loc, result);
+  sizes.back() = b.getIndexAttr(resultType.getShape().back());
   return tensor::ExtractSliceOp::create(b, loc, resultType, result, offsets, sizes, strides);
 }
 
@@ -271,7 +273,9 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
       return success();
     }
     if (type.getRank() == 2) {
-      Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
+      Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0),
+                                {tensor::getMixedSize(b, loc, lhs, 0),
+                                 tensor::getMixedSize(b, loc, rhs, 1)});
       b.replaceOp(op, linalg::MatmulOp::create(b, loc, TypeRange{type}, ValueRange{lhs, rhs},
                                                ValueRange{init})
                           .getResult(0));
@@ -279,15 +283,27 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     }
     // [..., M, K] x [K, N]: the batch dims fold into M, one plain matmul.
     if (rs.size() == 2) {
-      int64_t rows = type.getNumElements() / type.getShape().back();
+      int64_t rows = type.hasStaticShape() ? type.getNumElements() / type.getShape().back()
+                                           : ShapedType::kDynamic;
       auto lhs2 = RankedTensorType::get({rows, ls.back()}, elt);
       auto out2 = RankedTensorType::get({rows, type.getShape().back()}, elt);
-      Value flatInit = filledTensor(b, loc, out2, scalarConstant(b, loc, elt, 0));
-      Value mm = linalg::MatmulOp::create(b, loc, TypeRange{out2},
-                                          ValueRange{reshapeTensor(b, loc, lhs, lhs2), rhs},
+      Value flatLhs = reshapeTensor(b, loc, lhs, lhs2);
+      Value flatInit = filledTensor(b, loc, out2, scalarConstant(b, loc, elt, 0),
+                                    {tensor::getMixedSize(b, loc, flatLhs, 0),
+                                     b.getIndexAttr(type.getShape().back())});
+      Value mm = linalg::MatmulOp::create(b, loc, TypeRange{out2}, ValueRange{flatLhs, rhs},
                                           ValueRange{flatInit})
                      .getResult(0);
-      b.replaceOp(op, reshapeTensor(b, loc, mm, type));
+      if (type.hasStaticShape()) {
+        b.replaceOp(op, reshapeTensor(b, loc, mm, type));
+        return success();
+      }
+      // The rows regroup as the activations' leading dims.
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, lhs);
+      sizes.back() = b.getIndexAttr(type.getShape().back());
+      SmallVector<ReassociationIndices> reassoc = {
+          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank() - 1)), {type.getRank() - 1}};
+      b.replaceOp(op, tensor::ExpandShapeOp::create(b, loc, type, mm, reassoc, sizes));
       return success();
     }
     // Batched with broadcast: loops (batch..., m, n, k).

@@ -23,9 +23,7 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
-    auto t = linalg::TransposeOp::create(b, loc, adaptor.getInput(),
-                                         emptyTensor(b, loc, op.getType()), op.getPerm());
-    b.replaceOp(op, t.getResult()[0]);
+    b.replaceOp(op, permuteTensor(b, loc, adaptor.getInput(), op.getPerm()));
     return success();
   }
 };

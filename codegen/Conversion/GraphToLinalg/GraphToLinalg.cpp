@@ -1,5 +1,7 @@
 // convert-graph-to-linalg: the pass that applies every op family's lowering patterns.
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
+#include "codegen/Conversion/GraphToLinalg/DynamicDims.h"
+#include "dialects/Graph/IR/Names.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Graph/IR/Recompute.h"
 
@@ -37,6 +39,13 @@ struct ConvertGraphToLinalgPass
                                   << int64_t(int8DotGroup);
       return signalPassFailure();
     }
+    // Dynamic dims: each symbol followed to the results, or an error naming the node.
+    bool dynamicFailed = false;
+    getOperation()->walk([&](func::FuncOp func) {
+      dynamicFailed |= failed(dlc::conversion::checkDynamicDims(func));
+    });
+    if (dynamicFailed)
+      return signalPassFailure();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<dlc::graph::GraphDialect>();
     // Run-time checks stay until dlc-prepare-abi gives the entry its status.

@@ -1,6 +1,8 @@
 // Helpers shared by the dlc_graph -> linalg lowering patterns.
 #include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 
 #include <cstring>
@@ -11,8 +13,48 @@ using namespace mlir;
 
 namespace dlc::conversion {
 
-Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                  ArrayRef<OpFoldResult> sizes) {
+  if (type.hasStaticShape())
+    return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  assert(sizes.size() == size_t(type.getRank()) && "a dynamic tensor needs its sizes");
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamic.push_back(getValueOrCreateConstantIndexOp(b, loc, sizes[d]));
+  return tensor::EmptyOp::create(b, loc, type, dynamic);
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type, ValueRange sources) {
+  if (type.hasStaticShape())
+    return emptyTensor(b, loc, type, ArrayRef<OpFoldResult>{});
+  return emptyTensor(b, loc, type, broadcastSizes(b, loc, type, sources));
+}
+
+SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc, RankedTensorType type,
+                                         ValueRange sources) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+      continue;
+    }
+    // A dynamic result dim equals the same dim (from the right) of every source whose dim
+    // there is dynamic too (dynamic dims never broadcast: the graph's shape inference
+    // requires their symbols to agree).
+    int64_t fromRight = type.getRank() - d;
+    OpFoldResult size;
+    for (Value src : sources) {
+      auto st = cast<RankedTensorType>(src.getType());
+      if (st.getRank() >= fromRight && st.isDynamicDim(st.getRank() - fromRight)) {
+        size = tensor::getMixedSize(b, loc, src, st.getRank() - fromRight);
+        break;
+      }
+    }
+    assert(size && "no source for a dynamic dim (convert-graph-to-linalg checks first)");
+    sizes.push_back(size);
+  }
+  return sizes;
 }
 
 AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
@@ -78,7 +120,7 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, 
   maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
   SmallVector<utils::IteratorType> iters(resultType.getRank(), utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, operands, ValueRange{emptyTensor(b, loc, resultType)}, maps,
+      b, loc, TypeRange{resultType}, operands, ValueRange{emptyTensor(b, loc, resultType, inputs)}, maps,
       iters, [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value r = body(nb, nloc, args.drop_back());
         linalg::YieldOp::create(nb, nloc, r);
@@ -127,13 +169,109 @@ Value permuteTensor(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm)
     }
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(to, out));
   }
-  return linalg::TransposeOp::create(b, loc, v, emptyTensor(b, loc, to), perm).getResult()[0];
+  SmallVector<OpFoldResult> sizes;
+  if (!to.hasStaticShape())
+    for (int64_t d : perm)
+      sizes.push_back(tensor::getMixedSize(b, loc, v, d));
+  return linalg::TransposeOp::create(b, loc, v, emptyTensor(b, loc, to, sizes), perm).getResult()[0];
+}
+
+/// The product of `sizes` (attributes folded, values multiplied).
+static OpFoldResult productOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
+  int64_t known = 1;
+  Value dynamic;
+  for (OpFoldResult s : sizes) {
+    if (std::optional<int64_t> c = getConstantIntValue(s)) {
+      known *= *c;
+      continue;
+    }
+    Value x = cast<Value>(s);
+    dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, x).getResult() : x;
+  }
+  if (!dynamic)
+    return b.getIndexAttr(known);
+  return known == 1 ? OpFoldResult(dynamic)
+                    : OpFoldResult(arith::MulIOp::create(b, loc, dynamic,
+                                                         arith::ConstantIndexOp::create(b, loc, known))
+                                       .getResult());
+}
+
+/// The sizes of `to`, a reshape of `total` elements: static dims as they are, the one
+/// dynamic dim the rest (total / product of the static dims).
+static SmallVector<OpFoldResult> reshapedSizes(OpBuilder &b, Location loc, RankedTensorType to,
+                                               OpFoldResult total) {
+  int64_t fixed = 1;
+  for (int64_t d : to.getShape())
+    if (!ShapedType::isDynamic(d))
+      fixed *= d;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : to.getShape()) {
+    if (!ShapedType::isDynamic(d)) {
+      sizes.push_back(b.getIndexAttr(d));
+      continue;
+    }
+    Value t = getValueOrCreateConstantIndexOp(b, loc, total);
+    sizes.push_back(fixed == 1 ? OpFoldResult(t)
+                               : OpFoldResult(arith::DivUIOp::create(
+                                                  b, loc, t,
+                                                  arith::ConstantIndexOp::create(b, loc, fixed))
+                                                  .getResult()));
+  }
+  return sizes;
+}
+
+Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
+  auto from = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> fromSizes = tensor::getMixedSizes(b, loc, v);
+  // Dims kept or merged in groups: one collapse or one expand.
+  if (from.getRank() > to.getRank()) {
+    if (auto reassoc = getReassociationIndicesForReshape(from, to))
+      return tensor::CollapseShapeOp::create(b, loc, to, v, *reassoc);
+  } else if (from.getRank() < to.getRank()) {
+    if (auto reassoc = getReassociationIndicesForReshape(from, to)) {
+      SmallVector<OpFoldResult> sizes;
+      bool ok = true;
+      for (auto [g, group] : llvm::enumerate(*reassoc)) {
+        auto part = to.clone(llvm::map_to_vector(group, [&](int64_t d) { return to.getDimSize(d); }));
+        if (llvm::count_if(part.getShape(), ShapedType::isDynamic) > 1)
+          ok = false;
+        llvm::append_range(sizes, reshapedSizes(b, loc, part, fromSizes[g]));
+      }
+      if (ok)
+        return tensor::ExpandShapeOp::create(b, loc, to, v, *reassoc, sizes);
+    }
+  }
+  assert(llvm::count_if(to.getShape(), ShapedType::isDynamic) <= 1 &&
+         "a reshape to several dynamic dims needs its groups (checked by the pass)");
+  // Through one dim: collapse everything, expand to the target.
+  OpFoldResult total = productOf(b, loc, fromSizes);
+  Value flat = v;
+  auto flatType = RankedTensorType::get({from.hasStaticShape() ? from.getNumElements()
+                                                               : ShapedType::kDynamic},
+                                        from.getElementType());
+  if (from.getRank() == 0)
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType, v, ArrayRef<ReassociationIndices>{},
+                                         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  else if (from.getRank() != 1)
+    flat = tensor::CollapseShapeOp::create(
+        b, loc, flatType, v,
+        ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, from.getRank()))});
+  if (to.getRank() == 1)
+    return flat;
+  if (to.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, to, flat, ArrayRef<ReassociationIndices>{});
+  return tensor::ExpandShapeOp::create(
+      b, loc, to, flat,
+      ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, to.getRank()))},
+      reshapedSizes(b, loc, to, total));
 }
 
 Value reshapeTensor(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
   auto from = cast<RankedTensorType>(v.getType());
   if (from == to)
     return v;
+  if (!from.hasStaticShape() || !to.hasStaticShape())
+    return reshapeDynamic(b, loc, v, to);
   // Constants (weights) are reshaped at compile time, so later packing sees them.
   DenseElementsAttr dense;
   if (matchPattern(v, m_Constant(&dense)))
@@ -186,8 +324,9 @@ Value padConstant(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> lo, Arr
                                h, pad);
 }
 
-Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
-  return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type)).getResult(0);
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, Value value,
+                   ArrayRef<OpFoldResult> sizes) {
+  return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type, sizes)).getResult(0);
 }
 
 Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
@@ -215,7 +354,22 @@ Value indexConst(OpBuilder &b, Location loc, int64_t v) {
 Value batchedMatmulGeneric(OpBuilder &b, Location loc, RankedTensorType type, Value lhs,
                            Value rhs, ScalarBodyFn body) {
   Type elt = type.getElementType();
-  Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
+  SmallVector<OpFoldResult> sizes;
+  if (!type.hasStaticShape()) {
+    // Batch dims from whichever operand has them dynamic (aligned right), M from lhs,
+    // N from rhs.
+    auto lt = cast<RankedTensorType>(lhs.getType()), rt = cast<RankedTensorType>(rhs.getType());
+    int64_t nb = type.getRank() - 2;
+    for (int64_t d = 0; d < nb; ++d) {
+      int64_t fromRight = nb - d, l = lt.getRank() - 2 - fromRight, r = rt.getRank() - 2 - fromRight;
+      sizes.push_back(!type.isDynamicDim(d) ? OpFoldResult(b.getIndexAttr(type.getDimSize(d)))
+                      : l >= 0 && lt.isDynamicDim(l) ? tensor::getMixedSize(b, loc, lhs, l)
+                                                     : tensor::getMixedSize(b, loc, rhs, r));
+    }
+    sizes.push_back(tensor::getMixedSize(b, loc, lhs, lt.getRank() - 2));
+    sizes.push_back(tensor::getMixedSize(b, loc, rhs, rt.getRank() - 1));
+  }
+  Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0), sizes);
   MLIRContext *ctx = b.getContext();
   auto ls = cast<RankedTensorType>(lhs.getType()).getShape();
   auto rs = cast<RankedTensorType>(rhs.getType()).getShape();

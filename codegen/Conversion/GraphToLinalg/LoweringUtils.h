@@ -13,8 +13,18 @@ namespace dlc::conversion {
 using ScalarBodyFn =
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
 
-/// tensor.empty of a static type.
-mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type);
+/// tensor.empty of `type`; a type with dynamic dims takes every dim's size from `sizes`
+/// (static dims may be given as attributes).
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                        llvm::ArrayRef<mlir::OpFoldResult> sizes = {});
+/// tensor.empty of `type`, its dynamic dims sized by broadcastSizes over `sources`.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                        mlir::ValueRange sources);
+/// The sizes of `type`'s dims: static ones as attributes, each dynamic one the size of the
+/// first of `sources` dynamic at the same position from the right (NumPy alignment).
+llvm::SmallVector<mlir::OpFoldResult> broadcastSizes(mlir::OpBuilder &b, mlir::Location loc,
+                                                     mlir::RankedTensorType type,
+                                                     mlir::ValueRange sources);
 
 /// Map from the loop dims of `resultShape` to an operand of `operandShape` under
 /// NumPy broadcasting (operand dims align right; size-1 dims read index 0).
@@ -33,7 +43,12 @@ using dlc::graph::scalarConstant;
 /// The identity of max (lowest value) or min (highest value) for `elt`.
 mlir::Value extremeConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, bool lowest);
 
-/// Reshape through collapse/expand (static shapes; handles rank 0).
+/// Reshape of a tensor with dynamic dims: one collapse or expand where the dims group,
+/// else through 1-D; the target has at most one dynamic dim outside such groups.
+mlir::Value reshapeDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                           mlir::RankedTensorType to);
+
+/// Reshape through collapse/expand (handles rank 0; dynamic shapes by reshapeDynamic).
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                           mlir::RankedTensorType to);
 
@@ -125,9 +140,9 @@ mlir::Value groupedConvolution(mlir::OpBuilder &b, mlir::Location loc,
                                llvm::ArrayRef<int64_t> dilations, int64_t lanes, int64_t group,
                                mlir::Type accType, ScalarBodyFn body);
 
-/// A tensor of `type` filled with `value`.
+/// A tensor of `type` filled with `value` (`sizes`: as emptyTensor's).
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
-                         mlir::Value value);
+                         mlir::Value value, llvm::ArrayRef<mlir::OpFoldResult> sizes = {});
 
 /// A parallel linalg.generic over `type` whose body computes each element from
 /// its indices and the scalars of `inputs` (read through `inputMaps`):

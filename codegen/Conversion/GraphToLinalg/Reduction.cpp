@@ -27,6 +27,7 @@ template <typename OpTy, Kind kind> struct ReduceLowering : OpConversionPattern<
       return success();
     }
     SmallVector<int64_t> keptShape;
+    SmallVector<OpFoldResult> keptSizes;
     SmallVector<AffineExpr> outExprs;
     SmallVector<utils::IteratorType> iters;
     int64_t count = 1;
@@ -37,6 +38,7 @@ template <typename OpTy, Kind kind> struct ReduceLowering : OpConversionPattern<
       } else {
         iters.push_back(utils::IteratorType::parallel);
         keptShape.push_back(inType.getDimSize(d));
+        keptSizes.push_back(tensor::getMixedSize(b, loc, x, d));
         outExprs.push_back(getAffineDimExpr(d, ctx));
       }
     }
@@ -52,7 +54,7 @@ template <typename OpTy, Kind kind> struct ReduceLowering : OpConversionPattern<
                                    AffineMap::get(inType.getRank(), 0, outExprs, ctx)};
     Value r = linalg::GenericOp::create(
                   b, loc, TypeRange{keptType}, ValueRange{x},
-                  ValueRange{filledTensor(b, loc, keptType, initValue)}, maps, iters,
+                  ValueRange{filledTensor(b, loc, keptType, initValue, keptSizes)}, maps, iters,
                   [&](OpBuilder &nb, Location l, ValueRange a) {
                     Value v;
                     if (kind == Kind::Max)
@@ -69,8 +71,28 @@ template <typename OpTy, Kind kind> struct ReduceLowering : OpConversionPattern<
                   })
                   .getResult(0);
     if (kind == Kind::Mean) {
+      // The count of a dynamic reduction is known when the model runs.
+      Value dynamicCount;
+      for (int64_t d : axes)
+        if (inType.isDynamicDim(d)) {
+          Value size = tensor::DimOp::create(b, loc, x, d);
+          dynamicCount = dynamicCount ? arith::MulIOp::create(b, loc, dynamicCount, size) : size;
+        }
+      if (dynamicCount) {
+        count = 1;
+        for (int64_t d : axes)
+          if (!inType.isDynamicDim(d))
+            count *= inType.getDimSize(d);
+        Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), dynamicCount);
+        dynamicCount = isa<FloatType>(elt) ? Value(arith::SIToFPOp::create(b, loc, elt, i64))
+                       : elt.getIntOrFloatBitWidth() < 64
+                           ? Value(arith::TruncIOp::create(b, loc, elt, i64))
+                           : i64;
+      }
       r = buildElementwise(b, loc, keptType, {r}, [&](OpBuilder &nb, Location l, ValueRange a) {
         Value n = scalarConstant(nb, l, elt, (double)count);
+        if (dynamicCount)
+          n = floatOrInt<arith::MulFOp, arith::MulIOp>(nb, l, {n, dynamicCount});
         return floatOrInt<arith::DivFOp, arith::DivSIOp>(nb, l, {a[0], n});
       });
     }

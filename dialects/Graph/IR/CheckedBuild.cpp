@@ -31,7 +31,8 @@ std::optional<uint64_t> tensorBytes(ArrayRef<int64_t> shape, Type elt) {
 std::string shapeText(ArrayRef<int64_t> shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
+    s += (i ? "," : "") + (ShapedType::isDynamic(shape[i]) ? std::string("?")
+                                                           : std::to_string(shape[i]));
   return s + "]";
 }
 

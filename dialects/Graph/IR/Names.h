@@ -20,6 +20,11 @@ inline constexpr llvm::StringLiteral kMainFunction = "main_graph";
 inline constexpr llvm::StringLiteral kNameAttr = "dlc.name";
 inline constexpr llvm::StringLiteral kDtypeAttr = "dlc.dtype";
 inline constexpr llvm::StringLiteral kValueAttr = "dlc.value";
+/// Symbolic dims (dynamic shapes): argument attribute `dlc.dims`, one string per dim of
+/// the argument (the symbol's name for a dynamic dim, "" for a static one), and the main
+/// function's `dlc.dim_ranges`, a dictionary from each symbol to [min, max] (i64 array).
+inline constexpr llvm::StringLiteral kDimsAttr = "dlc.dims";
+inline constexpr llvm::StringLiteral kDimRangesAttr = "dlc.dim_ranges";
 /// Module attribute of a training step: one dictionary per parameter it updates.
 inline constexpr llvm::StringLiteral kStateAttr = "dlc.state";
 

@@ -27,9 +27,18 @@ std::optional<SmallVector<int64_t>> dlc::graph::broadcastShapes(ArrayRef<int64_t
   for (size_t i = 0; i < rank; ++i) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
+    // A dynamic dim broadcasts like an unknown size: against 1 it stays dynamic, against
+    // a static size it is that size (convert-graph-to-linalg rejects the latter).
+    if (da == db || db == 1)
+      out[i] = da;
+    else if (da == 1)
+      out[i] = db;
+    else if (ShapedType::isDynamic(da))
+      out[i] = db;
+    else if (ShapedType::isDynamic(db))
+      out[i] = da;
+    else
       return std::nullopt;
-    out[i] = da == 1 ? db : da;
   }
   return out;
 }
@@ -86,7 +95,7 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     return fail(loc, "operand element types differ");
   auto as = a.getShape(), bs = b.getShape();
   int64_t k1 = as.back(), k2 = bs[bs.size() - 2];
-  if (k1 != k2)
+  if (k1 != k2 && !ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2))
     return fail(loc, "contraction dims differ: " + shapeText(as) + " x " + shapeText(bs));
   auto batch = broadcastShapes(as.drop_back(2), bs.drop_back(2));
   if (!batch)
@@ -584,7 +593,8 @@ LogicalResult ReshapeOp::verify() {
   auto in = getInput().getType(), out = getOutput().getType();
   if (in.getElementType() != out.getElementType())
     return emitOpError("element types differ");
-  if (in.getNumElements() != out.getNumElements())
+  // Dynamic dims: the sizes are checked where they are known (convert-graph-to-linalg).
+  if (in.hasStaticShape() && out.hasStaticShape() && in.getNumElements() != out.getNumElements())
     return emitOpError("cannot reshape ") << shapeText(in.getShape()) << " ("
                                           << in.getNumElements() << " elements) to "
                                           << shapeText(out.getShape()) << " ("

@@ -1,4 +1,4 @@
-// RUN: dlc-opt %s -split-input-file -dlc-prepare-abi | FileCheck %s
+// RUN: dlc-opt %s -split-input-file -dlc-prepare-abi -verify-diagnostics | FileCheck %s
 // The model function becomes DPS over caller buffers and gets an I/O descriptor.
 
 // CHECK: module attributes {dlc.descriptor = "dlc-module 1\0Ainput x%20in 1 2 2 3\0Aoutput y 1 2 2 3\0Aoutput output1 7 1 4\0A"}
@@ -60,4 +60,31 @@ func.func @main_graph(%i: tensor<3xi64> {dlc.name = "i", dlc.dtype = 7 : i32})
   dlc_graph.runtime_check %g {message = "second"} : tensor<i8>
   %y = arith.constant dense<1.0> : tensor<3xf32>
   return %y : tensor<3xf32>
+}
+
+// -----
+
+// Symbolic dims: a `dim` record each (by name), dims written `?name`; dlc_main takes
+// dynamic memrefs and records each buffer's dims as symbol indices (-1: static).
+// CHECK: dlc.descriptor = "dlc-module 1\0Adim batch 1 64\0Adim seq 1 512\0Ainput x 1 3 ?batch ?seq 8\0Aoutput y 1 2 ?batch 8\0A"
+// CHECK-LABEL: func.func @dlc_main(
+// CHECK-SAME: %{{.*}}: memref<?x?x8xf32>, %{{.*}}: memref<?x8xf32>)
+// CHECK-SAME: dlc.buffer_dims = [array<i64: 0, 1, -1>, array<i64: 0, -1>]
+func.func @main_graph(%x: tensor<?x?x8xf32> {dlc.name = "x", dlc.dtype = 1 : i32, dlc.dims = ["batch", "seq", ""]})
+    -> (tensor<?x8xf32> {dlc.name = "y", dlc.dtype = 1 : i32, dlc.dims = ["batch", ""]})
+    attributes {dlc.dim_ranges = {seq = array<i64: 1, 512>, batch = array<i64: 1, 64>}} {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %y = tensor.empty(%b) : tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// An output dim that is no symbol of its own cannot be described.
+func.func @main_graph(%x: tensor<?xf32> {dlc.name = "x", dlc.dtype = 1 : i32, dlc.dims = ["n"]})
+    -> (tensor<?xf32> {dlc.name = "y", dlc.dtype = 1 : i32, dlc.dims = ["4*n"]})
+    attributes {dlc.dim_ranges = {n = array<i64: 1, 8>}} {
+  // expected-error @-3 {{output 'y': dim 0 is 4*n, not one of the model's symbolic dims (--dims)}}
+  return %x : tensor<?xf32>
 }

@@ -120,8 +120,8 @@ TEST_CASE("descriptor parsing: header and version errors",
 TEST_CASE("descriptor parsing: malformed records", "[runtime][module]") {
   expectBadDescriptor("dlc-module 1\noutput y 1 0\ntensor z 1 0\n",
                       DLC_ERROR_BAD_MODULE,
-                      "descriptor line 3: expected 'input', 'value', 'output', 'state' or "
-                      "'error', got 'tensor'");
+                      "descriptor line 3: expected 'dim', 'input', 'value', 'output', "
+                      "'state' or 'error', got 'tensor'");
   // Run-time check messages: codes 1, 2, ... in order, one percent-encoded message each,
   // after every other record.
   expectBadDescriptor("dlc-module 1\noutput y 1 0\nerror 2 m\n", DLC_ERROR_BAD_MODULE,
@@ -393,4 +393,199 @@ TEST_CASE("training-step state: inference modules have none", "[runtime][module]
   size_t size = 0;
   CHECK(dlc_module_embedded_onnx(m.get(), &bytes, &size) == DLC_ERROR_NOT_FOUND);
   CHECK_THAT(message(), Catch::Contains("carries no ONNX model"));
+}
+
+TEST_CASE("symbolic dims: a valid descriptor", "[runtime][module][dims]") {
+  const char *descriptor = "dlc-module 1\n"
+                           "dim batch 1 64\n"
+                           "\n"
+                           "dim seq%20len 0 1099511627776\n"
+                           "input x 1 3 ?batch 16 ?seq%20len\n"
+                           "input mask 9 2 ?batch ?batch\n"
+                           "input scale 1 0\n"
+                           "output y 1 2 ?batch 10\n"
+                           "output n 7 1 4\n"
+                           "output z 1 3 ?seq%20len ?batch ?seq%20len\n";
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_create_from_symbols(descriptor, nopEntry, nullptr, nullptr,
+                                         &raw) == DLC_OK);
+  ModulePtr m(raw);
+  REQUIRE(dlc_module_num_dims(m.get()) == 2);
+  dlc_dim_info_t dim;
+  REQUIRE(dlc_module_dim_info(m.get(), 0, &dim) == DLC_OK);
+  CHECK(std::string(dim.name) == "batch");
+  CHECK(dim.min == 1);
+  CHECK(dim.max == 64);
+  REQUIRE(dlc_module_dim_info(m.get(), 1, &dim) == DLC_OK);
+  CHECK(std::string(dim.name) == "seq len"); // percent-decoded
+  CHECK(dim.min == 0);
+  CHECK(dim.max == DLC_ABI_MAX_DIM);
+  CHECK(dlc_module_dim_info(m.get(), 2, &dim) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "dim index 2 out of range (module has 2 dims)");
+  CHECK(dlc_module_dim_info(m.get(), 0, nullptr) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(dlc_module_dim_info(nullptr, 0, &dim) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(dlc_module_num_dims(nullptr) == 0);
+
+  dlc_tensor_info_t info;
+  REQUIRE(dlc_module_input_info(m.get(), 0, &info) == DLC_OK);
+  REQUIRE(info.rank == 3);
+  REQUIRE(info.dim_symbols != nullptr);
+  CHECK(info.shape[0] == -1);
+  CHECK(info.shape[1] == 16);
+  CHECK(info.shape[2] == -1);
+  CHECK(info.dim_symbols[0] == 0);
+  CHECK(info.dim_symbols[1] == -1);
+  CHECK(info.dim_symbols[2] == 1);
+  REQUIRE(dlc_module_input_info(m.get(), 1, &info) == DLC_OK);
+  CHECK(info.dim_symbols[0] == 0);
+  CHECK(info.dim_symbols[1] == 0);
+  REQUIRE(dlc_module_input_info(m.get(), 2, &info) == DLC_OK);
+  CHECK(info.rank == 0);
+  CHECK(info.dim_symbols != nullptr); // like shape, even for rank 0
+  REQUIRE(dlc_module_output_info(m.get(), 0, &info) == DLC_OK);
+  CHECK(info.shape[0] == -1);
+  CHECK(info.shape[1] == 10);
+  CHECK(info.dim_symbols[0] == 0);
+  CHECK(info.dim_symbols[1] == -1);
+  REQUIRE(dlc_module_output_info(m.get(), 1, &info) == DLC_OK);
+  CHECK(info.shape[0] == 4);
+  CHECK(info.dim_symbols[0] == -1);
+  REQUIRE(dlc_module_output_info(m.get(), 2, &info) == DLC_OK);
+  CHECK(info.dim_symbols[0] == 1);
+  CHECK(info.dim_symbols[1] == 0);
+  CHECK(info.dim_symbols[2] == 1);
+}
+
+TEST_CASE("symbolic dims: static descriptors have none", "[runtime][module][dims]") {
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_create_from_symbols(
+              "dlc-module 1\ninput x 1 2 2 3\noutput y 1 0\nstate w 1 1 5\n", nopEntry,
+              nullptr, nullptr, &raw) == DLC_OK);
+  ModulePtr m(raw);
+  CHECK(dlc_module_num_dims(m.get()) == 0);
+  dlc_dim_info_t dim;
+  CHECK(dlc_module_dim_info(m.get(), 0, &dim) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "dim index 0 out of range (module has 0 dims)");
+  dlc_tensor_info_t info;
+  REQUIRE(dlc_module_input_info(m.get(), 0, &info) == DLC_OK);
+  CHECK(info.shape[0] == 2);
+  CHECK(info.shape[1] == 3);
+  CHECK(info.dim_symbols[0] == -1);
+  CHECK(info.dim_symbols[1] == -1);
+  REQUIRE(dlc_module_output_info(m.get(), 0, &info) == DLC_OK);
+  CHECK(info.dim_symbols != nullptr);
+  float w[5];
+  void *buffers[] = {w};
+  REQUIRE(dlc_module_attach_state(m.get(), buffers, nullptr, 0) == DLC_OK);
+  void *data = nullptr;
+  REQUIRE(dlc_module_state_info(m.get(), 0, &info, &data) == DLC_OK);
+  CHECK(info.dim_symbols[0] == -1);
+}
+
+TEST_CASE("symbolic dims: malformed dim records", "[runtime][module][dims]") {
+  const std::string head = "dlc-module 1\n";
+  const std::string uses = "input x 1 1 ?b\noutput y 1 0\n";
+  expectBadDescriptor((head + "dim\n" + uses).c_str(), DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim record has no name");
+  expectBadDescriptor((head + "dim b\n" + uses).c_str(), DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim 'b' has no min");
+  expectBadDescriptor((head + "dim b 1\n" + uses).c_str(), DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim 'b' has no max");
+  expectBadDescriptor((head + "dim b -1 4\n" + uses).c_str(), DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim 'b' has invalid min '-1' (expected an "
+                      "integer in [0, 1099511627776])");
+  expectBadDescriptor((head + "dim b 1 1099511627777\n" + uses).c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim 'b' has invalid max '1099511627777'");
+  expectBadDescriptor((head + "dim b 1 4x\n" + uses).c_str(), DLC_ERROR_BAD_MODULE,
+                      "dim 'b' has invalid max '4x'");
+  expectBadDescriptor((head + "dim b 1 99999999999999999999\n" + uses).c_str(),
+                      DLC_ERROR_BAD_MODULE, "dim 'b' has invalid max");
+  expectBadDescriptor((head + "dim b 5 4\n" + uses).c_str(), DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim 'b' has min 5 greater than max 4");
+  expectBadDescriptor((head + "dim b 1 4 5\n" + uses).c_str(), DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim 'b' has trailing '5'");
+  expectBadDescriptor((head + "dim b%zz 1 4\n" + uses).c_str(), DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: bad percent escape in name 'b%zz'");
+  expectBadDescriptor((head + "dim b 1 4\ndim c 1 2\ndim b 2 3\n" + uses).c_str(),
+                      DLC_ERROR_BAD_MODULE, "descriptor line 4: duplicate dim 'b'");
+  // Duplicates are found even when no record follows the dims.
+  expectBadDescriptor((head + "dim b 1 4\ndim b 1 4\n").c_str(), DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: duplicate dim 'b'");
+  // Dims come before every input, output and state record.
+  expectBadDescriptor((head + "input x 1 1 3\ndim b 1 4\noutput y 1 0\n").c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: records out of order (dim records come before "
+                      "inputs, outputs and states)");
+  expectBadDescriptor((head + "dim b 1 4\n" + uses + "dim c 1 4\n").c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 5: records out of order (dim records come before");
+  expectBadDescriptor((head + "dim b 1 4\n" + uses + "error 1 m\ndim c 1 4\n").c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 6: records out of order (dim records come before");
+  expectBadDescriptor("dim b 1 4\ndlc-module 1\noutput y 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 1: expected 'dlc-module <version>', got 'dim b 1 4'");
+}
+
+TEST_CASE("symbolic dims: malformed uses", "[runtime][module][dims]") {
+  const std::string head = "dlc-module 1\ndim batch 1 8\n";
+  expectBadDescriptor((head + "input x 1 2 ?bach 3\noutput y 1 0\n").c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: input 'x' dim 0 '?bach' names no declared dim");
+  expectBadDescriptor((head + "input x 1 2 ?batch 3\noutput y 1 2 3 ?\n").c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 4: output 'y' dim 1 '?' names no declared dim");
+  expectBadDescriptor((head + "input x 1 1 ?batch\noutput y 1 0\nstate w 1 1 ?batch\n")
+                          .c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 5: state 'w' has symbolic dim 0 '?batch' (states "
+                      "are static)");
+  expectBadDescriptor((head + "input x 1 1 ?ba%zz\noutput y 1 0\n").c_str(),
+                      DLC_ERROR_BAD_MODULE, "bad percent escape in name 'ba%zz'");
+  expectBadDescriptor((head + "input x 1 1 batch\noutput y 1 0\n").c_str(),
+                      DLC_ERROR_BAD_MODULE, "input 'x' has invalid dim 0 'batch'");
+  // A dim whose value no input gives.
+  expectBadDescriptor((head + "input x 1 1 3\noutput y 1 1 3\n").c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim 'batch' is used by no input");
+  expectBadDescriptor((head + "input x 1 1 3\noutput y 1 1 ?batch\n").c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim 'batch' is used by no input");
+  expectBadDescriptor((head + "dim seq 1 9\ninput x 1 1 ?seq\noutput y 1 1 ?batch\n")
+                          .c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: dim 'batch' is used by no input");
+  // No value records on a symbolic input (its size varies).
+  expectBadDescriptor((head + "input x 7 1 ?batch\nvalue 00\noutput y 1 0\n").c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 4: input 'x' has symbolic dims: it cannot have a "
+                      "value");
+  // Static dims must still be addressable, the symbolic ones at max(min, 1).
+  expectBadDescriptor((head + "input x 1 2 ?batch 4611686018427387904\noutput y 1 0\n")
+                          .c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: input 'x' (its symbolic dims at max(min, 1)): "
+                      "shape [1,4611686018427387904] of f32 is too large");
+}
+
+TEST_CASE("symbolic dims: 100,000 dims and uses parse", "[runtime][module][dims]") {
+  // Lookups of "?name" go through the dims sorted by name, not a scan of them all.
+  std::string text = "dlc-module 1\n";
+  for (int i = 0; i < 100000; ++i)
+    text += "dim d" + std::to_string(i) + " 0 " + std::to_string(i) + "\n";
+  for (int i = 0; i < 100000; ++i)
+    text += "input x" + std::to_string(i) + " 1 1 ?d" + std::to_string(99999 - i) + "\n";
+  text += "output y 1 1 ?d99999\n";
+  dlc_module_t *raw = nullptr;
+  REQUIRE(dlc_module_create_from_symbols(text.c_str(), nopEntry, nullptr, nullptr,
+                                         &raw) == DLC_OK);
+  ModulePtr m(raw);
+  CHECK(dlc_module_num_dims(m.get()) == 100000);
+  dlc_tensor_info_t info;
+  REQUIRE(dlc_module_input_info(m.get(), 5, &info) == DLC_OK);
+  CHECK(info.dim_symbols[0] == 99994);
+  dlc_dim_info_t dim;
+  REQUIRE(dlc_module_dim_info(m.get(), 99994, &dim) == DLC_OK);
+  CHECK(std::string(dim.name) == "d99994");
+  CHECK(dim.max == 99994);
 }

@@ -404,3 +404,272 @@ TEST_CASE("session rejects a value other than a specialized input's", "[runtime]
   dlc_tensor_free(in);
   dlc_tensor_free(out);
 }
+
+namespace {
+
+// A dynamic "add one": y = x + 1 over [2, batch, 3] f32 tensors, batch in [1, 8]. The entry
+// reads batch from the dims table after the buffers, as generated code does.
+const char kDynamicDescriptor[] = "dlc-module 1\n"
+                                  "dim batch 1 8\n"
+                                  "input x 1 3 2 ?batch 3\n"
+                                  "output y 1 3 2 ?batch 3\n";
+
+std::atomic<int64_t> gLastBatch{-1};
+std::atomic<const void *> gLastDimsTable{nullptr};
+
+int32_t dynamicAddOneEntry(void **buffers, void *) {
+  const int64_t *dims = static_cast<const int64_t *>(buffers[2]);
+  int64_t batch = dims[0];
+  gLastBatch = batch;
+  gLastDimsTable = dims;
+  const float *x = static_cast<const float *>(buffers[0]);
+  float *y = static_cast<float *>(buffers[1]);
+  for (int64_t i = 0; i < 2 * batch * 3; ++i)
+    y[i] = x[i] + 1.0f;
+  return 0;
+}
+
+// Two inputs sharing the symbol; two dims: a = x + y over [batch, n], b = a sum per row
+// over [batch]. Only the dims table is checked here (the entry records it).
+const char kTwoDimsDescriptor[] = "dlc-module 1\n"
+                                  "dim batch 1 64\n"
+                                  "dim n 0 100\n"
+                                  "input x 1 2 ?batch ?n\n"
+                                  "input y 1 2 ?batch ?n\n"
+                                  "output a 1 2 ?batch ?n\n"
+                                  "output b 1 1 ?batch\n"
+                                  "output c 7 0\n";
+std::vector<int64_t> gLastDims;
+int32_t recordDimsEntry(void **buffers, void *) {
+  const int64_t *dims = static_cast<const int64_t *>(buffers[5]);
+  gLastDims.assign(dims, dims + 2);
+  return 0;
+}
+
+std::vector<int64_t> shapeOf(const dlc_tensor_t *t) {
+  const int64_t *shape = dlc_tensor_shape(t);
+  return std::vector<int64_t>(shape, shape + dlc_tensor_rank(t));
+}
+
+} // namespace
+
+TEST_CASE("a dynamic model runs at every batch size in its range",
+          "[runtime][session][dims]") {
+  ModulePtr m = makeModule(kDynamicDescriptor, dynamicAddOneEntry);
+  for (int32_t threads : {1, 2}) {
+    SessionPtr s = makeSession(m.get(), threads);
+    const void *table = nullptr; // the session's, allocated once by dlc_session_create
+    for (int64_t batch : {1, 5, 8, 3}) {
+      INFO("batch " << batch);
+      TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {2, batch, 3});
+      for (int64_t i = 0; i < 2 * batch * 3; ++i)
+        floats(x)[i] = static_cast<float>(i) * 0.5f;
+      const dlc_tensor_t *inputs[] = {x.get()};
+      dlc_tensor_t *out = nullptr;
+      REQUIRE(dlc_session_create_outputs_for(s.get(), inputs, 1, &out) == DLC_OK);
+      TensorPtr y(out);
+      CHECK(shapeOf(y.get()) == std::vector<int64_t>{2, batch, 3});
+      CHECK(dlc_tensor_dtype(y.get()) == DLC_DTYPE_FLOAT);
+      for (int64_t i = 0; i < 2 * batch * 3; ++i)
+        CHECK(floats(y)[i] == 0.0f); // zero-filled
+      dlc_tensor_t *outputs[] = {y.get()};
+      REQUIRE(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_OK);
+      CHECK(gLastBatch.load() == batch);
+      if (!table)
+        table = gLastDimsTable.load();
+      CHECK(gLastDimsTable.load() == table);
+      int wrong = 0;
+      for (int64_t i = 0; i < 2 * batch * 3; ++i)
+        wrong += floats(y)[i] != static_cast<float>(i) * 0.5f + 1.0f;
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+TEST_CASE("a dynamic model rejects out-of-range and inconsistent dims",
+          "[runtime][session][dims]") {
+  ModulePtr m = makeModule(kDynamicDescriptor, dynamicAddOneEntry);
+  SessionPtr s = makeSession(m.get(), 1);
+  gLastBatch = -1;
+  for (int64_t batch : {0, 9}) {
+    TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {2, batch, 3});
+    TensorPtr y = makeTensor(DLC_DTYPE_FLOAT, {2, batch, 3});
+    const dlc_tensor_t *inputs[] = {x.get()};
+    dlc_tensor_t *outputs[] = {y.get()};
+    CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_ERROR_SHAPE_MISMATCH);
+    CHECK(message() == "input 'x': dim 1 (batch) is " + std::to_string(batch) +
+                           "; the model accepts batch in [1, 8]");
+    dlc_tensor_t *created = reinterpret_cast<dlc_tensor_t *>(0x1);
+    CHECK(dlc_session_create_outputs_for(s.get(), inputs, 1, &created) ==
+          DLC_ERROR_SHAPE_MISMATCH);
+    CHECK(created == nullptr);
+    CHECK(message() == "input 'x': dim 1 (batch) is " + std::to_string(batch) +
+                           "; the model accepts batch in [1, 8]");
+  }
+  CHECK(gLastBatch.load() == -1); // the entry never ran
+
+  // Rank and static dims: the expected shape names the symbolic dim.
+  TensorPtr wrongStatic = makeTensor(DLC_DTYPE_FLOAT, {3, 4, 3});
+  TensorPtr wrongRank = makeTensor(DLC_DTYPE_FLOAT, {2, 4});
+  TensorPtr y4 = makeTensor(DLC_DTYPE_FLOAT, {2, 4, 3});
+  dlc_tensor_t *outputs[] = {y4.get()};
+  const dlc_tensor_t *bad_static[] = {wrongStatic.get()};
+  CHECK(dlc_session_run(s.get(), bad_static, 1, outputs, 1) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'x': expected shape [2,batch,3], got [3,4,3]");
+  const dlc_tensor_t *bad_rank[] = {wrongRank.get()};
+  CHECK(dlc_session_run(s.get(), bad_rank, 1, outputs, 1) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'x': expected shape [2,batch,3], got [2,4]");
+  dlc_tensor_t *created = nullptr;
+  CHECK(dlc_session_create_outputs_for(s.get(), bad_rank, 1, &created) ==
+        DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'x': expected shape [2,batch,3], got [2,4]");
+  TensorPtr wrongDtype = makeTensor(DLC_DTYPE_DOUBLE, {2, 4, 3});
+  const dlc_tensor_t *bad_dtype[] = {wrongDtype.get()};
+  CHECK(dlc_session_create_outputs_for(s.get(), bad_dtype, 1, &created) ==
+        DLC_ERROR_DTYPE_MISMATCH);
+  CHECK(message() == "input 'x': expected dtype f32, got f64");
+
+  // An output of the wrong shape: the expected shape shows this run's batch.
+  TensorPtr x4 = makeTensor(DLC_DTYPE_FLOAT, {2, 4, 3});
+  TensorPtr y5 = makeTensor(DLC_DTYPE_FLOAT, {2, 5, 3});
+  const dlc_tensor_t *inputs[] = {x4.get()};
+  dlc_tensor_t *bad_out[] = {y5.get()};
+  CHECK(dlc_session_run(s.get(), inputs, 1, bad_out, 1) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "output 'y': expected shape [2,4,3], got [2,5,3]");
+  TensorPtr yRank = makeTensor(DLC_DTYPE_FLOAT, {8, 3});
+  dlc_tensor_t *bad_out_rank[] = {yRank.get()};
+  CHECK(dlc_session_run(s.get(), inputs, 1, bad_out_rank, 1) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "output 'y': expected shape [2,4,3], got [8,3]");
+  CHECK(gLastBatch.load() == -1);
+
+  // And a good run after all that.
+  REQUIRE(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_OK);
+  CHECK(gLastBatch.load() == 4);
+}
+
+TEST_CASE("inputs sharing a symbolic dim must agree", "[runtime][session][dims]") {
+  ModulePtr m = makeModule(kTwoDimsDescriptor, recordDimsEntry);
+  SessionPtr s = makeSession(m.get(), 1);
+  TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {3, 7});
+  TensorPtr y = makeTensor(DLC_DTYPE_FLOAT, {3, 7});
+  const dlc_tensor_t *inputs[] = {x.get(), y.get()};
+  dlc_tensor_t *outs[3] = {nullptr, nullptr, nullptr};
+  REQUIRE(dlc_session_create_outputs_for(s.get(), inputs, 2, outs) == DLC_OK);
+  TensorPtr a(outs[0]), b(outs[1]), c(outs[2]);
+  CHECK(shapeOf(a.get()) == std::vector<int64_t>{3, 7});
+  CHECK(shapeOf(b.get()) == std::vector<int64_t>{3});
+  CHECK(shapeOf(c.get()) == std::vector<int64_t>{});
+  REQUIRE(dlc_session_run(s.get(), inputs, 2, outs, 3) == DLC_OK);
+  CHECK(gLastDims == std::vector<int64_t>{3, 7});
+
+  // n may be 0 (its min): empty tensors.
+  TensorPtr x0 = makeTensor(DLC_DTYPE_FLOAT, {2, 0});
+  TensorPtr y0 = makeTensor(DLC_DTYPE_FLOAT, {2, 0});
+  const dlc_tensor_t *empty_inputs[] = {x0.get(), y0.get()};
+  dlc_tensor_t *outs0[3] = {nullptr, nullptr, nullptr};
+  REQUIRE(dlc_session_create_outputs_for(s.get(), empty_inputs, 2, outs0) == DLC_OK);
+  TensorPtr a0(outs0[0]), b0(outs0[1]), c0(outs0[2]);
+  CHECK(shapeOf(a0.get()) == std::vector<int64_t>{2, 0});
+  REQUIRE(dlc_session_run(s.get(), empty_inputs, 2, outs0, 3) == DLC_OK);
+  CHECK(gLastDims == std::vector<int64_t>{2, 0});
+
+  TensorPtr y5 = makeTensor(DLC_DTYPE_FLOAT, {5, 7});
+  const dlc_tensor_t *mismatched[] = {x.get(), y5.get()};
+  CHECK(dlc_session_run(s.get(), mismatched, 2, outs, 3) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'y': dim 0 (batch) is 5, but input 'x' set batch to 3");
+  dlc_tensor_t *created[3] = {nullptr, nullptr, nullptr};
+  CHECK(dlc_session_create_outputs_for(s.get(), mismatched, 2, created) ==
+        DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'y': dim 0 (batch) is 5, but input 'x' set batch to 3");
+  CHECK((created[0] == nullptr && created[1] == nullptr && created[2] == nullptr));
+  TensorPtr y8 = makeTensor(DLC_DTYPE_FLOAT, {3, 8});
+  const dlc_tensor_t *mismatched_n[] = {x.get(), y8.get()};
+  CHECK(dlc_session_run(s.get(), mismatched_n, 2, outs, 3) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'y': dim 1 (n) is 8, but input 'x' set n to 7");
+  TensorPtr x101 = makeTensor(DLC_DTYPE_FLOAT, {3, 101});
+  const dlc_tensor_t *too_long[] = {x101.get(), y.get()};
+  CHECK(dlc_session_run(s.get(), too_long, 2, outs, 3) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'x': dim 1 (n) is 101; the model accepts n in [0, 100]");
+
+  // Outputs: checked against this run's dims.
+  TensorPtr b4 = makeTensor(DLC_DTYPE_FLOAT, {4});
+  dlc_tensor_t *bad_b[] = {a.get(), b4.get(), c.get()};
+  CHECK(dlc_session_run(s.get(), inputs, 2, bad_b, 3) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "output 'b': expected shape [3], got [4]");
+
+  // Counts and null arguments, with create_outputs_for's name.
+  CHECK(dlc_session_create_outputs_for(s.get(), inputs, 1, created) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "module '<in-process>': expected 2 inputs, got 1");
+  CHECK(dlc_session_create_outputs_for(s.get(), nullptr, 2, created) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "dlc_session_create_outputs_for: inputs array is null");
+  const dlc_tensor_t *null_input[] = {x.get(), nullptr};
+  CHECK(dlc_session_create_outputs_for(s.get(), null_input, 2, created) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "input 'y': tensor is null");
+  CHECK(dlc_session_create_outputs_for(nullptr, inputs, 2, created) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "dlc_session_create_outputs_for: session is null");
+  CHECK(dlc_session_create_outputs_for(s.get(), inputs, 2, nullptr) ==
+        DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "dlc_session_create_outputs_for: outputs is null");
+}
+
+TEST_CASE("a symbolic dim used twice by one input", "[runtime][session][dims]") {
+  ModulePtr m = makeModule("dlc-module 1\ndim n 1 4\ninput sq 1 2 ?n ?n\noutput d 1 1 ?n\n",
+                           [](void **, void *) -> int32_t { return 0; });
+  SessionPtr s = makeSession(m.get(), 1);
+  TensorPtr square = makeTensor(DLC_DTYPE_FLOAT, {3, 3});
+  TensorPtr oblong = makeTensor(DLC_DTYPE_FLOAT, {3, 2});
+  TensorPtr d = makeTensor(DLC_DTYPE_FLOAT, {3});
+  dlc_tensor_t *outs[] = {d.get()};
+  const dlc_tensor_t *good[] = {square.get()};
+  CHECK(dlc_session_run(s.get(), good, 1, outs, 1) == DLC_OK);
+  const dlc_tensor_t *bad[] = {oblong.get()};
+  CHECK(dlc_session_run(s.get(), bad, 1, outs, 1) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "input 'sq': dim 1 (n) is 2, but input 'sq' set n to 3");
+}
+
+TEST_CASE("create_outputs refuses symbolic outputs", "[runtime][session][dims]") {
+  ModulePtr m = makeModule(kDynamicDescriptor, dynamicAddOneEntry);
+  SessionPtr s = makeSession(m.get(), 1);
+  dlc_tensor_t *out = reinterpret_cast<dlc_tensor_t *>(0x1);
+  CHECK(dlc_session_create_outputs(s.get(), &out) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(out == nullptr);
+  CHECK(message() == "module '<in-process>': output 'y' has shape [2,batch,3], which "
+                     "depends on the inputs: use dlc_session_create_outputs_for");
+
+  // Symbolic inputs with static outputs: create_outputs still works.
+  ModulePtr sum = makeModule("dlc-module 1\ndim n 1 9\ninput x 1 1 ?n\noutput total 1 0\n",
+                             [](void **, void *) -> int32_t { return 0; });
+  SessionPtr t = makeSession(sum.get(), 1);
+  REQUIRE(dlc_session_create_outputs(t.get(), &out) == DLC_OK);
+  TensorPtr total(out);
+  CHECK(dlc_tensor_rank(total.get()) == 0);
+}
+
+TEST_CASE("static modules: no dims table, create_outputs_for as create_outputs",
+          "[runtime][session][dims]") {
+  // The static add-one model gets exactly its two buffers (the entry reads only those),
+  // and both ways of creating outputs agree.
+  ModulePtr m = makeModule(kAddOneDescriptor, addOneEntry);
+  SessionPtr s = makeSession(m.get(), 1);
+  TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {2, 3});
+  const dlc_tensor_t *inputs[] = {x.get()};
+  dlc_tensor_t *out = nullptr;
+  REQUIRE(dlc_session_create_outputs_for(s.get(), inputs, 1, &out) == DLC_OK);
+  TensorPtr y(out);
+  CHECK(shapeOf(y.get()) == std::vector<int64_t>{2, 3});
+  REQUIRE(dlc_session_create_outputs(s.get(), &out) == DLC_OK);
+  TensorPtr y2(out);
+  CHECK(shapeOf(y2.get()) == std::vector<int64_t>{2, 3});
+  dlc_tensor_t *outputs[] = {y.get()};
+  REQUIRE(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_OK);
+  CHECK(floats(y)[0] == 1.0f);
+  TensorPtr wrong = makeTensor(DLC_DTYPE_FLOAT, {3, 2});
+  const dlc_tensor_t *bad[] = {wrong.get()};
+  CHECK(dlc_session_create_outputs_for(s.get(), bad, 1, &out) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(out == nullptr);
+  CHECK(message() == "input 'x': expected shape [2,3], got [3,2]");
+}

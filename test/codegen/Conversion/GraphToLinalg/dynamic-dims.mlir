@@ -1,0 +1,108 @@
+// RUN: dlc-opt %s -split-input-file -convert-graph-to-linalg -verify-diagnostics | FileCheck %s
+// Dynamic dims (dlc compile --dims): sizes read from the operands, symbols followed to
+// the results (`dlc.dims` on them), unsupported uses rejected naming the node.
+
+// CHECK-LABEL: func.func @mlp
+// CHECK-SAME: -> (tensor<?x32xf32> {dlc.dims = ["batch", ""]})
+// CHECK: %[[B:.*]] = tensor.dim %arg0, %c0 : tensor<?x4xf32>
+// CHECK: tensor.empty(%[[B]]) : tensor<?x1x32xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<?x1x32xf32> into tensor<?x32xf32>
+// The reduction keeps the dynamic dim; its keepdims result is expanded with it.
+// CHECK: tensor.empty(%{{.*}}) : tensor<?xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [%{{.*}}, 1] : tensor<?xf32> into tensor<?x1xf32>
+func.func @mlp(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -> tensor<?x32xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x32xf32>
+  %b = arith.constant dense<0.5> : tensor<32xf32>
+  %0 = dlc_graph.matmul %x, %w : tensor<?x4xf32>, tensor<4x32xf32> -> tensor<?x32xf32>
+  %1 = dlc_graph.add %0, %b : tensor<?x32xf32>, tensor<32xf32> -> tensor<?x32xf32>
+  %2 = dlc_graph.reduce_max %1 {axes = array<i64: 1>, keepdims = true} : tensor<?x32xf32> -> tensor<?x1xf32>
+  %3 = dlc_graph.sub %1, %2 : tensor<?x32xf32>, tensor<?x1xf32> -> tensor<?x32xf32>
+  return %3 : tensor<?x32xf32>
+}
+
+// -----
+
+// A mean over a dynamic dim divides by its size at run time.
+// CHECK-LABEL: func.func @mean_over_dynamic
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[I:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: %[[F:.*]] = arith.sitofp %[[I]] : i64 to f32
+// CHECK: arith.mulf %{{.*}}, %[[F]] : f32
+// CHECK: arith.divf
+func.func @mean_over_dynamic(%x: tensor<?x3xf32> {dlc.dims = ["n", ""]}) -> tensor<3xf32> {
+  %0 = dlc_graph.reduce_mean %x {axes = array<i64: 0>, keepdims = false} : tensor<?x3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// Batch and sequence both dynamic: the packed matmul's rows are both, sized from the
+// activations; a transpose permutes them; a reshape splitting the feature dim keeps them.
+// CHECK-LABEL: func.func @two_symbols
+// CHECK-SAME: {dlc.dims = ["seq", "batch", "", ""]}
+// CHECK: %[[B:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[S:.*]] = tensor.dim %arg0, %c1
+// CHECK: tensor.empty(%[[B]], %[[S]]) : tensor<?x?x1x16xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<?x?x1x16xf32> into tensor<?x?x16xf32>
+// CHECK: linalg.transpose
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [%{{.*}}, %{{.*}}, 4, 4]
+func.func @two_symbols(%x: tensor<?x?x8xf32> {dlc.dims = ["batch", "seq", ""]}) -> tensor<?x?x4x4xf32> {
+  %w = arith.constant dense<1.0> : tensor<8x16xf32>
+  %0 = dlc_graph.matmul %x, %w : tensor<?x?x8xf32>, tensor<8x16xf32> -> tensor<?x?x16xf32>
+  %1 = dlc_graph.transpose %0 {perm = array<i64: 1, 0, 2>} : tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  %2 = dlc_graph.reshape %1 : tensor<?x?x16xf32> -> tensor<?x?x4x4xf32>
+  return %2 : tensor<?x?x4x4xf32>
+}
+
+// -----
+
+func.func @different_symbols(%x: tensor<?xf32> {dlc.dims = ["a"]}, %y: tensor<?xf32> {dlc.dims = ["b"]}) -> tensor<?xf32> {
+  // expected-error @+1 {{dynamic dims (--dims): dims of different sizes (a, b) meet}}
+  %0 = dlc_graph.add %x, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @against_static(%x: tensor<?xf32> {dlc.dims = ["a"]}, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{dim 0 of operand 0 (a) broadcasts against a static size 4}}
+  %0 = dlc_graph.add %x, %y : tensor<?xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @unsupported(%x: tensor<?x3x8x8xf32> {dlc.dims = ["batch", "", "", ""]}) -> tensor<?x3x4x4xf32> {
+  // expected-error @+1 {{dynamic dims (--dims): the op does not support dynamic dims yet}}
+  %0 = dlc_graph.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : tensor<?x3x8x8xf32> -> tensor<?x3x4x4xf32>
+  return %0 : tensor<?x3x4x4xf32>
+}
+
+// -----
+
+func.func @unnamed(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @-1 {{argument 0 has dynamic dims but no `dlc.dims` naming them}}
+  %0 = dlc_graph.relu %x : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// Flattening a dynamic dim with static ones gives their product; splitting it back by the
+// same factor gives the symbol again.
+// CHECK-LABEL: func.func @flatten_and_split
+// CHECK-SAME: -> (tensor<?x4xf32> {dlc.dims = ["batch", ""]}, tensor<?xf32> {dlc.dims = ["4*batch"]})
+func.func @flatten_and_split(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -> (tensor<?x4xf32>, tensor<?xf32>) {
+  %0 = dlc_graph.reshape %x : tensor<?x4xf32> -> tensor<?xf32>
+  %1 = dlc_graph.reshape %0 : tensor<?xf32> -> tensor<?x4xf32>
+  return %1, %0 : tensor<?x4xf32>, tensor<?xf32>
+}
+
+// -----
+
+func.func @split_by_other(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -> tensor<?x8xf32> {
+  %0 = dlc_graph.reshape %x : tensor<?x4xf32> -> tensor<?xf32>
+  // expected-error @+1 {{a dynamic dim (4*batch) does not split by 8}}
+  %1 = dlc_graph.reshape %0 : tensor<?xf32> -> tensor<?x8xf32>
+  return %1 : tensor<?x8xf32>
+}

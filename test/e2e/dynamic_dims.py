@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+# Dynamic dims end to end: models with symbolic dims compiled once (dlc compile --dims), run at
+# several sizes and thread counts against ONNX Runtime; and the errors of out-of-range runs.
+"""Check `dlc compile --dims` against ONNX Runtime.
+
+Usage::
+
+    dynamic_dims.py --dlc build/bin/dlc [--keep] [CASE ...]
+
+Each model below declares symbolic dims (ONNX ``dim_param``s). It is compiled once with
+``--dims NAME=MIN..MAX,...`` into one ``.so``; ``dlc info`` must list the dims; then for
+every size set of the case and 1, 2 and 4 threads, ``dlc run`` on random inputs must match
+ONNX Runtime within ``max|dlc - ref| / max(max|ref|, 1e-12) <= 1e-4`` with the exact
+output shape. The error cases require exit code 1 and one ``error:`` line naming what is
+wrong (the input and dim of an out-of-range run, the option, the node).
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+RTOL = 1e-4
+THREADS = (1, 2, 4)
+
+
+def init(rng, name, shape, scale=0.2):
+    return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def model(nodes, inputs, outputs, inits, opset=17):
+    g = helper.make_graph(nodes, "g", inputs, outputs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(m)
+    return m
+
+
+def mlp(rng):
+    """Gemm, Relu, Gemm, Softmax over a dynamic batch."""
+    nodes = [helper.make_node("Gemm", ["x", "w1", "b1"], ["h"]),
+             helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("Gemm", ["r", "w2", "b2"], ["z"], transB=1),
+             helper.make_node("Softmax", ["z"], ["y"], axis=1)]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 48])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 10])],
+                 [init(rng, "w1", (48, 96)), init(rng, "b1", (96,)), init(rng, "w2", (10, 96)),
+                  init(rng, "b2", (10,))])
+
+
+def encoder_like(rng):
+    """Batch and sequence dynamic: projections, a residual, LayerNorm, a mean over the
+    sequence, a transpose and a reshape that splits heads."""
+    nodes = [helper.make_node("MatMul", ["x", "wq"], ["q"]),
+             helper.make_node("MatMul", ["m", "wk"], ["k"]),
+             helper.make_node("Add", ["q", "k"], ["s"]),
+             helper.make_node("Tanh", ["s"], ["t"]),
+             helper.make_node("Add", ["t", "x"], ["res"]),
+             helper.make_node("LayerNormalization", ["res", "g", "b"], ["ln"], axis=-1),
+             helper.make_node("ReduceMean", ["ln"], ["pooled"], axes=[1], keepdims=0),
+             helper.make_node("Transpose", ["ln"], ["tr"], perm=[1, 0, 2]),
+             helper.make_node("Reshape", ["ln", "heads"], ["split"])]
+    inits = [init(rng, "wq", (32, 32)), init(rng, "wk", (32, 32)),
+             numpy_helper.from_array((1 + rng.standard_normal(32) * 0.1).astype(np.float32), "g"),
+             init(rng, "b", (32,)),
+             numpy_helper.from_array(np.array([0, 0, 4, 8], np.int64), "heads")]
+    dims = ["batch", "seq", 32]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims),
+                         helper.make_tensor_value_info("m", TensorProto.FLOAT, dims)],
+                 [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", 32]),
+                  helper.make_tensor_value_info("tr", TensorProto.FLOAT, ["seq", "batch", 32]),
+                  helper.make_tensor_value_info("split", TensorProto.FLOAT,
+                                                ["batch", "seq", 4, 8])],
+                 inits)
+
+
+def flatten_head(rng):
+    """A [batch, 4, 6] input flattened (Flatten and Reshape with -1) into a classifier."""
+    nodes = [helper.make_node("Flatten", ["x"], ["f"], axis=1),
+             helper.make_node("MatMul", ["f", "w"], ["z"]),
+             helper.make_node("Reshape", ["x", "shape"], ["flat"]),
+             helper.make_node("ReduceMax", ["flat"], ["mx"], axes=[1], keepdims=1),
+             helper.make_node("Sub", ["flat", "mx"], ["centered"]),
+             helper.make_node("Exp", ["centered"], ["e"])]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4, 6])],
+                 [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["n", 5]),
+                  helper.make_tensor_value_info("e", TensorProto.FLOAT, ["n", 24])],
+                 [init(rng, "w", (24, 5)),
+                  numpy_helper.from_array(np.array([-1, 24], np.int64), "shape")])
+
+
+# name: (builder, --dims, list of {symbol: size} to run)
+CASES = {
+    "mlp": (mlp, "batch=1..64", [{"batch": 1}, {"batch": 3}, {"batch": 17}, {"batch": 64}]),
+    "encoder_like": (encoder_like, "batch=1..8,seq=1..512",
+                     [{"batch": 1, "seq": 1}, {"batch": 3, "seq": 7}, {"batch": 1, "seq": 128},
+                      {"batch": 8, "seq": 500}]),
+    "flatten_head": (flatten_head, "n=1..32", [{"n": 1}, {"n": 5}, {"n": 32}]),
+}
+
+
+def run(cmd, cwd):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def shape_of(vi, sizes):
+    return [sizes[d.dim_param] if d.dim_param else d.dim_value
+            for d in vi.type.tensor_type.shape.dim]
+
+
+def check_case(dlc, name, work):
+    build, dims, size_sets = CASES[name]
+    rng = np.random.default_rng(0)
+    m = build(rng)
+    d = work / name
+    d.mkdir()
+    onnx.save(m, d / "model.onnx")
+    r = run([dlc, "compile", "model.onnx", "--dims", dims, "-o", "model.so"], d)
+    if r.returncode:
+        return f"compile failed: {r.stderr.strip()}"
+    info = run([dlc, "info", "model.so"], d).stdout
+    for spec in dims.split(","):
+        sym, rng_text = spec.split("=")
+        if f"dim '{sym}' {rng_text}" not in info:
+            return f"dlc info does not list dim '{sym}' {rng_text}:\n{info}"
+    sess = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"])
+    worst = 0.0
+    for sizes in size_sets:
+        feeds = {vi.name: rng.standard_normal(shape_of(vi, sizes)).astype(np.float32)
+                 for vi in m.graph.input}
+        refs = sess.run(None, feeds)
+        args = []
+        for k, v in feeds.items():
+            np.save(d / f"{k}.npy", v)
+            args += ["--input", f"{k}={k}.npy"]
+        for threads in THREADS:
+            out = d / f"out_{threads}"
+            shutil.rmtree(out, ignore_errors=True)
+            r = run([dlc, "run", "model.so", *args, "--threads", str(threads), "--output-dir",
+                     str(out)], d)
+            if r.returncode:
+                return f"run {sizes} at {threads} threads failed: {r.stderr.strip()}"
+            for vi, ref in zip(m.graph.output, refs):
+                got = np.load(out / f"{vi.name}.npy")
+                if got.shape != ref.shape:
+                    return f"{vi.name} at {sizes}: shape {got.shape}, expected {ref.shape}"
+                err = float(np.max(np.abs(got - ref)) / max(float(np.max(np.abs(ref))), 1e-12))
+                worst = max(worst, err)
+                if not err <= RTOL:
+                    return f"{vi.name} at {sizes}, {threads} threads: error {err:.3g} > {RTOL}"
+    print(f"  worst relative error {worst:.3g}")
+    return None
+
+
+def expect_error(dlc, cwd, args, needles):
+    r = run([dlc, *args], cwd)
+    lines = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    if r.returncode != 1 or len(lines) != 1 or not r.stderr.startswith("error:"):
+        return f"dlc {' '.join(args)}: exit {r.returncode}, stderr {r.stderr!r}"
+    missing = [n for n in needles if n not in r.stderr]
+    return f"dlc {' '.join(args)}: {r.stderr.strip()!r} lacks {missing}" if missing else None
+
+
+def check_errors(dlc, work):
+    d = work / "errors"
+    d.mkdir()
+    rng = np.random.default_rng(1)
+    onnx.save(encoder_like(rng), d / "enc.onnx")
+    onnx.save(mlp(rng), d / "mlp.onnx")
+    if run([dlc, "compile", "enc.onnx", "--dims", "batch=1..8,seq=2..16", "-o", "enc.so"],
+           d).returncode:
+        return "compiling enc.onnx failed"
+    np.save(d / "x_long.npy", np.zeros((2, 17, 32), np.float32))
+    np.save(d / "x_short.npy", np.zeros((2, 1, 32), np.float32))
+    np.save(d / "x.npy", np.zeros((2, 5, 32), np.float32))
+    np.save(d / "m_other.npy", np.zeros((3, 5, 32), np.float32))
+    np.save(d / "x_wide.npy", np.zeros((2, 5, 31), np.float32))
+    cases = [
+        (["run", "enc.so", "--input", "x=x_long.npy", "--input", "m=x.npy"],
+         ["input 'x'", "dim 1 (seq) is 17", "[2, 16]"]),
+        (["run", "enc.so", "--input", "x=x_short.npy", "--input", "m=x_short.npy"],
+         ["input 'x'", "dim 1 (seq) is 1", "[2, 16]"]),
+        (["run", "enc.so", "--input", "x=x.npy", "--input", "m=m_other.npy"],
+         ["input 'm'", "dim 0 (batch) is 3", "input 'x' set batch to 2"]),
+        (["run", "enc.so", "--input", "x=x_wide.npy", "--input", "m=x.npy"],
+         ["input 'x'", "[batch,seq,32]", "[2,5,31]"]),
+        (["compile", "mlp.onnx", "--dims", "bogus=1..4", "-o", "m.so"],
+         ["no input of the model has a symbolic dim named 'bogus'"]),
+        (["compile", "mlp.onnx", "--dims", "batch=4..1", "-o", "m.so"],
+         ["invalid --dims 'batch=4..1'"]),
+        (["compile", "mlp.onnx", "--dims", "batch=1-4", "-o", "m.so"],
+         ["invalid --dims 'batch=1-4'", "NAME=MIN..MAX"]),
+        (["compile", "mlp.onnx", "--dims", "batch=1..4,batch=1..8", "-o", "m.so"],
+         ["--dims names 'batch' twice"]),
+    ]
+    for args, needles in cases:
+        if msg := expect_error(dlc, d, args, needles):
+            return msg
+    # An op without dynamic-dim support yet: a clear error naming the node.
+    conv = model([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2])],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 8, 8])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3, 7, 7])], [])
+    onnx.save(conv, d / "pool.onnx")
+    return expect_error(dlc, d, ["compile", "pool.onnx", "--dims", "n=1..4", "-o", "p.so"],
+                        ["pool", "does not support dynamic dims yet"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dlc", required=True)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("cases", nargs="*")
+    args = ap.parse_args()
+    dlc = str(Path(args.dlc).resolve())
+    work = Path(tempfile.mkdtemp(prefix="dlc-dynamic-"))
+    failures = 0
+    try:
+        for name in args.cases or [*CASES, "errors"]:
+            msg = check_errors(dlc, work) if name == "errors" else check_case(dlc, name, work)
+            print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
+            failures += bool(msg)
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
