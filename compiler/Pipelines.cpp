@@ -2,6 +2,7 @@
 #include "compiler/Pipelines.h"
 
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "codegen/Target/X86/KernelConfig.h"
 #include "dialects/Codegen/IR/CodegenDialect.h"
 #include "dialects/Graph/Transforms/Passes.h"
@@ -103,6 +104,9 @@ void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
     lowering.int8DotLanes = 0;
   }
   pm.addPass(conversion::createConvertGraphToLinalg(lowering));
+  // Dynamic dims (--dims): sizes read from intermediate results are read from the inputs
+  // instead, so each result keeps its one use and fuses into its consumer's tile.
+  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -3,6 +3,7 @@
 #include "codegen/Transforms/Passes.h"
 #include "codegen/Transforms/RewriteConfig.h"
 
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -233,6 +234,10 @@ struct FuseElementwisePass : dlc::codegen::impl::FuseElementwiseBase<FuseElement
       return producer && mayPullReshape(consumer, producer);
     });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    // Dynamic dims: the sizes a rewrite reads from a result (an expanded consumer's) are
+    // read from the operands instead, so the result keeps its single use and fuses.
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    tensor::DimOp::getCanonicalizationPatterns(patterns, &getContext());
     // Every rewrite leaves valid IR, so a pattern cycle the rules above missed costs only
     // some fusion: stop it after a bounded number of rewrites rather than fail the model.
     GreedyRewriteConfig config = dlc::codegen::patternPassConfig();

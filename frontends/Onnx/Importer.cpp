@@ -370,6 +370,23 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
       return emitError(loc) << "input " << i << " ('" << node.input(i) << "') is "
                             << (isNone(v) ? "an optional without a value" : "a sequence")
                             << ", expected a tensor";
+  // Dynamic dims (dlc compile --dims) reach only the ops whose builders and lowering size
+  // them correctly (the others would compute shapes from a `?`).
+  static const char *kDynamicOps[] = {
+      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Relu", "LeakyRelu",
+      "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
+      "HardSigmoid", "HardSwish", "Softplus", "Elu", "Selu", "Clip", "Where", "Equal",
+      "Less", "Greater", "Not", "And", "Or", "Cast", "Identity", "Dropout", "MatMul", "Gemm",
+      "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization", "ReduceMean",
+      "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
+      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"};
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    if (t && !t.hasStaticShape() && !llvm::is_contained(kDynamicOps, node.op_type()))
+      return emitError(loc) << "input " << i << " ('" << node.input(i)
+                            << "') has dynamic dims (--dims), which this op does not support yet "
+                               "(give static shapes with --input-shape)";
+  }
   // Low-precision tensors (float8, int4, ...) only go through casts, quantization and
   // data movement: other ops would compute on their raw codes.
   static const char *kLowPrecisionOps[] = {

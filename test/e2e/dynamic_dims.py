@@ -96,6 +96,64 @@ def flatten_head(rng):
                   numpy_helper.from_array(np.array([-1, 24], np.int64), "shape")])
 
 
+def cnn(rng):
+    """A small ResNet-like CNN over a dynamic batch: convs (3x3 implicit GEMM, strided and
+    small-image im2col, 1x1, depthwise, grouped), a residual, pools, a global average pool,
+    Flatten and Gemm."""
+    nodes = [helper.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c0"], ["r0"]),
+             helper.make_node("MaxPool", ["r0"], ["p0"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p0", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Add", ["c1", "p0"], ["res"]),
+             helper.make_node("Relu", ["res"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2]),
+             helper.make_node("Conv", ["c2", "wd"], ["dw"], pads=[1, 1, 1, 1], group=32),
+             helper.make_node("Conv", ["dw", "wg"], ["gc"], group=4),
+             helper.make_node("AveragePool", ["gc"], ["ap"], kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1], count_include_pad=0),
+             helper.make_node("GlobalAveragePool", ["ap"], ["gap"]),
+             helper.make_node("Flatten", ["gap"], ["f"]),
+             helper.make_node("Gemm", ["f", "wf", "bf"], ["y"], transB=1)]
+    inits = [init(rng, "w0", (16, 3, 3, 3)), init(rng, "b0", (16,)),
+             init(rng, "w1", (16, 16, 3, 3)), init(rng, "b1", (16,)),
+             init(rng, "w2", (32, 16, 3, 3)), init(rng, "wd", (32, 1, 3, 3)),
+             init(rng, "wg", (32, 8, 1, 1)), init(rng, "wf", (10, 32)), init(rng, "bf", (10,))]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 24, 24])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 10])], inits)
+
+
+def ops_mix(rng):
+    """The other ops the importer lets dynamic dims reach: activations, comparisons,
+    Where, Clip, Cast, variadic Sum/Max, Pow, BatchNormalization, GlobalMaxPool and an
+    opset-11 Softmax (which flattens to 2-D around its axis)."""
+    nodes = [helper.make_node("Sigmoid", ["x"], ["a"]),
+             helper.make_node("HardSigmoid", ["x"], ["b"], alpha=0.3),
+             helper.make_node("Softplus", ["x"], ["c"]),
+             helper.make_node("Elu", ["x"], ["d"], alpha=0.7),
+             helper.make_node("Clip", ["x", "lo", "hi"], ["e"]),
+             helper.make_node("Erf", ["x"], ["f"]),
+             helper.make_node("Sum", ["a", "b", "c"], ["s"]),
+             helper.make_node("Max", ["d", "e", "f"], ["m"]),
+             helper.make_node("Less", ["s", "m"], ["lt"]),
+             helper.make_node("Where", ["lt", "s", "m"], ["w"]),
+             helper.make_node("Abs", ["w"], ["aw"]),
+             helper.make_node("Pow", ["aw", "two"], ["p"]),
+             helper.make_node("BatchNormalization", ["p", "g", "bb", "mu", "var"], ["bn"]),
+             helper.make_node("GlobalMaxPool", ["bn"], ["gmp"]),
+             helper.make_node("Softmax", ["bn"], ["sm"], axis=2),
+             helper.make_node("Cast", ["lt"], ["mask"], to=TensorProto.FLOAT)]
+    inits = [numpy_helper.from_array(np.array(-0.5, np.float32), "lo"),
+             numpy_helper.from_array(np.array(0.8, np.float32), "hi"),
+             numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+             init(rng, "g", (6,)), init(rng, "bb", (6,)), init(rng, "mu", (6,)),
+             numpy_helper.from_array((1 + rng.random(6)).astype(np.float32), "var")]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 6, 4, 5])],
+                 [helper.make_tensor_value_info("gmp", TensorProto.FLOAT, ["n", 6, 1, 1]),
+                  helper.make_tensor_value_info("sm", TensorProto.FLOAT, ["n", 6, 4, 5]),
+                  helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["n", 6, 4, 5])],
+                 inits, opset=11)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "mlp": (mlp, "batch=1..64", [{"batch": 1}, {"batch": 3}, {"batch": 17}, {"batch": 64}]),
@@ -103,6 +161,8 @@ CASES = {
                      [{"batch": 1, "seq": 1}, {"batch": 3, "seq": 7}, {"batch": 1, "seq": 128},
                       {"batch": 8, "seq": 500}]),
     "flatten_head": (flatten_head, "n=1..32", [{"n": 1}, {"n": 5}, {"n": 32}]),
+    "cnn": (cnn, "n=1..16", [{"n": 1}, {"n": 3}, {"n": 16}]),
+    "ops_mix": (ops_mix, "n=1..9", [{"n": 1}, {"n": 2}, {"n": 9}]),
 }
 
 
@@ -204,12 +264,13 @@ def check_errors(dlc, work):
         if msg := expect_error(dlc, d, args, needles):
             return msg
     # An op without dynamic-dim support yet: a clear error naming the node.
-    conv = model([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2])],
-                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 8, 8])],
-                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3, 7, 7])], [])
-    onnx.save(conv, d / "pool.onnx")
-    return expect_error(dlc, d, ["compile", "pool.onnx", "--dims", "n=1..4", "-o", "p.so"],
-                        ["pool", "does not support dynamic dims yet"])
+    pad = model([helper.make_node("Pad", ["x", "pads"], ["y"], name="padder")],
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 5])],
+                [numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")])
+    onnx.save(pad, d / "pad.onnx")
+    return expect_error(dlc, d, ["compile", "pad.onnx", "--dims", "n=1..4", "-o", "p.so"],
+                        ["padder", "has dynamic dims (--dims), which this op does not support"])
 
 
 def main():

@@ -40,10 +40,9 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, ConvOp op, Value x, Value w,
     for (int64_t j = 0; j < kw; ++j) {
       SmallVector<OpFoldResult> off = {b.getIndexAttr(0), b.getIndexAttr(0),
                                        b.getIndexAttr(i * dil[0]), b.getIndexAttr(j * dil[1])};
-      SmallVector<OpFoldResult> sizes, steps = {b.getIndexAttr(1), b.getIndexAttr(1),
-                                                b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])};
-      for (int64_t d : type.getShape())
-        sizes.push_back(b.getIndexAttr(d));
+      SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                         b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])};
+      SmallVector<OpFoldResult> sizes = leadingSizes(b, loc, type, x);
       inputs.push_back(tensor::ExtractSliceOp::create(b, loc, viewType, x, off, sizes, steps));
       SmallVector<OpFoldResult> woff = {b.getIndexAttr(0), b.getIndexAttr(i * kw + j)};
       SmallVector<OpFoldResult> wsizes = {b.getIndexAttr(f), b.getIndexAttr(1)};
@@ -335,13 +334,14 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     // each tile, channels viewed as `channelShape`.
     auto accumulatorInit = [&](RankedTensorType accType, ArrayRef<int64_t> channelShape) {
       Value bias = adaptor.getBias();
+      SmallVector<OpFoldResult> sizes = leadingSizes(b, loc, accType, x); // a dynamic batch
       if (!bias)
-        return filledTensor(b, loc, accType, scalarConstant(b, loc, elt, 0));
+        return filledTensor(b, loc, accType, scalarConstant(b, loc, elt, 0), sizes);
       SmallVector<int64_t> column(channelShape);
       column.append({1, 1});
       return buildElementwise(b, loc, accType,
                               {reshapeTensor(b, loc, bias, RankedTensorType::get(column, elt))},
-                              [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+                              [](OpBuilder &, Location, ValueRange a) { return a[0]; }, sizes);
     };
     auto strides = b.getI64TensorAttr(op.getStrides());
     auto dilations = b.getI64TensorAttr(op.getDilations());
@@ -363,7 +363,8 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
           {group, f / group, wType.getDimSize(1), wType.getDimSize(2), wType.getDimSize(3)}, elt);
       auto gy = RankedTensorType::get(
           {type.getDimSize(0), group, f / group, type.getDimSize(2), type.getDimSize(3)}, elt);
-      Value gxv = tensor::ExpandShapeOp::create(b, loc, gx, x, {{0}, {1, 2}, {3}, {4}});
+      Value gxv = tensor::ExpandShapeOp::create(b, loc, gx, x, {{0}, {1, 2}, {3}, {4}},
+                                                leadingSizes(b, loc, gx, x));
       Value gwv = tensor::ExpandShapeOp::create(b, loc, gw, w, {{0, 1}, {2}, {3}, {4}});
       Value ginit = accumulatorInit(gy, {group, f / group});
       Value gr = linalg::Conv2DNgchwGfchwOp::create(b, loc, TypeRange{gy}, ValueRange{gxv, gwv},
@@ -424,11 +425,10 @@ Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, V
   Value packed = permuteTensor(b, loc, blocked, {3, 0, 1, 2, 4});
   auto os = type.getShape();
   auto out5 = RankedTensorType::get({os[0], os[1], os[2], f / fb, fb}, elt);
-  // The accumulator starts from the bias broadcast in the blocked layout, so the
-  // broadcast fuses into each output tile.
   // Accumulate from zero (a register constant); the bias is added by an elementwise
   // consumer, which becomes part of the epilogue (addBias).
-  Value init5 = filledTensor(b, loc, out5, scalarConstant(b, loc, elt, 0));
+  Value init5 = filledTensor(b, loc, out5, scalarConstant(b, loc, elt, 0),
+                             leadingSizes(b, loc, out5, x));
   MLIRContext *ctx = b.getContext();
   AffineExpr n, oh, ow, f1, f0, kh, kw, c;
   bindDims(ctx, n, oh, ow, f1, f0, kh, kw, c);
@@ -464,7 +464,8 @@ Value im2colConv(OpBuilder &b, Location loc, RankedTensorType type, Value x, Val
   auto ws = cast<RankedTensorType>(w.getType()).getShape(); // KH, KW, C, F
   auto os = type.getShape();
   Value windows = im2colWindows(b, loc, x, os, ws[0], ws[1], strides, dilations);
-  int64_t pixels = os[0] * os[1] * os[2], k = ws[0] * ws[1] * ws[2];
+  int64_t pixels = ShapedType::isDynamic(os[0]) ? ShapedType::kDynamic : os[0] * os[1] * os[2],
+          k = ws[0] * ws[1] * ws[2];
   Value cols = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({pixels, k}, elt), windows, {{0, 1, 2}, {3, 4, 5}});
   Value rows = reshapeTensor(b, loc, w, RankedTensorType::get({k, ws[3]}, elt));
@@ -531,7 +532,8 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
                                    packBlock, bf16.stored));
       return success();
     }
-    Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0));
+    Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0),
+                              leadingSizes(b, loc, type, x));
     auto strides = b.getI64TensorAttr(op.getStrides());
     auto dilations = b.getI64TensorAttr(op.getDilations());
     if (op.getGroup() == 1) {

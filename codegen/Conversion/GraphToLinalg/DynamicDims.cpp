@@ -226,6 +226,23 @@ struct Walker {
     }
     if (auto r = dyn_cast<ReshapeOp>(op))
       return reshape(r, result);
+    // Convolutions and pools over a dynamic batch: the batch passes through, everything
+    // else (channels, image, weights) is static.
+    if (isa<ConvOp, ConvNhwcOp, MaxPoolOp, AveragePoolOp>(op)) {
+      Value in = op->getOperand(0);
+      auto it = cast<RankedTensorType>(in.getType());
+      if (!isa<FloatType>(it.getElementType()))
+        return error(op) << "an integer convolution over a dynamic batch is not supported yet";
+      for (Value v : op->getOperands().drop_front())
+        if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+          return error(op) << "dynamic weights are not supported";
+      for (int64_t d = 1; d < it.getRank(); ++d)
+        if (it.isDynamicDim(d) || result.isDynamicDim(d))
+          return error(op) << "only the batch dim of a convolution or pool may be dynamic";
+      Dims out = staticDims(op->getResult(0));
+      out[0] = of(in)[0];
+      return out;
+    }
     return error(op) << "the op does not support dynamic dims yet (give static shapes with "
                         "--input-shape)";
   }

@@ -102,8 +102,17 @@ static AffineMap keptDimsMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
   return AffineMap::get(resultShape.size(), 0, exprs, ctx);
 }
 
+SmallVector<OpFoldResult> leadingSizes(OpBuilder &b, Location loc, RankedTensorType type,
+                                       Value src) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(type.isDynamicDim(d) ? tensor::getMixedSize(b, loc, src, d)
+                                         : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  return sizes;
+}
+
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
-                       ScalarBodyFn body) {
+                       ScalarBodyFn body, ArrayRef<OpFoldResult> sizes) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
   SmallVector<Value> operands;
@@ -120,7 +129,10 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, 
   maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
   SmallVector<utils::IteratorType> iters(resultType.getRank(), utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, operands, ValueRange{emptyTensor(b, loc, resultType, inputs)}, maps,
+      b, loc, TypeRange{resultType}, operands,
+      ValueRange{sizes.empty() ? emptyTensor(b, loc, resultType, inputs)
+                               : emptyTensor(b, loc, resultType, sizes)},
+      maps,
       iters, [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value r = body(nb, nloc, args.drop_back());
         linalg::YieldOp::create(nb, nloc, r);
@@ -316,7 +328,8 @@ Value padConstant(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> lo, Arr
   SmallVector<int64_t> shape;
   SmallVector<OpFoldResult> l, h;
   for (int64_t d = 0; d < type.getRank(); ++d) {
-    shape.push_back(type.getDimSize(d) + lo[d] + hi[d]);
+    // (Dynamic dims, a batch, are never padded.)
+    shape.push_back(type.isDynamicDim(d) ? ShapedType::kDynamic : type.getDimSize(d) + lo[d] + hi[d]);
     l.push_back(b.getIndexAttr(lo[d]));
     h.push_back(b.getIndexAttr(hi[d]));
   }
@@ -501,9 +514,8 @@ Value stridedPixels(OpBuilder &b, Location loc, Value x, int64_t oh, int64_t ow,
   auto xt = cast<RankedTensorType>(x.getType());
   auto sliced = RankedTensorType::get({xt.getDimSize(0), oh, ow, xt.getDimSize(3)},
                                       xt.getElementType());
-  SmallVector<OpFoldResult> off(4, b.getIndexAttr(0)), sizes, steps;
-  for (int64_t d : sliced.getShape())
-    sizes.push_back(b.getIndexAttr(d));
+  SmallVector<OpFoldResult> off(4, b.getIndexAttr(0)), steps;
+  SmallVector<OpFoldResult> sizes = leadingSizes(b, loc, sliced, x);
   for (int64_t s : {int64_t(1), strides[0], strides[1], int64_t(1)})
     steps.push_back(b.getIndexAttr(s));
   return tensor::ExtractSliceOp::create(b, loc, sliced, x, off, sizes, steps);
@@ -526,7 +538,8 @@ Value im2colWindows(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> out, 
   SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
   return linalg::GenericOp::create(
              b, loc, TypeRange{colsType}, ValueRange{x},
-             ValueRange{emptyTensor(b, loc, colsType)}, maps, iters,
+             ValueRange{emptyTensor(b, loc, colsType, leadingSizes(b, loc, colsType, x))}, maps,
+             iters,
              [](OpBuilder &nb, Location l, ValueRange v) {
                linalg::YieldOp::create(nb, l, ValueRange{v[0]});
              })

@@ -17,6 +17,10 @@ using ScalarBodyFn =
 /// (static dims may be given as attributes).
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
                         llvm::ArrayRef<mlir::OpFoldResult> sizes = {});
+/// The sizes of `type`'s dims: static ones as attributes, each dynamic one the size of the
+/// same dim of `src` (a convolution's or pool's batch).
+llvm::SmallVector<mlir::OpFoldResult> leadingSizes(mlir::OpBuilder &b, mlir::Location loc,
+                                                   mlir::RankedTensorType type, mlir::Value src);
 /// tensor.empty of `type`, its dynamic dims sized by broadcastSizes over `sources`.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
                         mlir::ValueRange sources);
@@ -35,7 +39,8 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> ope
 /// tensor of `resultType`, broadcasting every input to it.
 mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::RankedTensorType resultType, mlir::ValueRange inputs,
-                             ScalarBodyFn body);
+                             ScalarBodyFn body,
+                             llvm::ArrayRef<mlir::OpFoldResult> sizes = {});
 
 using dlc::graph::floatOrInt;
 using dlc::graph::scalarConstant;

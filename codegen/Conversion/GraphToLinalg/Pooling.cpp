@@ -52,7 +52,7 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
     Value padValue = isMax ? extremeConstant(b, loc, elt, /*lowest=*/true)
                            : scalarConstant(b, loc, elt, 0);
     Value x = padConstant(b, loc, adaptor.getInput(), lo, hi, padValue);
-    Value init = filledTensor(b, loc, type, padValue);
+    Value init = filledTensor(b, loc, type, padValue, leadingSizes(b, loc, type, x));
     Value window = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{k[0], k[1]}, elt);
     Value r = nhwc ? NhwcPool::create(b, loc, TypeRange{type}, ValueRange{x, window},
                                       ValueRange{init}, b.getI64TensorAttr(s),

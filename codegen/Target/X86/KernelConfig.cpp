@@ -124,12 +124,22 @@ bool isDequantContraction(linalg::LinalgOp op) {
          AffineMap::get(n, 0, {d(n - r - 2), d(n - r), d(n - r + 1), d(n - r - 1)}, ctx);
 }
 
+SmallVector<int64_t> estimatedLoopRanges(linalg::LinalgOp op) {
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  for (int64_t &b : bounds)
+    if (ShapedType::isDynamic(b))
+      b = kDynamicLoopEstimate;
+  return bounds;
+}
+
 std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTarget &target) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0)
     return std::nullopt;
-  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-  // Dynamic or empty iteration spaces are left alone (empty ones run no iteration).
-  if (llvm::any_of(bounds, [](int64_t b) { return ShapedType::isDynamic(b) || b == 0; }))
+  // Dynamic loops (dlc compile --dims) are tiled as if long; the tiles they end with are
+  // peeled off when the model runs (dlc-cpu-tile-vectorize).
+  SmallVector<int64_t> bounds = estimatedLoopRanges(op);
+  // Empty iteration spaces are left alone (they run no iteration).
+  if (llvm::any_of(bounds, [](int64_t b) { return b == 0; }))
     return std::nullopt;
   unsigned n = bounds.size();
   KernelConfig cfg;
@@ -356,8 +366,8 @@ std::optional<KernelConfig> chooseKernelConfig(linalg::LinalgOp op, const CpuTar
 
 int64_t workOf(linalg::LinalgOp op) {
   int64_t work = 1;
-  for (int64_t r : op.getStaticLoopRanges())
-    work = ShapedType::isDynamic(r) ? work : work * r;
+  for (int64_t r : estimatedLoopRanges(op))
+    work = work > (int64_t(1) << 50) / std::max<int64_t>(r, 1) ? int64_t(1) << 50 : work * r;
   return work;
 }
 
@@ -413,7 +423,7 @@ std::optional<int64_t> chooseRowBlock(linalg::GenericOp root, const CpuTarget &t
 std::optional<int64_t> chooseThreadSplit(linalg::LinalgOp op, const KernelConfig &cfg) {
   if (workOf(op) < kMinParallelWork)
     return std::nullopt;
-  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  SmallVector<int64_t> bounds = estimatedLoopRanges(op);
   auto iters = op.getIteratorTypesArray();
   SmallVector<int64_t> order = cfg.interchange;
   if (order.empty())

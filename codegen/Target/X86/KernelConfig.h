@@ -47,6 +47,9 @@ struct KernelConfig {
 /// Iterations (elements times reduction length) below which an op stays on one thread:
 /// waking the others costs a few microseconds.
 constexpr int64_t kMinParallelWork = 1 << 13;
+/// The size a dynamic loop (dlc compile --dims) is chosen a kernel for: long, a power
+/// of two (so every tile size divides it).
+constexpr int64_t kDynamicLoopEstimate = 1024;
 /// dlc-cpu-tile-vectorize vectorizes static tiles of at most this many elements (a
 /// whole untiled op would become one huge vector).
 constexpr int64_t kMaxVectorTileElements = 4096;
@@ -109,8 +112,11 @@ bool isDotGroupConvolution(mlir::linalg::LinalgOp op);
 /// kh, p and codes [n1][kb][kh][n0]; scale and offset [n1][kb][n0]).
 bool isDequantContraction(mlir::linalg::LinalgOp op);
 
-/// Iterations of `op` (elements times reduction length).
+/// Iterations of `op` (elements times reduction length; dynamic loops estimated).
 int64_t workOf(mlir::linalg::LinalgOp op);
+
+/// `op`'s static loop ranges, a dynamic one as kDynamicLoopEstimate.
+llvm::SmallVector<int64_t> estimatedLoopRanges(mlir::linalg::LinalgOp op);
 
 /// Whether `consumer` (an all-parallel generic with one result, reading `producer`'s
 /// only result through an identity map) is computed as the epilogue of `producer`'s

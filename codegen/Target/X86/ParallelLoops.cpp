@@ -9,6 +9,8 @@
 #include "codegen/Target/X86/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -36,13 +38,74 @@ bool isRematerializable(Operation *op) {
          isa<ViewLikeOpInterface>(op) || isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(op);
 }
 
-/// A value that can be a body argument under the bare-pointer convention.
+/// A value that can be a body argument under the bare-pointer convention, or a buffer with
+/// dynamic dims (dlc compile --dims) passed as its base pointer and sizes (DynamicBuffer).
 bool isPassable(Value v) {
   Type t = v.getType();
   if (auto m = dyn_cast<MemRefType>(t))
-    return m.hasStaticShape() && m.getLayout().isIdentity();
+    return m.getLayout().isIdentity();
   return t.isIntOrIndexOrFloat();
 }
+
+/// A row-major buffer with dynamic dims crosses into a parallel body as a one-element
+/// buffer at its base (which the bare-pointer convention passes) and its dynamic sizes;
+/// the body views the base with those sizes again.
+struct DynamicBuffer {
+  static bool is(Value v) {
+    auto m = dyn_cast<MemRefType>(v.getType());
+    return m && !m.hasStaticShape() && m.getLayout().isIdentity();
+  }
+  /// The values passed for `v`: its base, then its dynamic sizes.
+  static SmallVector<Value> pass(OpBuilder &b, Location loc, Value v) {
+    auto type = cast<MemRefType>(v.getType());
+    auto baseType = MemRefType::get({1}, type.getElementType(), MemRefLayoutAttrInterface(),
+                                    type.getMemorySpace());
+    SmallVector<Value> out = {memref::ReinterpretCastOp::create(
+        b, loc, baseType, v, /*offset=*/0, /*sizes=*/ArrayRef<int64_t>{1},
+        /*strides=*/ArrayRef<int64_t>{1})};
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        out.push_back(memref::DimOp::create(b, loc, v, d));
+    return out;
+  }
+  static SmallVector<Type> types(Value v) {
+    auto type = cast<MemRefType>(v.getType());
+    SmallVector<Type> out = {MemRefType::get({1}, type.getElementType(),
+                                             MemRefLayoutAttrInterface(), type.getMemorySpace())};
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        out.push_back(IndexType::get(v.getContext()));
+    return out;
+  }
+  /// The buffer again, in the body, from the arguments `args` (base, sizes).
+  static Value rebuild(OpBuilder &b, Location loc, MemRefType type, ValueRange args) {
+    SmallVector<OpFoldResult> sizes, strides(type.getRank());
+    unsigned next = 1;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      sizes.push_back(type.isDynamicDim(d) ? OpFoldResult(args[next++])
+                                           : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+    OpFoldResult stride = b.getIndexAttr(1);
+    SmallVector<int64_t> staticStrides(type.getRank());
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      strides[d] = stride;
+      auto c = getConstantIntValue(stride);
+      staticStrides[d] = c ? *c : ShapedType::kDynamic;
+      auto size = getConstantIntValue(sizes[d]);
+      if (c && size)
+        stride = b.getIndexAttr(*c * *size);
+      else
+        stride = arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
+                                       getValueOrCreateConstantIndexOp(b, loc, sizes[d]))
+                     .getResult();
+    }
+    auto strided = MemRefType::get(type.getShape(), type.getElementType(),
+                                   StridedLayoutAttr::get(b.getContext(), 0, staticStrides),
+                                   type.getMemorySpace());
+    Value view = memref::ReinterpretCastOp::create(b, loc, strided, args[0], b.getIndexAttr(0),
+                                                   sizes, strides);
+    return memref::CastOp::create(b, loc, type, view);
+  }
+};
 
 /// The body's arguments and the ops to re-create inside it (in order), or
 /// failure when some captured value can be neither.
@@ -99,19 +162,23 @@ struct OutlineParallelLoopsPass
     int counter = 0;
     for (scf::ForOp loop : loops) {
       loop->removeAttr(dlc::codegen::kParallelLoopAttr);
+      // A dynamic upper bound (dlc compile --dims): the trip count is computed at the call.
       auto lb = getConstantIntValue(loop.getLowerBound()),
            ub = getConstantIntValue(loop.getUpperBound()), step = getConstantIntValue(loop.getStep());
-      if (loop.getNumResults() || !lb || !ub || !step || *step <= 0 || *ub - *lb <= *step)
+      if (loop.getNumResults() || !lb || !step || *step <= 0 || (ub && *ub - *lb <= *step))
         continue;
-      int64_t trips = (*ub - *lb + *step - 1) / *step;
       SmallVector<Value> args;
       SmallVector<Operation *> clones;
       if (failed(collectCaptures(loop, args, clones)))
         continue;
       // func.func private @dlc_parallel_body_N(args..., begin, end, ctx)
       SmallVector<Type> types;
-      for (Value a : args)
-        types.push_back(a.getType());
+      for (Value a : args) {
+        if (DynamicBuffer::is(a))
+          llvm::append_range(types, DynamicBuffer::types(a));
+        else
+          types.push_back(a.getType());
+      }
       types.append({b.getIndexType(), b.getIndexType(), ptrType});
       b.setInsertionPoint(main);
       std::string name = std::string(dlc::x86::kParallelBodyPrefix) + std::to_string(counter++);
@@ -120,11 +187,20 @@ struct OutlineParallelLoopsPass
       Block *entry = body.addEntryBlock();
       b.setInsertionPointToStart(entry);
       IRMapping map;
-      for (auto [i, a] : llvm::enumerate(args))
-        map.map(a, entry->getArgument(i));
+      unsigned nextArg = 0;
+      for (Value a : args) {
+        if (!DynamicBuffer::is(a)) {
+          map.map(a, entry->getArgument(nextArg++));
+          continue;
+        }
+        unsigned count = DynamicBuffer::types(a).size();
+        map.map(a, DynamicBuffer::rebuild(b, loop.getLoc(), cast<MemRefType>(a.getType()),
+                                          entry->getArguments().slice(nextArg, count)));
+        nextArg += count;
+      }
       for (Operation *op : clones)
         b.clone(*op, map);
-      Value begin = entry->getArgument(args.size()), end = entry->getArgument(args.size() + 1);
+      Value begin = entry->getArgument(nextArg), end = entry->getArgument(nextArg + 1);
       Value one = arith::ConstantIndexOp::create(b, loop.getLoc(), 1);
       auto inner = scf::ForOp::create(b, loop.getLoc(), begin, end, one);
       b.setInsertionPointToStart(inner.getBody());
@@ -141,9 +217,26 @@ struct OutlineParallelLoopsPass
 
       // The loop becomes one call over all its iterations (split by the runtime).
       b.setInsertionPoint(loop);
-      SmallVector<Value> operands(args);
+      SmallVector<Value> operands;
+      for (Value a : args) {
+        if (DynamicBuffer::is(a))
+          llvm::append_range(operands, DynamicBuffer::pass(b, loop.getLoc(), a));
+        else
+          operands.push_back(a);
+      }
       operands.push_back(arith::ConstantIndexOp::create(b, loop.getLoc(), 0));
-      operands.push_back(arith::ConstantIndexOp::create(b, loop.getLoc(), trips));
+      if (ub) {
+        operands.push_back(
+            arith::ConstantIndexOp::create(b, loop.getLoc(), (*ub - *lb + *step - 1) / *step));
+      } else {
+        // ceil((ub - lb) / step), at least 0.
+        Location l = loop.getLoc();
+        Value span = arith::SubIOp::create(b, l, loop.getUpperBound(),
+                                           arith::ConstantIndexOp::create(b, l, *lb));
+        span = arith::MaxSIOp::create(b, l, span, arith::ConstantIndexOp::create(b, l, 0));
+        operands.push_back(arith::CeilDivUIOp::create(
+            b, l, span, arith::ConstantIndexOp::create(b, l, *step)));
+      }
       operands.push_back(runtimeCtx);
       func::CallOp::create(b, loop.getLoc(), body, operands);
       loop.erase();

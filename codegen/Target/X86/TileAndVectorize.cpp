@@ -12,6 +12,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -103,13 +104,34 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
       tiledDims.push_back(d);
   auto position = split ? llvm::find(tiledDims, *split) : tiledDims.end();
   if (position != tiledDims.end() && size_t(position - tiledDims.begin()) < result->loops.size()) {
-    auto loop = dyn_cast<scf::ForOp>(result->loops[position - tiledDims.begin()].getOperation());
+    size_t at = position - tiledDims.begin();
+    auto loop = dyn_cast<scf::ForOp>(result->loops[at].getOperation());
     std::optional<APInt> trips = loop ? loop.getStaticTripCount() : std::nullopt;
-    if (trips) {
+    // A dynamic loop (dlc compile --dims) may run once (a batch of 1): it is merged with
+    // the tile loops of parallel dims stepped by one nested right inside it (a sequence),
+    // so that threads split their product.
+    if (loop && !trips) {
+      SmallVector<scf::ForOp> band = {loop};
+      for (size_t i = at + 1; i < result->loops.size() && i < tiledDims.size(); ++i) {
+        auto inner = dyn_cast<scf::ForOp>(result->loops[i].getOperation());
+        auto iters = cast<linalg::LinalgOp>(op.getOperation()).getIteratorTypesArray();
+        if (!inner || inner->getParentOp() != band.back().getOperation() ||
+            band.back().getBody()->getOperations().size() != 2 ||
+            !matchPattern(inner.getStep(), m_One()) ||
+            !matchPattern(band.back().getStep(), m_One()) ||
+            iters[tiledDims[i]] != utils::IteratorType::parallel)
+          break;
+        band.push_back(inner);
+      }
+      if (band.size() > 1 && succeeded(coalesceLoops(rewriter, band)))
+        loop = band.front();
+    }
+    if (trips || loop) {
       loop->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
       if (note)
         *note = "threads split loop " + std::to_string(*split) + " (" +
-                std::to_string(trips->getSExtValue()) + " tiles)";
+                (trips ? std::to_string(trips->getSExtValue()) : std::string("dynamic")) +
+                " tiles)";
     }
   }
   if (note && note->empty())
@@ -117,6 +139,25 @@ FailureOr<SmallVector<Operation *>> tileAndFuseInit(RewriterBase &rewriter, Tili
   for (OpResult r : op->getResults())
     if (Value v = result->replacements.lookup(r))
       rewriter.replaceAllUsesWith(r, v);
+  // Dynamic dims: sizes that tiling read from the op, the fused producer and their inits
+  // are their inits' sizes, so that nothing but sizes keeps them alive.
+  SmallVector<Operation *> sized = {op.getOperation()};
+  if (fuseProducer)
+    sized.push_back(fuseProducer);
+  for (size_t i = 0; i < sized.size(); ++i) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(sized[i]);
+    if (!dps)
+      continue;
+    for (OpResult r : sized[i]->getResults()) {
+      Value init = dps.getDpsInits()[r.getResultNumber()];
+      for (OpOperand &use : llvm::make_early_inc_range(r.getUses()))
+        if (::mlir::isa<tensor::DimOp>(use.getOwner()))
+          rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(init); });
+      if (Operation *def = init.getDefiningOp(); def && def->getBlock() == sized[i]->getBlock() &&
+                                                 !llvm::is_contained(sized, def))
+        sized.push_back(def);
+    }
+  }
   // Slices of fused producers that fusion replaced are left behind dead; erase them,
   // then the tiled ops, so the producers fused into the tile are dead and not roots of
   // their own.
@@ -251,7 +292,9 @@ SmallVector<Operation *> peelPartialTiles(RewriterBase &rewriter, scf::ForOp out
     auto lb = getConstantIntValue(loop.getLowerBound());
     auto ub = getConstantIntValue(loop.getUpperBound());
     auto step = getConstantIntValue(loop.getStep());
-    if (lb && ub && step && *step > 1 && (*ub - *lb) % *step != 0 &&
+    // Static ranges that the step does not divide, and dynamic ones (dlc compile --dims),
+    // whose last tile is partial unless the size happens to divide.
+    if (lb && step && *step > 1 && (!ub || (*ub - *lb) % *step != 0) &&
         succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial))) {
       peeled = true;
       if (loop == outer)
@@ -320,6 +363,29 @@ void foldUnitDims(Operation *op) {
 void finishTile(RewriterBase &rewriter, Operation *root, Operation *epilogueTile,
                 SmallVector<Operation *> toVectorize, const KernelConfig &cfg,
                 ArrayRef<int64_t> reductionTiles, bool hasReductionTiles) {
+  // The last, partial tile of a dynamic loop (dlc compile --dims) has a dynamic size
+  // there: each of its ops steps that dim by one, so every tile is static again.
+  auto stepDynamicByOne = [&](Operation *&op) {
+    auto l = dyn_cast_or_null<linalg::LinalgOp>(op);
+    if (!l)
+      return;
+    SmallVector<int64_t> ranges = l.getStaticLoopRanges(), tiles;
+    bool any = false;
+    for (auto [r, it] : llvm::zip(ranges, l.getIteratorTypesArray())) {
+      bool step = ShapedType::isDynamic(r) && it == utils::IteratorType::parallel;
+      tiles.push_back(step ? 1 : 0);
+      any |= step;
+    }
+    if (!any)
+      return;
+    rewriter.setInsertionPoint(op);
+    if (auto tiled = tileOnly(rewriter, op, tiles); succeeded(tiled))
+      op = *tiled;
+  };
+  stepDynamicByOne(root);
+  stepDynamicByOne(epilogueTile);
+  for (Operation *&f : toVectorize)
+    stepDynamicByOne(f);
   if (epilogueTile) {
     accumulateInEpilogueTile(cast<linalg::LinalgOp>(epilogueTile), cast<linalg::LinalgOp>(root));
     toVectorize.insert(toVectorize.begin(), epilogueTile);
@@ -586,7 +652,12 @@ std::string describe(linalg::LinalgOp op, const KernelConfig &cfg) {
   if (isDequantContraction(op))
     os << " (weight-only: integer codes dequantized in the kernel)";
   os << ", loops [";
-  llvm::interleaveComma(op.getStaticLoopRanges(), os);
+  llvm::interleaveComma(op.getStaticLoopRanges(), os, [&](int64_t r) {
+    if (ShapedType::isDynamic(r))
+      os << "?";
+    else
+      os << r;
+  });
   os << "], tiles [";
   llvm::interleaveComma(cfg.tiles, os);
   os << "]";
@@ -627,7 +698,9 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
     // Consumers first, so their init producers are still there to fuse.
     llvm::SmallPtrSet<Operation *, 8> fusedAway; // erased as another root's producer
     for (auto &[op, cfg] : llvm::reverse(roots)) {
-      if (fusedAway.contains(op) || op->use_empty())
+      if (fusedAway.contains(op))
+        continue;
+      if (op->use_empty())
         continue;
       if (!isRootPosition(op))
         continue; // already fused into another op's tile

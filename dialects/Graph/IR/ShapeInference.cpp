@@ -175,6 +175,9 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 /// fit, -1 when the arithmetic overflows int64 (pads or dilations too large).
 static int64_t windowOutput(int64_t in, int64_t k, int64_t s, int64_t padBegin, int64_t padEnd,
                             int64_t d, bool ceilMode) {
+  // A dynamic image dim (dlc compile --dims) is not supported: windowError says so.
+  if (ShapedType::isDynamic(in))
+    return -2;
   I64c span = (I64c(k) - 1) * d + 1, padded = I64c(in) + padBegin + padEnd, room = padded - span;
   if (!room.ok())
     return -1;
@@ -192,6 +195,9 @@ static int64_t windowOutput(int64_t in, int64_t k, int64_t s, int64_t padBegin, 
 
 /// The error for a windowOutput() result `o` < 1.
 static LogicalResult windowError(std::optional<Location> loc, int64_t o, ArrayRef<int64_t> shape) {
+  if (o == -2)
+    return fail(loc, "dynamic image dims are not supported (input " + shapeText(shape) +
+                         "; only a dynamic batch)");
   if (o < 0)
     return fail(loc, "output dim overflows int64 (pads, kernel or dilations too large for input " +
                          shapeText(shape) + ")");

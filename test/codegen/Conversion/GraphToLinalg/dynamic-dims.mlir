@@ -72,10 +72,32 @@ func.func @against_static(%x: tensor<?xf32> {dlc.dims = ["a"]}, %y: tensor<4xf32
 
 // -----
 
-func.func @unsupported(%x: tensor<?x3x8x8xf32> {dlc.dims = ["batch", "", "", ""]}) -> tensor<?x3x4x4xf32> {
+func.func @unsupported(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -> tensor<?x8xf32> {
   // expected-error @+1 {{dynamic dims (--dims): the op does not support dynamic dims yet}}
+  %0 = dlc_graph.concat %x, %x {axis = 1} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// A pool over a dynamic batch: its init is sized from the input's batch.
+// CHECK-LABEL: func.func @pool_batch
+// CHECK-SAME: -> (tensor<?x3x4x4xf32> {dlc.dims = ["batch", "", "", ""]})
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: tensor.empty(%[[N]]) : tensor<?x3x4x4xf32>
+// CHECK: linalg.pooling_nchw_max
+func.func @pool_batch(%x: tensor<?x3x8x8xf32> {dlc.dims = ["batch", "", "", ""]}) -> tensor<?x3x4x4xf32> {
   %0 = dlc_graph.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : tensor<?x3x8x8xf32> -> tensor<?x3x4x4xf32>
   return %0 : tensor<?x3x4x4xf32>
+}
+
+// -----
+
+func.func @pool_spatial(%x: tensor<1x3x?x8xf32> {dlc.dims = ["", "", "h", ""]}) -> tensor<1x3x?x4xf32> {
+  // expected-error @+2 {{dynamic image dims are not supported (input [1,3,?,8]; only a dynamic batch)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : tensor<1x3x?x8xf32> -> tensor<1x3x?x4xf32>
+  return %0 : tensor<1x3x?x4xf32>
 }
 
 // -----
