@@ -379,7 +379,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
       "Less", "Greater", "Not", "And", "Or", "Cast", "Identity", "Dropout", "MatMul", "Gemm",
       "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization", "ReduceMean",
       "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
-      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"};
+      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
+      "Unsqueeze", "Squeeze", "Concat", "Mod"};
   for (auto [i, v] : llvm::enumerate(inputs)) {
     auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
     if (t && !t.hasStaticShape() && !llvm::is_contained(kDynamicOps, node.op_type()))
@@ -425,6 +426,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
                   &specializations, &storedTypes);
   ni.maxTensorBytes = options.maxTensorBytes;
   ni.speculationDepth = &speculationDepth;
+  if (!usedDynamicDims.empty() && subgraphDepth == 0)
+    ni.dynamicFunc = builder->getBlock()->getParentOp()
+                         ? dyn_cast<func::FuncOp>(builder->getBlock()->getParentOp())
+                         : func::FuncOp();
   ni.subgraph = [this, loc](const onnx::GraphProto &g, ArrayRef<Value> args) {
     return importSubgraph(g, args, loc);
   };
@@ -443,6 +448,23 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     if (i >= (int)results.size() || !results[i])
       return emitError(loc) << "output " << i << " ('" << node.output(i) << "') is not supported";
     values[node.output(i)] = results[i];
+    // Dynamic dims: a value computed from shapes whose every element is static (the 64
+    // of [batch, seq, 64]) becomes that constant, so what reads it folds.
+    if (ni.dynamicFunc && !matchPattern(results[i], m_Constant()))
+      if (auto rt = dyn_cast<RankedTensorType>(results[i].getType());
+          rt && rt.hasStaticShape() && rt.getElementType().isSignlessInteger() &&
+          (rt.getElementTypeBitWidth() == 64 || rt.getElementTypeBitWidth() == 32) &&
+          rt.getNumElements() <= graph::SymbolicShapes::kMaxValues) {
+        graph::SymbolicShapes shapes(ni.dynamicFunc);
+        std::optional<graph::SymbolicDims> known = shapes.values(results[i]);
+        if (known && llvm::all_of(*known, [](const graph::SymbolicSize &s) { return s.isStatic(); })) {
+          SmallVector<APInt> ints;
+          for (const graph::SymbolicSize &s : *known)
+            ints.push_back(APInt(rt.getElementTypeBitWidth(), s.coef, /*isSigned=*/true));
+          results[i] = arith::ConstantOp::create(*builder, loc, DenseElementsAttr::get(rt, ints));
+          values[node.output(i)] = results[i];
+        }
+      }
     // Unsignedness follows Cast's target type, else the first input when the
     // element type is unchanged (reshapes, slices, elementwise math, ...).
     auto resultType = dyn_cast<RankedTensorType>(results[i].getType());

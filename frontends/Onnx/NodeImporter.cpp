@@ -323,7 +323,33 @@ DenseElementsAttr NodeImporter::knownInput(unsigned i) {
   if (attr)
     for (Value u : usedInputs)
       specializations->used.insert(u);
+  // Static parts of dynamic shapes (the 64 of [batch, seq, 64]) are constants.
+  if (!attr && v && dynamicFunc)
+    if (auto values = symbolicInts(i);
+        values && llvm::all_of(*values, [](const graph::SymbolicSize &s) { return s.isStatic(); })) {
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<APInt> ints;
+      for (const graph::SymbolicSize &s : *values)
+        ints.push_back(APInt(type.getElementTypeBitWidth(), s.coef, /*isSigned=*/true));
+      attr = DenseElementsAttr::get(type, ints);
+    }
   return attr;
+}
+
+std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::symbolicInts(unsigned i) {
+  Value v = input(i);
+  if (!v || !dynamicFunc)
+    return std::nullopt;
+  graph::SymbolicShapes shapes(dynamicFunc);
+  return shapes.values(v);
+}
+
+std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::symbolicDims(Value v) {
+  if (!v || !dynamicFunc)
+    return std::nullopt;
+  graph::SymbolicShapes shapes(dynamicFunc);
+  FailureOr<graph::SymbolicDims> d = shapes.dims(v);
+  return succeeded(d) ? std::optional<graph::SymbolicDims>(*d) : std::nullopt;
 }
 
 FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {

@@ -2,6 +2,7 @@
 #ifndef DLC_FRONTENDS_ONNX_NODEIMPORTER_H
 #define DLC_FRONTENDS_ONNX_NODEIMPORTER_H
 
+#include "dialects/Graph/IR/SymbolicShapes.h"
 #include "dialects/Graph/IR/CheckedMath.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
@@ -66,6 +67,15 @@ public:
   /// the other branch (checkAtRunTime adds none). Owned by the graph importer.
   int *speculationDepth = nullptr;
   bool speculative() const { return speculationDepth && *speculationDepth > 0; }
+
+  /// The model function when it has dynamic dims (dlc compile --dims), else null: values
+  /// computed from its shapes are then known symbolically (symbolicInts, symbolicDims).
+  mlir::func::FuncOp dynamicFunc;
+  /// Input i's elements as sizes (Shape of a dynamic tensor and arithmetic on it), when
+  /// every element is known; constants included.
+  std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicInts(unsigned i);
+  /// The sizes of `v`'s dims, when known.
+  std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicDims(mlir::Value v);
 
   const onnx::NodeProto &node;
   const int opset;

@@ -19,11 +19,66 @@ LogicalResult push(FailureOr<Value> v, Results &out) {
 
 std::string str(ArrayRef<int64_t> v) { return graph::shapeText(v); }
 
+/// Reshape to a target computed from dynamic shapes (dlc compile --dims): each target
+/// element a size of the symbolic dims; the op records every dynamic dim's size.
+LogicalResult symbolicReshape(NodeImporter &n, Value x, ArrayRef<graph::SymbolicSize> target,
+                              bool allowZero, Results &out) {
+  using graph::SymbolicSize;
+  auto in = n.symbolicDims(x);
+  if (!in)
+    return n.error("the sizes of input 0's dynamic dims are not known");
+  SmallVector<SymbolicSize> dims;
+  int64_t inferIdx = -1;
+  for (auto [i, t] : llvm::enumerate(target)) {
+    if (t.isStatic() && t.coef == 0 && !allowZero) {
+      if (i >= in->size())
+        return n.error("the shape copies dim " + Twine(i) + " of a rank-" + Twine(in->size()) +
+                       " input");
+      dims.push_back((*in)[i]);
+    } else if (t.isStatic() && t.coef == -1) {
+      if (inferIdx >= 0)
+        return n.error("the shape has more than one -1");
+      inferIdx = i;
+      dims.push_back(SymbolicSize::constant(1));
+    } else if (t.coef < 0) {
+      return n.error("the shape has a negative dim (" + t.str() + ")");
+    } else {
+      dims.push_back(t);
+    }
+  }
+  SymbolicSize total = graph::sizeProduct(*in);
+  if (inferIdx >= 0) {
+    std::optional<SymbolicSize> rest = total.divide(graph::sizeProduct(dims));
+    if (!rest)
+      return n.error("cannot infer the -1 of the shape: " + total.str() + " elements do not divide by " +
+                     graph::sizeProduct(dims).str());
+    dims[inferIdx] = *rest;
+  }
+  if (graph::sizeProduct(dims) != total)
+    return n.error("cannot reshape " + total.str() + " elements to " + graph::sizeProduct(dims).str());
+  SmallVector<int64_t> shape;
+  SmallVector<std::string> names;
+  for (const SymbolicSize &d : dims) {
+    shape.push_back(d.isStatic() ? d.coef : ShapedType::kDynamic);
+    names.push_back(d.isStatic() ? "" : d.str());
+  }
+  auto type = RankedTensorType::get(shape, tensorType(x).getElementType());
+  if (type == tensorType(x))
+    return push(x, out);
+  SmallVector<StringRef> refs(names.begin(), names.end());
+  return push(n.create<ReshapeOp>({x}, {n.named("dims", n.b.getStrArrayAttr(refs))}, {type}), out);
+}
+
 LogicalResult reshape(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
-  auto shape = n.constantInts(1);
   auto allowZero = n.intAttr("allowzero", 0);
-  DLC_TRY(x); DLC_TRY(shape); DLC_TRY(allowZero);
+  DLC_TRY(x); DLC_TRY(allowZero);
+  // A target computed from dynamic shapes.
+  if (!n.knownInput(1))
+    if (auto symbolic = n.symbolicInts(1))
+      return symbolicReshape(n, *x, *symbolic, *allowZero, out);
+  auto shape = n.constantInts(1);
+  DLC_TRY(shape);
   auto in = tensorType(*x).getShape();
   SmallVector<int64_t> target(*shape);
   int64_t known = 1, inferIdx = -1;
@@ -470,6 +525,16 @@ LogicalResult shapeOp(NodeImporter &n, Results &out) {
   int64_t s = clampIdx(*start), e = std::max(s, clampIdx(*end));
   if (s == 0 && e == rank)
     return push(n.create<ShapeOp>({*x}), out);
+  // Dynamic dims (dlc compile --dims): the part of the whole shape.
+  if (!tensorType(*x).hasStaticShape()) {
+    auto whole = n.create<ShapeOp>({*x});
+    DLC_TRY(whole);
+    return push(n.create<SliceOp>({*whole},
+                                  {n.named("starts", n.b.getDenseI64ArrayAttr({s})),
+                                   n.named("sizes", n.b.getDenseI64ArrayAttr({e - s})),
+                                   n.named("steps", n.b.getDenseI64ArrayAttr({1}))}),
+                out);
+  }
   SmallVector<int64_t> dims(shape.begin() + s, shape.begin() + e);
   out.push_back(n.constant(DenseElementsAttr::get(
       RankedTensorType::get({(int64_t)dims.size()}, n.b.getI64Type()), ArrayRef<int64_t>(dims))));

@@ -154,6 +154,64 @@ def ops_mix(rng):
                  inits, opset=11)
 
 
+def attention(rng):
+    """A BERT-style attention layer as torch exports it with dynamic axes: the batch and
+    sequence read back from Shape (Gather, Unsqueeze, Concat) into Reshape targets, a
+    padding mask, softmax, LayerNorm, and GPT-2's Conv1D pattern (flattened to [B*S, E],
+    multiplied, viewed back as [B, S, E], which only the symbolic target can size)."""
+    E, H = 32, 4
+    D = E // H
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
+             helper.make_node("Gather", ["shape", "i0"], ["B"], axis=0),
+             helper.make_node("Gather", ["shape", "i1"], ["S"], axis=0),
+             helper.make_node("Unsqueeze", ["B", "ax0"], ["B1"]),
+             helper.make_node("Unsqueeze", ["S", "ax0"], ["S1"]),
+             helper.make_node("Concat", ["B1", "S1", "hd"], ["heads"], axis=0),
+             helper.make_node("Concat", ["B1", "S1", "e"], ["merged"], axis=0),
+             helper.make_node("Mul", ["B", "S"], ["BS"]),
+             helper.make_node("Unsqueeze", ["BS", "ax0"], ["BS1"]),
+             helper.make_node("Concat", ["BS1", "e"], ["flat"], axis=0)]
+    for n in "qkv":
+        nodes += [helper.make_node("MatMul", ["x", f"w{n}"], [f"{n}0"]),
+                  helper.make_node("Add", [f"{n}0", f"b{n}"], [f"{n}1"]),
+                  helper.make_node("Reshape", [f"{n}1", "heads"], [f"{n}2"]),
+                  helper.make_node("Transpose", [f"{n}2"], [f"{n}3"],
+                                   perm=[0, 2, 3, 1] if n == "k" else [0, 2, 1, 3])]
+    nodes += [helper.make_node("MatMul", ["q3", "k3"], ["sc0"]),
+              helper.make_node("Div", ["sc0", "scale"], ["sc1"]),
+              helper.make_node("Unsqueeze", ["mask", "ax12"], ["m1"]),
+              helper.make_node("Sub", ["one", "m1"], ["m2"]),
+              helper.make_node("Mul", ["m2", "neg"], ["m3"]),
+              helper.make_node("Add", ["sc1", "m3"], ["sc2"]),
+              helper.make_node("Softmax", ["sc2"], ["p"], axis=-1),
+              helper.make_node("MatMul", ["p", "v3"], ["ctx0"]),
+              helper.make_node("Transpose", ["ctx0"], ["ctx1"], perm=[0, 2, 1, 3]),
+              helper.make_node("Reshape", ["ctx1", "merged"], ["ctx2"]),
+              helper.make_node("MatMul", ["ctx2", "wo"], ["o"]),
+              helper.make_node("Add", ["o", "x"], ["r"]),
+              helper.make_node("LayerNormalization", ["r", "g", "bb"], ["ln"], axis=-1),
+              helper.make_node("Reshape", ["ln", "flat"], ["ln2d"]),
+              helper.make_node("MatMul", ["ln2d", "wc"], ["proj"]),
+              helper.make_node("Reshape", ["proj", "merged"], ["y"]),
+              # A narrow head (5 columns, not packed): its rows fold batch and sequence.
+              helper.make_node("MatMul", ["ln", "wh"], ["head"])]
+    inits = [c("i0", 0), c("i1", 1), c("ax0", [0]), c("ax12", [1, 2]), c("hd", [H, D]),
+             c("e", [E]), numpy_helper.from_array(np.array(np.sqrt(D), np.float32), "scale"),
+             numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+             numpy_helper.from_array(np.array(-10000.0, np.float32), "neg"),
+             init(rng, "wo", (E, E)), init(rng, "wc", (E, E)), init(rng, "wh", (E, 5)),
+             numpy_helper.from_array((1 + rng.standard_normal(E) * 0.1).astype(np.float32), "g"),
+             init(rng, "bb", (E,))]
+    for n in "qkv":
+        inits += [init(rng, f"w{n}", (E, E)), init(rng, f"b{n}", (E,))]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", E]),
+                         helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "seq"])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", E]),
+                  helper.make_tensor_value_info("head", TensorProto.FLOAT, ["batch", "seq", 5])],
+                 inits)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "mlp": (mlp, "batch=1..64", [{"batch": 1}, {"batch": 3}, {"batch": 17}, {"batch": 64}]),
@@ -163,6 +221,9 @@ CASES = {
     "flatten_head": (flatten_head, "n=1..32", [{"n": 1}, {"n": 5}, {"n": 32}]),
     "cnn": (cnn, "n=1..16", [{"n": 1}, {"n": 3}, {"n": 16}]),
     "ops_mix": (ops_mix, "n=1..9", [{"n": 1}, {"n": 2}, {"n": 9}]),
+    "attention": (attention, "batch=1..8,seq=1..512",
+                  [{"batch": 1, "seq": 1}, {"batch": 1, "seq": 7}, {"batch": 3, "seq": 128},
+                   {"batch": 8, "seq": 500}]),
 }
 
 
@@ -195,6 +256,10 @@ def check_case(dlc, name, work):
     for sizes in size_sets:
         feeds = {vi.name: rng.standard_normal(shape_of(vi, sizes)).astype(np.float32)
                  for vi in m.graph.input}
+        if "mask" in feeds:  # a padding mask: ones, then zeros
+            seq = feeds["mask"].shape[1]
+            feeds["mask"] = (np.arange(seq) <= seq // 2).astype(np.float32)[None].repeat(
+                feeds["mask"].shape[0], 0)
         refs = sess.run(None, feeds)
         args = []
         for k, v in feeds.items():

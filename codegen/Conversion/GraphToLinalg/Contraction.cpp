@@ -300,9 +300,7 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
       // The rows regroup as the activations' leading dims.
       SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, lhs);
       sizes.back() = b.getIndexAttr(type.getShape().back());
-      SmallVector<ReassociationIndices> reassoc = {
-          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank() - 1)), {type.getRank() - 1}};
-      b.replaceOp(op, tensor::ExpandShapeOp::create(b, loc, type, mm, reassoc, sizes));
+      b.replaceOp(op, reshapeDynamic(b, loc, mm, type, sizes));
       return success();
     }
     // Batched with broadcast: loops (batch..., m, n, k).

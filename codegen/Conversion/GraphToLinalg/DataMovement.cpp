@@ -3,6 +3,8 @@
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
 using namespace mlir;
 using namespace dlc::graph;
 
@@ -13,6 +15,22 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
+    // Sizes given as sizes of the symbolic dims (a target computed from shapes).
+    if (auto dims = op.getDims()) {
+      SmallVector<OpFoldResult> sizes;
+      for (auto [i, s] : llvm::enumerate(dims->getAsValueRange<StringAttr>())) {
+        if (s.empty()) {
+          sizes.push_back(b.getIndexAttr(op.getType().getDimSize(i)));
+          continue;
+        }
+        Value size = symbolicSize(b, op.getLoc(), op, s);
+        if (!size)
+          return op.emitError("no input of the model has the dims of size ") << s;
+        sizes.push_back(size);
+      }
+      b.replaceOp(op, reshapeDynamic(b, op.getLoc(), adaptor.getInput(), op.getType(), sizes));
+      return success();
+    }
     b.replaceOp(op, reshapeTensor(b, op.getLoc(), adaptor.getInput(), op.getType()));
     return success();
   }
@@ -151,15 +169,29 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     for (int64_t d = 0; d < idxRank; ++d)
       idxExprs.push_back(getAffineDimExpr(axis + d, ctx));
     AffineMap idxMap = AffineMap::get(type.getRank(), 0, idxExprs, ctx);
+    // Dynamic dims: the data's around the indices'; a dynamic gathered dim clamps to its
+    // size when the model runs.
+    SmallVector<OpFoldResult> sizes;
+    if (!type.hasStaticShape()) {
+      for (int64_t d = 0; d < axis; ++d)
+        sizes.push_back(tensor::getMixedSize(b, loc, data, d));
+      llvm::append_range(sizes, tensor::getMixedSizes(b, loc, indices));
+      for (int64_t d = axis + 1; d < dataType.getRank(); ++d)
+        sizes.push_back(tensor::getMixedSize(b, loc, data, d));
+    }
+    Value dynamicN = dataType.isDynamicDim(axis) ? Value(tensor::DimOp::create(b, loc, data, axis))
+                                                 : Value();
     Value r = buildIndexed(
         b, loc, type, {indices}, {idxMap}, [&](OpBuilder &nb, Location l, ValueRange idx, ValueRange a) {
           // Negative indices wrap once; anything still out of range is clamped.
-          Value i = wrapAndClampIndex(nb, l, a[0], n);
+          Value i = dynamicN ? wrapAndClampIndex(nb, l, a[0], dynamicN)
+                             : wrapAndClampIndex(nb, l, a[0], n);
           SmallVector<Value> src(idx.take_front(axis));
           src.push_back(i);
           llvm::append_range(src, idx.drop_front(axis + idxRank));
           return tensor::ExtractOp::create(nb, l, data, src).getResult();
-        });
+        },
+        sizes);
     b.replaceOp(op, r);
     return success();
   }
@@ -222,11 +254,24 @@ struct PadLowering : OpConversionPattern<PadOp> {
 
 struct ShapeLowering : OpConversionPattern<ShapeOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(ShapeOp op, OpAdaptor,
+  LogicalResult matchAndRewrite(ShapeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     auto shape = op.getInput().getType().getShape();
-    b.replaceOpWithNewOp<arith::ConstantOp>(
-        op, DenseElementsAttr::get(op.getType(), llvm::ArrayRef<int64_t>(shape)));
+    if (op.getInput().getType().hasStaticShape()) {
+      b.replaceOpWithNewOp<arith::ConstantOp>(
+          op, DenseElementsAttr::get(op.getType(), llvm::ArrayRef<int64_t>(shape)));
+      return success();
+    }
+    // Dynamic dims: read when the model runs.
+    Location loc = op.getLoc();
+    SmallVector<Value> dims;
+    Type elt = op.getType().getElementType();
+    for (int64_t d = 0; d < (int64_t)shape.size(); ++d) {
+      Value size = getValueOrCreateConstantIndexOp(
+          b, loc, tensor::getMixedSize(b, loc, adaptor.getInput(), d));
+      dims.push_back(arith::IndexCastOp::create(b, loc, elt, size));
+    }
+    b.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(), dims);
     return success();
   }
 };

@@ -21,6 +21,17 @@ Value wrapAndClampIndex(OpBuilder &b, Location loc, Value i, int64_t size) {
   return arith::MinSIOp::create(b, loc, i, indexConst(b, loc, std::max<int64_t>(0, size - 1)));
 }
 
+Value wrapAndClampIndex(OpBuilder &b, Location loc, Value i, Value size) {
+  i = arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
+  Value zero = indexConst(b, loc, 0);
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
+  i = arith::MaxSIOp::create(b, loc, i, zero);
+  Value last = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, size, indexConst(b, loc, 1)), zero);
+  return arith::MinSIOp::create(b, loc, i, last);
+}
+
 namespace {
 
 struct GatherElementsLowering : OpConversionPattern<GatherElementsOp> {

@@ -2,6 +2,7 @@
 #include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 
@@ -278,6 +279,83 @@ Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
       reshapedSizes(b, loc, to, total));
 }
 
+Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to,
+                     ArrayRef<OpFoldResult> sizes) {
+  auto from = cast<RankedTensorType>(v.getType());
+  // Grouped dims: one collapse (sizes follow) or one expand with the given sizes, as long
+  // as no group expands into several dynamic dims (memref lowering cannot stride those).
+  auto reassoc = getReassociationIndicesForReshape(from, to);
+  if (reassoc && from.getRank() > to.getRank())
+    return tensor::CollapseShapeOp::create(b, loc, to, v, *reassoc);
+  if (reassoc && from.getRank() < to.getRank() &&
+      llvm::all_of(*reassoc, [&](const ReassociationIndices &g) {
+        return llvm::count_if(g, [&](int64_t d) { return to.isDynamicDim(d); }) <= 1;
+      }))
+    return tensor::ExpandShapeOp::create(b, loc, to, v, *reassoc, sizes);
+  if (llvm::count_if(to.getShape(), ShapedType::isDynamic) > 1 && from.getRank() > 0 &&
+      to.getRank() > 0) {
+    // Several dynamic dims from one: a reshape by a shape tensor of the sizes.
+    SmallVector<Value> dims;
+    for (OpFoldResult s : sizes)
+      dims.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                                getValueOrCreateConstantIndexOp(b, loc, s)));
+    Value shape = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({to.getRank()}, b.getI64Type()), dims);
+    return tensor::ReshapeOp::create(b, loc, to, v, shape);
+  }
+  // Through one dim.
+  auto flatType = RankedTensorType::get({ShapedType::kDynamic}, from.getElementType());
+  Value flat = v;
+  if (from.getRank() == 0)
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType.clone({1}), v,
+                                         ArrayRef<ReassociationIndices>{},
+                                         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  else if (from.getRank() != 1)
+    flat = tensor::CollapseShapeOp::create(
+        b, loc, flatType, v,
+        ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, from.getRank()))});
+  if (to.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, to, flat, ArrayRef<ReassociationIndices>{});
+  if (to.getRank() == 1)
+    return cast<RankedTensorType>(flat.getType()) == to
+               ? flat
+               : Value(tensor::CastOp::create(b, loc, to, flat));
+  return tensor::ExpandShapeOp::create(
+      b, loc, to, flat,
+      ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, to.getRank()))}, sizes);
+}
+
+Value symbolicSize(OpBuilder &b, Location loc, Operation *in, StringRef size) {
+  auto func = in->getParentOfType<func::FuncOp>();
+  SmallVector<StringRef> parts;
+  size.split(parts, '*');
+  Value product;
+  int64_t coef = 1;
+  for (StringRef p : parts) {
+    int64_t c;
+    if (p.empty())
+      return {};
+    if (!p.getAsInteger(10, c)) {
+      coef *= c;
+      continue;
+    }
+    Value dim;
+    for (BlockArgument arg : func ? func.getArguments() : ArrayRef<BlockArgument>{}) {
+      auto dims = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "dlc.dims");
+      if (!dims)
+        continue;
+      for (auto [d, s] : llvm::enumerate(dims.getAsValueRange<StringAttr>()))
+        if (s == p && !dim)
+          dim = tensor::DimOp::create(b, loc, arg, d);
+    }
+    if (!dim)
+      return {};
+    product = product ? arith::MulIOp::create(b, loc, product, dim).getResult() : dim;
+  }
+  Value c = arith::ConstantIndexOp::create(b, loc, coef);
+  return product ? (coef == 1 ? product : arith::MulIOp::create(b, loc, product, c).getResult()) : c;
+}
+
 Value reshapeTensor(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
   auto from = cast<RankedTensorType>(v.getType());
   if (from == to)
@@ -344,13 +422,15 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, Value valu
 
 Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
                    ArrayRef<AffineMap> inputMaps,
-                   function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)> body) {
+                   function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)> body,
+                   ArrayRef<OpFoldResult> sizes) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(AffineMap::getMultiDimIdentityMap(type.getRank(), ctx));
   SmallVector<utils::IteratorType> iters(type.getRank(), utils::IteratorType::parallel);
   return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, inputs, ValueRange{emptyTensor(b, loc, type)}, maps, iters,
+             b, loc, TypeRange{type}, inputs, ValueRange{emptyTensor(b, loc, type, sizes)}, maps,
+             iters,
              [&](OpBuilder &nb, Location l, ValueRange args) {
                SmallVector<Value> idx;
                for (int64_t d = 0; d < type.getRank(); ++d)

@@ -52,6 +52,9 @@ mlir::Value extremeConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type e
 /// else through 1-D; the target has at most one dynamic dim outside such groups.
 mlir::Value reshapeDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                            mlir::RankedTensorType to);
+/// The same with every target dim's size given (any number of dynamic dims).
+mlir::Value reshapeDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                           mlir::RankedTensorType to, llvm::ArrayRef<mlir::OpFoldResult> sizes);
 
 /// Reshape through collapse/expand (handles rank 0; dynamic shapes by reshapeDynamic).
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
@@ -157,11 +160,21 @@ mlir::Value buildIndexed(
     llvm::ArrayRef<mlir::AffineMap> inputMaps,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange,
                                    mlir::ValueRange)>
-        body);
+        body,
+    llvm::ArrayRef<mlir::OpFoldResult> sizes = {});
 
 /// An integer index scalar as `index`: negative values wrapped once by `size`,
 /// then clamped to [0, size - 1] (ONNX gathers).
 mlir::Value wrapAndClampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, int64_t size);
+/// The same with a size known when the model runs (an `index`).
+mlir::Value wrapAndClampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i,
+                              mlir::Value size);
+
+/// A size of the symbolic dims ("12*batch*seq", dlc_graph.reshape's `dims`) as an `index`
+/// computed from the model function's arguments that have those dims (`dlc.dims`); null
+/// when some symbol is none of theirs or the text is malformed.
+mlir::Value symbolicSize(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *in,
+                         llvm::StringRef size);
 
 /// [..., M, K] x [..., K, N] -> `type` ([..., M, N], batch dims broadcast) as one
 /// linalg.generic over loops (batch..., m, n, k) from a zero init; `body(a, b, acc)`

@@ -274,6 +274,9 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 OpFoldResult IdentityOp::fold(FoldAdaptor) { return getInput(); }
 
 OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  // A dynamic dim (dlc compile --dims) is known when the model runs.
+  if (!getInput().getType().hasStaticShape())
+    return {};
   auto shape = getInput().getType().getShape();
   return fromInts(getType(), shape);
 }

@@ -370,13 +370,16 @@ def Graph_ArgMinOp : Graph_ArgReduceOp<"arg_min"> { let summary = "index of the 
 //===----------------------------------------------------------------------===//
 
 def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
-  let summary = "same elements, new static shape (also Flatten/Squeeze/Unsqueeze)";
+  let summary = "same elements, new shape (also Flatten/Squeeze/Unsqueeze)";
   let description = [{
     ```mlir
     %1 = dlc_graph.reshape %0 : tensor<2x3xf32> -> tensor<6xf32>
     ```
+    With dynamic dims (dlc compile --dims), `dims` may give every result dim's size as a
+    monomial of the symbolic dims ("batch*seq"; "" for a static dim): a target computed
+    from shapes whose dynamic dims do not follow from the input's by grouping alone.
   }];
-  let arguments = (ins Graph_Tensor:$input);
+  let arguments = (ins Graph_Tensor:$input, OptionalAttr<StrArrayAttr>:$dims);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;

@@ -463,6 +463,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
       if (d != axis && t.getDimSize(d) != first.getDimSize(d))
         return fail(loc, "input shapes " + shapeText(first.getShape()) + " and " +
                              shapeText(t.getShape()) + " differ outside axis " + Twine(axis));
+    if (ShapedType::isDynamic(shape[axis]) || t.isDynamicDim(axis)) {
+      shape[axis] = ShapedType::kDynamic;
+      continue;
+    }
     if (__builtin_add_overflow(shape[axis], t.getDimSize(axis), &shape[axis]))
       return fail(loc, "concatenated dim " + Twine(axis) + " overflows int64");
   }
@@ -605,6 +609,13 @@ LogicalResult ReshapeOp::verify() {
                                           << in.getNumElements() << " elements) to "
                                           << shapeText(out.getShape()) << " ("
                                           << out.getNumElements() << " elements)";
+  if (auto dims = getDims()) {
+    if (dims->size() != size_t(out.getRank()))
+      return emitOpError("expected ") << out.getRank() << " dims sizes, got " << dims->size();
+    for (auto [i, s] : llvm::enumerate(dims->getAsValueRange<StringAttr>()))
+      if (s.empty() != !out.isDynamicDim(i))
+        return emitOpError("dims: a size is given for exactly the dynamic dims (dim ") << i << ")";
+  }
   return success();
 }
 

@@ -514,3 +514,11 @@ func.func @dequant_matmul_block(%a: tensor<1x8xf32>, %q: tensor<4x8xi8>, %s: ten
   %0 = dlc_graph.dequant_matmul %a, %q, %s {block_size = 0 : i64} : tensor<1x8xf32>, tensor<4x8xi8>, tensor<4x2xf32> -> tensor<1x4xf32>
   return %0 : tensor<1x4xf32>
 }
+
+// -----
+
+func.func @reshape_dims_on_static(%x: tensor<?x8xf32>) -> tensor<?x2x4xf32> {
+  // expected-error @+1 {{dims: a size is given for exactly the dynamic dims (dim 1)}}
+  %0 = dlc_graph.reshape %x {dims = ["n", "2", ""]} : tensor<?x8xf32> -> tensor<?x2x4xf32>
+  return %0 : tensor<?x2x4xf32>
+}

@@ -128,3 +128,33 @@ func.func @split_by_other(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -> ten
   %1 = dlc_graph.reshape %0 : tensor<?xf32> -> tensor<?x8xf32>
   return %1 : tensor<?x8xf32>
 }
+
+// -----
+
+// A reshape whose target was computed from shapes carries its sizes: [B*S, 8] back to
+// [B, S, 8] (GPT-2's Conv1D) reads B and S from the argument that has them, through a
+// shape tensor (one dim expanding into two dynamic ones).
+// CHECK-LABEL: func.func @unflatten
+// CHECK-SAME: -> (tensor<?x?x8xf32> {dlc.dims = ["batch", "seq", ""]})
+// CHECK: tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]]
+// CHECK: %[[B:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[S:.*]] = tensor.dim %arg0, %c1
+// CHECK: %[[BI:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: %[[SI:.*]] = arith.index_cast %[[S]] : index to i64
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[BI]], %[[SI]], %{{.*}} : tensor<3xi64>
+// CHECK: tensor.reshape %{{.*}}(%[[SHAPE]])
+func.func @unflatten(%x: tensor<?x?x8xf32> {dlc.dims = ["batch", "seq", ""]}) -> tensor<?x?x8xf32> {
+  %0 = dlc_graph.reshape %x : tensor<?x?x8xf32> -> tensor<?x8xf32>
+  %1 = dlc_graph.relu %0 : tensor<?x8xf32>
+  %2 = dlc_graph.reshape %1 {dims = ["batch", "seq", ""]} : tensor<?x8xf32> -> tensor<?x?x8xf32>
+  return %2 : tensor<?x?x8xf32>
+}
+
+// -----
+
+func.func @unflatten_wrong(%x: tensor<?x?x8xf32> {dlc.dims = ["batch", "seq", ""]}) -> tensor<?x?x8xf32> {
+  %0 = dlc_graph.reshape %x : tensor<?x?x8xf32> -> tensor<?x8xf32>
+  // expected-error @+1 {{the target's 8*batch*batch elements are not the input's 8*batch*seq}}
+  %1 = dlc_graph.reshape %0 {dims = ["batch", "batch", ""]} : tensor<?x8xf32> -> tensor<?x?x8xf32>
+  return %1 : tensor<?x?x8xf32>
+}

@@ -1,0 +1,566 @@
+// SymbolicShapes: the sizes of dynamic dims as monomials of the symbolic dims, op by op.
+#include "dialects/Graph/IR/SymbolicShapes.h"
+#include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Graph/IR/Names.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace dlc::graph {
+
+SymbolicSize SymbolicSize::symbol(StringRef name) {
+  SymbolicSize m;
+  m.syms[name.str()] = 1;
+  return m;
+}
+
+SymbolicSize SymbolicSize::constant(int64_t c) {
+  SymbolicSize m;
+  m.coef = c;
+  return m;
+}
+
+std::optional<SymbolicSize> SymbolicSize::parse(StringRef text) {
+  SymbolicSize m;
+  if (text.empty())
+    return std::nullopt;
+  SmallVector<StringRef> parts;
+  text.split(parts, '*');
+  for (StringRef p : parts) {
+    int64_t c;
+    if (p.empty())
+      return std::nullopt;
+    if (!p.getAsInteger(10, c))
+      m.coef *= c;
+    else
+      ++m.syms[p.str()];
+  }
+  return m;
+}
+
+SymbolicSize SymbolicSize::operator*(const SymbolicSize &o) const {
+  SymbolicSize m = *this;
+  m.coef *= o.coef;
+  for (const auto &[s, e] : o.syms)
+    m.syms[s] += e;
+  return m;
+}
+
+std::optional<SymbolicSize> SymbolicSize::divide(const SymbolicSize &o) const {
+  if (o.coef == 0 || coef % o.coef != 0)
+    return std::nullopt;
+  SymbolicSize m = *this;
+  m.coef /= o.coef;
+  for (const auto &[s, e] : o.syms) {
+    auto it = m.syms.find(s);
+    if (it == m.syms.end() || it->second < e)
+      return std::nullopt;
+    if ((it->second -= e) == 0)
+      m.syms.erase(it);
+  }
+  return m;
+}
+
+std::string SymbolicSize::str() const {
+  std::string out = coef != 1 || syms.empty() ? std::to_string(coef) : "";
+  for (const auto &[s, e] : syms)
+    for (int i = 0; i < e; ++i)
+      out += (out.empty() ? "" : "*") + s;
+  return out;
+}
+
+SymbolicSize sizeProduct(ArrayRef<SymbolicSize> dims) {
+  SymbolicSize p;
+  for (const SymbolicSize &m : dims)
+    p = p * m;
+  return p;
+}
+
+namespace {
+
+using Dims = SymbolicDims;
+using Size = SymbolicSize;
+
+Dims staticDims(RankedTensorType t) {
+  Dims d;
+  for (int64_t s : t.getShape())
+    d.push_back(Size::constant(s));
+  return d;
+}
+
+/// The rules: `dimsOf(operand)` gives an operand's sizes (computed before), `valuesOf` its
+/// contents. A failure's message says why.
+struct Rules {
+  function_ref<FailureOr<Dims>(Value)> dimsOf;
+  function_ref<std::optional<Dims>(Value)> valuesOf;
+  std::string why;
+
+  LogicalResult fail(const Twine &msg) {
+    why = msg.str();
+    return failure();
+  }
+
+  unsigned operandIndex(Operation *op, Value v) {
+    for (OpOperand &o : op->getOpOperands())
+      if (o.get() == v)
+        return o.getOperandNumber();
+    return 0;
+  }
+
+  /// NumPy broadcasting: a dynamic dim meets only the same size or a broadcast 1 (its size
+  /// is read from that operand when lowered).
+  FailureOr<Dims> broadcast(Operation *op, ValueRange operands, RankedTensorType result) {
+    Dims out = staticDims(result);
+    SmallVector<bool> set(result.getRank(), false);
+    for (Value v : operands) {
+      auto t = cast<RankedTensorType>(v.getType());
+      FailureOr<Dims> d = dimsOf(v);
+      if (failed(d))
+        return failure();
+      int64_t offset = result.getRank() - t.getRank();
+      for (int64_t i = 0; i < t.getRank(); ++i) {
+        if ((*d)[i].isStatic())
+          continue;
+        int64_t r = offset + i;
+        if (!result.isDynamicDim(r))
+          return fail("dim " + Twine(i) + " of operand " + Twine(operandIndex(op, v)) + " (" +
+                      (*d)[i].str() + ") broadcasts against a static size " +
+                      Twine(result.getDimSize(r)));
+        if (set[r] && out[r] != (*d)[i])
+          return fail("dims of different sizes (" + out[r].str() + ", " + (*d)[i].str() +
+                      ") meet");
+        out[r] = (*d)[i];
+        set[r] = true;
+      }
+    }
+    for (int64_t r = 0; r < result.getRank(); ++r)
+      if (result.isDynamicDim(r) && !set[r])
+        return fail("result dim " + Twine(r) + " is dynamic but no operand dim is");
+    return out;
+  }
+
+  FailureOr<Dims> matmul(MatMulOp mm, RankedTensorType result) {
+    FailureOr<Dims> l = dimsOf(mm.getLhs()), r = dimsOf(mm.getRhs());
+    if (failed(l) || failed(r))
+      return failure();
+    auto lt = cast<RankedTensorType>(mm.getLhs().getType());
+    auto rt = cast<RankedTensorType>(mm.getRhs().getType());
+    if (l->back() != (*r)[rt.getRank() - 2])
+      return fail("the reduction dims differ (" + l->back().str() + ", " +
+                  (*r)[rt.getRank() - 2].str() + ")");
+    // Batch dims broadcast; M from lhs, N from rhs.
+    Dims out;
+    int64_t nb = result.getRank() - 2;
+    for (int64_t d = 0; d < nb; ++d) {
+      int64_t fromRight = nb - d;
+      int64_t li = lt.getRank() - 2 - fromRight, ri = rt.getRank() - 2 - fromRight;
+      Size a = li >= 0 ? (*l)[li] : Size(), b = ri >= 0 ? (*r)[ri] : Size();
+      if (!a.isStatic() && !b.isStatic() && a != b)
+        return fail("batch dims of different sizes (" + a.str() + ", " + b.str() + ") meet");
+      if ((!a.isStatic() || !b.isStatic()) && !result.isDynamicDim(d))
+        return fail("a dynamic batch dim broadcasts against a static size");
+      out.push_back(!a.isStatic() ? a : !b.isStatic() ? b : Size::constant(result.getDimSize(d)));
+    }
+    out.push_back((*l)[lt.getRank() - 2]);
+    out.push_back(r->back());
+    return out;
+  }
+
+  /// A reshape: sizes given by the op (`dims`, from a target computed from shapes), or by
+  /// groups of dims (one collapse or expand) or through one dim, a dynamic target dim
+  /// being the rest of its group's size.
+  FailureOr<Dims> reshape(ReshapeOp op, RankedTensorType result) {
+    auto it = cast<RankedTensorType>(op.getInput().getType());
+    FailureOr<Dims> in = dimsOf(op.getInput());
+    if (failed(in))
+      return failure();
+    if (auto given = op.getDims()) {
+      Dims out;
+      for (auto [i, s] : llvm::enumerate(given->getAsValueRange<StringAttr>())) {
+        std::optional<Size> m = s.empty() ? Size::constant(result.getDimSize(i)) : Size::parse(s);
+        if (!m)
+          return fail("malformed size '" + s + "'");
+        out.push_back(*m);
+      }
+      if (sizeProduct(out) != sizeProduct(*in))
+        return fail("the target's " + sizeProduct(out).str() + " elements are not the input's " +
+                    sizeProduct(*in).str());
+      return out;
+    }
+    std::optional<SmallVector<ReassociationIndices>> reassoc;
+    if (it.getRank() != result.getRank() && !(it.hasStaticShape() && result.hasStaticShape()))
+      reassoc = getReassociationIndicesForReshape(it, result);
+    if (reassoc && it.getRank() > result.getRank()) {
+      Dims out;
+      for (const ReassociationIndices &g : *reassoc)
+        out.push_back(sizeProduct(llvm::map_to_vector(g, [&](int64_t i) { return (*in)[i]; })));
+      return out;
+    }
+    Dims out(result.getRank(), Size());
+    auto split = [&](const Size &size, ArrayRef<int64_t> outs) -> LogicalResult {
+      int64_t fixed = 1, dynamic = 0;
+      for (int64_t o : outs) {
+        if (result.isDynamicDim(o))
+          ++dynamic;
+        else
+          fixed *= result.getDimSize(o);
+      }
+      if (dynamic > 1)
+        return fail("a Reshape into several dynamic dims from one needs their sizes");
+      if (dynamic == 0 && !size.isStatic())
+        return fail("a dynamic dim (" + size.str() + ") reshaped into static ones");
+      for (int64_t o : outs) {
+        if (!result.isDynamicDim(o)) {
+          out[o] = Size::constant(result.getDimSize(o));
+          continue;
+        }
+        std::optional<Size> m = size.divide(Size::constant(fixed));
+        if (!m)
+          return fail("a dynamic dim (" + size.str() + ") does not split by " + Twine(fixed));
+        out[o] = *m;
+      }
+      return success();
+    };
+    if (reassoc) {
+      for (auto [g, group] : llvm::enumerate(*reassoc))
+        if (failed(split((*in)[g], group)))
+          return failure();
+      return out;
+    }
+    if (failed(split(sizeProduct(*in), llvm::to_vector(llvm::seq<int64_t>(0, result.getRank())))))
+      return failure();
+    return out;
+  }
+
+  /// The sizes of `op`'s only result.
+  FailureOr<Dims> resultDims(Operation *op) {
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    auto anyDynamic = [](TypeRange types) {
+      return llvm::any_of(types, [](Type t) {
+        auto rt = dyn_cast<RankedTensorType>(t);
+        return rt && !rt.hasStaticShape();
+      });
+    };
+    // Ops without dynamic dims, and shapes of dynamic tensors (a static type).
+    if (!anyDynamic(op->getOperandTypes()) && !anyDynamic(op->getResultTypes()))
+      return staticDims(result);
+    if (isa<ShapeOp>(op))
+      return staticDims(result);
+    if (isa<ScalarComputationOpInterface>(op))
+      return broadcast(op, op->getOperands(), result);
+    if (auto mm = dyn_cast<MatMulOp>(op))
+      return matmul(mm, result);
+    if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op)) {
+      Value in = op->getOperand(0);
+      auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+      FailureOr<Dims> d = dimsOf(in);
+      if (failed(d))
+        return failure();
+      Dims out;
+      auto it = cast<RankedTensorType>(in.getType());
+      for (int64_t i = 0; i < it.getRank(); ++i)
+        if (!llvm::is_contained(axes, i))
+          out.push_back((*d)[i]);
+        else if (result.getRank() == it.getRank())
+          out.push_back(Size::constant(1));
+      if (out.size() != size_t(result.getRank()))
+        return fail("unexpected reduction result rank");
+      return out;
+    }
+    if (auto t = dyn_cast<TransposeOp>(op)) {
+      FailureOr<Dims> d = dimsOf(t.getInput());
+      if (failed(d))
+        return failure();
+      Dims out;
+      for (int64_t p : t.getPerm())
+        out.push_back((*d)[p]);
+      return out;
+    }
+    if (auto r = dyn_cast<ReshapeOp>(op))
+      return reshape(r, result);
+    // Shape-preserving ops: the first operand's sizes (a LayerNorm's scale and bias, a
+    // Clip's bounds are static).
+    if (isa<IdentityOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, BatchNormOp, ClipOp>(op)) {
+      for (Value v : op->getOperands().drop_front())
+        if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+          return fail("dynamic dims in an operand other than the first are not supported");
+      return dimsOf(op->getOperand(0));
+    }
+    if (auto g = dyn_cast<GemmOp>(op)) {
+      FailureOr<Dims> a = dimsOf(g.getA()), bd = dimsOf(g.getB());
+      if (failed(a) || failed(bd))
+        return failure();
+      Size m = (*a)[g.getTransA() ? 1 : 0], k = (*a)[g.getTransA() ? 0 : 1];
+      Size kb = (*bd)[g.getTransB() ? 1 : 0], nn = (*bd)[g.getTransB() ? 0 : 1];
+      if (k != kb)
+        return fail("the reduction dims differ (" + k.str() + ", " + kb.str() + ")");
+      if (Value c = g.getC()) {
+        FailureOr<Dims> cd = dimsOf(c);
+        if (failed(cd))
+          return failure();
+        for (const Size &s : *cd)
+          if (!s.isStatic() && s != m && s != nn)
+            return fail("the bias's dynamic dim (" + s.str() + ") is neither output dim");
+      }
+      return Dims{m, nn};
+    }
+    // Gather: the data's dims around the indices' dims (a dynamic gathered dim clamps the
+    // indices to its size at run time).
+    if (auto g = dyn_cast<GatherOp>(op)) {
+      FailureOr<Dims> data = dimsOf(g.getData()), idx = dimsOf(g.getIndices());
+      if (failed(data) || failed(idx))
+        return failure();
+      int64_t axis = g.getAxis();
+      Dims out(data->begin(), data->begin() + axis);
+      llvm::append_range(out, *idx);
+      out.append(data->begin() + axis + 1, data->end());
+      return out;
+    }
+    // Convolutions and pools over a dynamic batch: the batch passes through, everything
+    // else (channels, image, weights) is static.
+    if (isa<ConvOp, ConvNhwcOp, MaxPoolOp, AveragePoolOp>(op)) {
+      Value in = op->getOperand(0);
+      auto it = cast<RankedTensorType>(in.getType());
+      if (!isa<FloatType>(it.getElementType()))
+        return fail("an integer convolution over a dynamic batch is not supported yet");
+      for (Value v : op->getOperands().drop_front())
+        if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+          return fail("dynamic weights are not supported");
+      for (int64_t d = 1; d < it.getRank(); ++d)
+        if (it.isDynamicDim(d) || result.isDynamicDim(d))
+          return fail("only the batch dim of a convolution or pool may be dynamic");
+      FailureOr<Dims> d = dimsOf(in);
+      if (failed(d))
+        return failure();
+      Dims out = staticDims(result);
+      out[0] = (*d)[0];
+      return out;
+    }
+    return fail("the op does not support dynamic dims yet (give static shapes with "
+                "--input-shape)");
+  }
+
+  /// Elementwise on contents: products exact, quotients where they divide, sums and
+  /// remainders of constants.
+  std::optional<Dims> arithmetic(Operation *op) {
+    if (op->getNumOperands() != 2)
+      return std::nullopt;
+    std::optional<Dims> a = valuesOf(op->getOperand(0)), b = valuesOf(op->getOperand(1));
+    if (!a || !b || (a->size() != b->size() && a->size() != 1 && b->size() != 1))
+      return std::nullopt;
+    Dims out;
+    for (size_t i = 0, n = std::max(a->size(), b->size()); i < n; ++i) {
+      const Size &x = (*a)[a->size() == 1 ? 0 : i], &y = (*b)[b->size() == 1 ? 0 : i];
+      if (isa<MulOp>(op)) {
+        out.push_back(x * y);
+        continue;
+      }
+      if (isa<DivOp>(op)) {
+        // Integer division of sizes: exact quotients only (a static remainder rounds).
+        if (x.isStatic() && y.isStatic() && y.coef > 0 && x.coef >= 0) {
+          out.push_back(Size::constant(x.coef / y.coef));
+          continue;
+        }
+        std::optional<Size> q = x.divide(y);
+        if (!q)
+          return std::nullopt;
+        out.push_back(*q);
+        continue;
+      }
+      if (!x.isStatic() || !y.isStatic())
+        return std::nullopt;
+      if (isa<AddOp>(op))
+        out.push_back(Size::constant(x.coef + y.coef));
+      else if (isa<SubOp>(op))
+        out.push_back(Size::constant(x.coef - y.coef));
+      else
+        return std::nullopt;
+    }
+    return out;
+  }
+
+  /// The contents of `op`'s only result, when it is a small integer tensor computed from
+  /// shapes.
+  std::optional<Dims> resultValues(Operation *op) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type.getElementType().isInteger(64) && !type.getElementType().isInteger(32))
+      return std::nullopt;
+    if (!type.hasStaticShape() || type.getRank() > 1 ||
+        type.getNumElements() > SymbolicShapes::kMaxValues)
+      return std::nullopt;
+    DenseIntElementsAttr dense;
+    if (matchPattern(op->getResult(0), m_Constant(&dense))) {
+      Dims out;
+      for (const APInt &v : dense.getValues<APInt>())
+        out.push_back(Size::constant(v.getSExtValue()));
+      return out;
+    }
+    if (auto s = dyn_cast<ShapeOp>(op)) {
+      FailureOr<Dims> d = dimsOf(s.getInput());
+      return succeeded(d) ? std::optional<Dims>(*d) : std::nullopt;
+    }
+    if (isa<ReshapeOp, IdentityOp, CastOp>(op)) {
+      auto from = cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+      if (!from.isInteger(64) && !from.isInteger(32))
+        return std::nullopt;
+      return valuesOf(op->getOperand(0));
+    }
+    if (auto g = dyn_cast<GatherOp>(op)) {
+      std::optional<Dims> data = valuesOf(g.getData());
+      DenseIntElementsAttr idx;
+      if (!data || g.getAxis() != 0 || !matchPattern(g.getIndices(), m_Constant(&idx)))
+        return std::nullopt;
+      Dims out;
+      for (const APInt &v : idx.getValues<APInt>()) {
+        int64_t i = v.getSExtValue();
+        i = i < 0 ? i + int64_t(data->size()) : i;
+        if (i < 0 || i >= int64_t(data->size()))
+          return std::nullopt;
+        out.push_back((*data)[i]);
+      }
+      return out;
+    }
+    if (auto c = dyn_cast<ConcatOp>(op)) {
+      Dims out;
+      for (Value in : c.getInputs()) {
+        std::optional<Dims> part = valuesOf(in);
+        if (!part)
+          return std::nullopt;
+        llvm::append_range(out, *part);
+      }
+      return out;
+    }
+    if (auto s = dyn_cast<SliceOp>(op)) {
+      std::optional<Dims> in = valuesOf(s.getInput());
+      if (!in || s.getStarts().size() != 1)
+        return std::nullopt;
+      Dims out;
+      for (int64_t i = 0; i < s.getSizes()[0]; ++i) {
+        int64_t at = s.getStarts()[0] + i * s.getSteps()[0];
+        if (at < 0 || at >= int64_t(in->size()))
+          return std::nullopt;
+        out.push_back((*in)[at]);
+      }
+      return out;
+    }
+    if (isa<MulOp, DivOp, AddOp, SubOp>(op))
+      return arithmetic(op);
+    return std::nullopt;
+  }
+};
+
+} // namespace
+
+SymbolicShapes::SymbolicShapes(func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments()) {
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (!t)
+      continue;
+    Entry e;
+    e.dims = staticDims(t);
+    if (auto attr = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), kDimsAttr)) {
+      for (auto [i, s] : llvm::enumerate(attr.getAsValueRange<StringAttr>())) {
+        if (i >= e.dims.size() || t.isDynamicDim(i) == s.empty()) {
+          e.failed = true;
+          e.why = "argument " + std::to_string(arg.getArgNumber()) + " dim " +
+                  std::to_string(i) + ": `dlc.dims` disagrees with its type";
+          break;
+        }
+        if (!s.empty())
+          e.dims[i] = SymbolicSize::symbol(s);
+      }
+    } else if (!t.hasStaticShape()) {
+      e.failed = true;
+      e.why = "argument " + std::to_string(arg.getArgNumber()) +
+              " has dynamic dims but no `dlc.dims` naming them";
+    }
+    known[arg] = e;
+  }
+}
+
+SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
+  Entry e;
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  Operation *op = v.getDefiningOp();
+  if (!t || !op) {
+    e.failed = true;
+    e.why = "not a tensor of the model function";
+    return e;
+  }
+  auto dimsOf = [&](Value x) -> FailureOr<Dims> {
+    const Entry &in = entry(x);
+    if (in.failed)
+      return failure();
+    return in.dims;
+  };
+  auto valuesOf = [&](Value x) -> std::optional<Dims> { return entry(x).values; };
+  Rules rules{dimsOf, valuesOf, {}};
+  bool dynamic = !t.hasStaticShape() || llvm::any_of(op->getOperandTypes(), [](Type ot) {
+    auto rt = dyn_cast<RankedTensorType>(ot);
+    return rt && !rt.hasStaticShape();
+  });
+  if (op->getNumResults() != 1 || op->getNumRegions() != 0) {
+    if (dynamic) {
+      e.failed = true;
+      e.why = "the op does not support dynamic dims yet";
+    } else {
+      e.dims = staticDims(t);
+    }
+    return e;
+  }
+  FailureOr<Dims> d = rules.resultDims(op);
+  if (failed(d)) {
+    e.failed = true;
+    // An operand's failure is reported where it happened.
+    e.why = rules.why.empty() ? "" : rules.why;
+    return e;
+  }
+  e.dims = *d;
+  e.values = rules.resultValues(op);
+  return e;
+}
+
+const SymbolicShapes::Entry &SymbolicShapes::entry(Value v) {
+  auto it = known.find(v);
+  if (it != known.end())
+    return it->second;
+  // Producers first, without recursion (graphs are deep).
+  SmallVector<Value> stack = {v};
+  while (!stack.empty()) {
+    Value top = stack.back();
+    if (known.count(top)) {
+      stack.pop_back();
+      continue;
+    }
+    bool ready = true;
+    if (Operation *op = top.getDefiningOp())
+      for (Value operand : op->getOperands())
+        if (!known.count(operand) && operand.getDefiningOp()) {
+          stack.push_back(operand);
+          ready = false;
+        }
+    if (!ready)
+      continue;
+    stack.pop_back();
+    Entry e = compute(top);
+    known[top] = std::move(e);
+  }
+  return known[v];
+}
+
+FailureOr<SymbolicDims> SymbolicShapes::dims(Value v, std::string *why) {
+  const Entry &e = entry(v);
+  if (e.failed) {
+    if (why)
+      *why = e.why;
+    return failure();
+  }
+  return e.dims;
+}
+
+std::optional<SymbolicDims> SymbolicShapes::values(Value v) { return entry(v).values; }
+
+} // namespace dlc::graph

@@ -1,0 +1,72 @@
+// Symbolic shapes: each dim of a value of the model function as a monomial of its symbolic
+// dims (dlc compile --dims), and the contents of small integer tensors computed from shapes.
+#ifndef DLC_DIALECTS_GRAPH_IR_SYMBOLICSHAPES_H
+#define DLC_DIALECTS_GRAPH_IR_SYMBOLICSHAPES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace dlc::graph {
+
+/// A size as a monomial of the symbolic dims: coef * product of symbols (each to its power).
+/// A static size has no symbols.
+struct SymbolicSize {
+  int64_t coef = 1;
+  std::map<std::string, int> syms;
+
+  static SymbolicSize symbol(llvm::StringRef name);
+  static SymbolicSize constant(int64_t c);
+  /// Parses str()'s form ("12*batch*seq", "batch", "7"); nothing when malformed.
+  static std::optional<SymbolicSize> parse(llvm::StringRef text);
+  bool isStatic() const { return syms.empty(); }
+  bool operator==(const SymbolicSize &o) const { return coef == o.coef && syms == o.syms; }
+  bool operator!=(const SymbolicSize &o) const { return !(*this == o); }
+  SymbolicSize operator*(const SymbolicSize &o) const;
+  /// This divided by `o`, when exact (o's symbols all here, coef divisible).
+  std::optional<SymbolicSize> divide(const SymbolicSize &o) const;
+  std::string str() const;
+};
+
+using SymbolicDims = llvm::SmallVector<SymbolicSize>;
+
+/// The product of `dims`.
+SymbolicSize sizeProduct(llvm::ArrayRef<SymbolicSize> dims);
+
+/// Follows the symbols of the function's arguments (`dlc.dims`) through its ops, on demand:
+/// the sizes of a value's dims, and the contents of a small integer tensor computed from
+/// shapes (Shape, Gather, Concat, Slice, reshapes, casts, and products and quotients by
+/// constants), which reshape targets read. Dynamic dims are lowered with their sizes read
+/// from the operands, so a rule fails (with a message naming what) where a dynamic dim
+/// could broadcast against another size, or for an op whose dynamic dims are not supported.
+class SymbolicShapes {
+public:
+  explicit SymbolicShapes(mlir::func::FuncOp func);
+
+  /// The sizes of `v`'s dims (static dims as constants), or the reason they are unknown.
+  llvm::FailureOr<SymbolicDims> dims(mlir::Value v, std::string *why = nullptr);
+  /// The elements of `v` (an integer tensor of at most kMaxValues elements) as sizes, when
+  /// every one is known.
+  std::optional<SymbolicDims> values(mlir::Value v);
+
+  static constexpr int64_t kMaxValues = 64;
+
+private:
+  struct Entry {
+    bool failed = false;
+    std::string why;
+    SymbolicDims dims;
+    std::optional<SymbolicDims> values;
+  };
+  const Entry &entry(mlir::Value v);
+  Entry compute(mlir::Value v);
+  llvm::DenseMap<mlir::Value, Entry> known;
+};
+
+} // namespace dlc::graph
+
+#endif
