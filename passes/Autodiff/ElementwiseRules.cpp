@@ -129,9 +129,9 @@ struct BinaryVjp : DifferentiableOpInterface::ExternalModel<BinaryVjp<Op, rule>,
     Value lhs = op->getOperand(0), rhs = op->getOperand(1);
     auto [ga, gb] = rule(b, loc, lhs, rhs, op->getResult(0), gys[0]);
     if (ga)
-      gxs[0] = unbroadcast(b, loc, broadcastTo(b, loc, ga, tensorTypeOf(gys[0])), tensorTypeOf(lhs));
+      gxs[0] = unbroadcast(b, loc, broadcastTo(b, loc, ga, gys[0]), tensorTypeOf(lhs));
     if (gb)
-      gxs[1] = unbroadcast(b, loc, broadcastTo(b, loc, gb, tensorTypeOf(gys[0])), tensorTypeOf(rhs));
+      gxs[1] = unbroadcast(b, loc, broadcastTo(b, loc, gb, gys[0]), tensorTypeOf(rhs));
     return success();
   }
 };
@@ -177,8 +177,8 @@ struct WhereVjp : DifferentiableOpInterface::ExternalModel<WhereVjp, WhereOp> {
     Value zero = c(b, l, g, 0.0);
     Value ga = WhereOp::create(b, l, where.getCondition(), g, zero);
     Value gb = WhereOp::create(b, l, where.getCondition(), zero, g);
-    gxs[1] = unbroadcast(b, l, broadcastTo(b, l, ga, tensorTypeOf(g)), tensorTypeOf(where.getLhs()));
-    gxs[2] = unbroadcast(b, l, broadcastTo(b, l, gb, tensorTypeOf(g)), tensorTypeOf(where.getRhs()));
+    gxs[1] = unbroadcast(b, l, broadcastTo(b, l, ga, g), tensorTypeOf(where.getLhs()));
+    gxs[2] = unbroadcast(b, l, broadcastTo(b, l, gb, g), tensorTypeOf(where.getRhs()));
     return success();
   }
 };

@@ -1,4 +1,5 @@
 // Helpers the gradient rules share.
+#include "dialects/Graph/IR/SymbolicShapes.h"
 #include "passes/Autodiff/GradientBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,11 +33,24 @@ Value unbroadcast(OpBuilder &b, Location loc, Value grad, RankedTensorType type)
   return ReshapeOp::create(b, loc, type, sum);
 }
 
-Value broadcastTo(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
+Value broadcastTo(OpBuilder &b, Location loc, Value v, Value like) {
+  RankedTensorType type = tensorTypeOf(like);
   auto t = RankedTensorType::get(type.getShape(), tensorTypeOf(v).getElementType());
   if (tensorTypeOf(v).getShape() == type.getShape())
     return v;
-  return ExpandOp::create(b, loc, t, v);
+  auto expand = ExpandOp::create(b, loc, t, v);
+  // Dynamic dims (dlc compile --dims): the expand gives `like`'s sizes.
+  if (!type.hasStaticShape())
+    if (auto func = like.getParentRegion()->getParentOfType<func::FuncOp>()) {
+      graph::SymbolicShapes shapes(func);
+      if (FailureOr<graph::SymbolicDims> dims = shapes.dims(like); succeeded(dims)) {
+        SmallVector<std::string> names;
+        for (const graph::SymbolicSize &d : *dims)
+          names.push_back(d.isStatic() ? "" : d.str());
+        expand.setDimsAttr(b.getStrArrayAttr(SmallVector<StringRef>(names.begin(), names.end())));
+      }
+    }
+  return expand;
 }
 
 Value selectOrZero(OpBuilder &b, Location loc, Value cond, Value v) {

@@ -25,7 +25,7 @@ mlir::Value unbroadcast(mlir::OpBuilder &b, mlir::Location loc, mlir::Value grad
 
 /// `v` broadcast to `type` (NumPy rules), or `v` when it already has that shape.
 mlir::Value broadcastTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
-                        mlir::RankedTensorType type);
+                        mlir::Value like);
 
 /// where(cond, v, 0) with `v` broadcast to cond's shape where needed.
 mlir::Value selectOrZero(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond,

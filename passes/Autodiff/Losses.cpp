@@ -51,6 +51,13 @@ static Value softmaxCrossEntropy(OpBuilder &b, Location loc, Value out, Value la
   Value hit = EqualOp::create(b, loc, column, classIds);
   Value picked = selectOrZero(b, loc, hit, logProb);
   Value total = ReduceSumOp::create(b, loc, picked, all, false);
+  if (ShapedType::isDynamic(n)) {
+    // A dynamic batch (dlc compile --dims): counted when the model runs.
+    Value ones = broadcastTo(b, loc, scalar(b, loc, t.getElementType(), 1.0), labels);
+    Value count = ReduceSumOp::create(b, loc, ones, SmallVector<int64_t>{0}, false);
+    return DivOp::create(b, loc, MulOp::create(b, loc, total, scalar(b, loc, t.getElementType(), -1.0)),
+                         count);
+  }
   return MulOp::create(b, loc, total, scalar(b, loc, t.getElementType(), -1.0 / double(n)));
 }
 

@@ -67,16 +67,24 @@ struct ReduceVjp : DifferentiableOpInterface::ExternalModel<ReduceVjp<Op, kind>,
     Location l = o->getLoc();
     RankedTensorType xt = tensorTypeOf(op.getInput());
     Value g = keptDims(b, l, op, gys[0]);
+    Value x = op.getInput();
     switch (kind) {
     case Reduction::Sum:
-      gxs[0] = broadcastTo(b, l, g, xt);
+      gxs[0] = broadcastTo(b, l, g, x);
       break;
     case Reduction::Mean: {
+      // Over dynamic dims (dlc compile --dims) the count is known when the model runs.
+      if (llvm::any_of(op.getAxes(), [&](int64_t a) { return xt.isDynamicDim(a); })) {
+        Value ones = broadcastTo(b, l, scalar(b, l, xt.getElementType(), 1.0), x);
+        Value count = ReduceSumOp::create(b, l, ones, op.getAxes(), true);
+        gxs[0] = broadcastTo(b, l, DivOp::create(b, l, g, count), x);
+        break;
+      }
       int64_t n = 1;
       for (int64_t a : op.getAxes())
         n *= xt.getDimSize(a);
       Value scaled = MulOp::create(b, l, g, scalar(b, l, xt.getElementType(), 1.0 / double(n)));
-      gxs[0] = broadcastTo(b, l, scaled, xt);
+      gxs[0] = broadcastTo(b, l, scaled, x);
       break;
     }
     case Reduction::Extremum: {
@@ -85,12 +93,12 @@ struct ReduceVjp : DifferentiableOpInterface::ExternalModel<ReduceVjp<Op, kind>,
       Value hit = EqualOp::create(b, l, op.getInput(), y);
       Value ones = CastOp::create(b, l, RankedTensorType::get(xt.getShape(), xt.getElementType()), hit);
       Value count = ReduceSumOp::create(b, l, ones, op.getAxes(), true);
-      gxs[0] = selectOrZero(b, l, hit, broadcastTo(b, l, DivOp::create(b, l, g, count), xt));
+      gxs[0] = selectOrZero(b, l, hit, broadcastTo(b, l, DivOp::create(b, l, g, count), x));
       break;
     }
     case Reduction::Prod: {
       Value y = keptDims(b, l, op, op.getResult());
-      gxs[0] = DivOp::create(b, l, broadcastTo(b, l, MulOp::create(b, l, g, y), xt), op.getInput());
+      gxs[0] = DivOp::create(b, l, broadcastTo(b, l, MulOp::create(b, l, g, y), x), op.getInput());
       break;
     }
     }

@@ -1,5 +1,6 @@
 // Training steps: parameters as state, loss, gradients and the optimizer update in one
 // function (the loss, optimizer, rematerialization and memory report in their own files).
+#include "dialects/Graph/IR/SymbolicShapes.h"
 #include "passes/Autodiff/Training.h"
 #include "dialects/Graph/IR/DataType.h"
 #include "dialects/Graph/IR/Names.h"
@@ -157,9 +158,34 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainingOptions &options)
   OpBuilder b(ret);
   Location loc = func.getLoc();
   RankedTensorType labels = labelsType(options.loss, outType);
+  // Dynamic dims (dlc compile --dims): the labels' are the output's symbolic dims.
+  SmallVector<StringRef> labelDims;
+  SmallVector<std::string> labelDimNames;
+  if (!labels.hasStaticShape()) {
+    dlc::graph::SymbolicShapes shapes(func);
+    std::string why;
+    FailureOr<dlc::graph::SymbolicDims> outDims = shapes.dims(out, &why);
+    if (failed(outDims))
+      return func.emitError("the loss's output '") << outName << "': " << why;
+    for (int64_t d = 0; d < labels.getRank(); ++d) {
+      const dlc::graph::SymbolicSize &size = (*outDims)[d];
+      if (!labels.isDynamicDim(d)) {
+        labelDimNames.push_back("");
+        continue;
+      }
+      if (size.coef != 1 || size.syms.size() != 1 || size.syms.begin()->second != 1)
+        return func.emitError("the loss's output '")
+               << outName << "' dim " << d << " is " << size.str()
+               << ", not one of the model's symbolic dims (--dims)";
+      labelDimNames.push_back(size.syms.begin()->first);
+    }
+    labelDims.assign(labelDimNames.begin(), labelDimNames.end());
+  }
   if (failed(func.insertArgument(labelsIndex, labels,
                                  tensorAttrs(b, "labels", labels.getElementType()), loc)))
     return failure();
+  if (!labelDims.empty())
+    func.setArgAttr(labelsIndex, dlc::graph::kDimsAttr, b.getStrArrayAttr(labelDims));
   for (unsigned &p : params)
     ++p;
 

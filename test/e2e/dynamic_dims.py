@@ -11,8 +11,10 @@ Each model below declares symbolic dims (ONNX ``dim_param``s). It is compiled on
 ``--dims NAME=MIN..MAX,...`` into one ``.so``; ``dlc info`` must list the dims; then for
 every size set of the case and 1, 2 and 4 threads, ``dlc run`` on random inputs must match
 ONNX Runtime within ``max|dlc - ref| / max(max|ref|, 1e-12) <= 1e-4`` with the exact
-output shape. The error cases require exit code 1 and one ``error:`` line naming what is
-wrong (the input and dim of an out-of-range run, the option, the node).
+output shape. ``train``: a classifier with a symbolic batch compiled once with ``--train
+--dims`` trains at two batch sizes (check_train). The error cases require exit code 1 and one
+``error:`` line naming what is wrong (the input and dim of an out-of-range run, the option,
+the node).
 """
 from __future__ import annotations
 
@@ -293,6 +295,63 @@ def expect_error(dlc, cwd, args, needles):
     return f"dlc {' '.join(args)}: {r.stderr.strip()!r} lacks {missing}" if missing else None
 
 
+def losses(text):
+    return [float(line.split()[3]) for line in text.splitlines() if line.startswith("step ")]
+
+
+def check_train(dlc, work):
+    """A classifier with a symbolic batch, compiled once with --train --dims, trains with
+    --batch 60 and --batch 7 (the set's last batch partial); at batch 60 its first 16 steps
+    (before any partial batch) match a step compiled for batches of 60 within 1e-5; the
+    saved model keeps the symbolic dim."""
+    d = work / "train"
+    d.mkdir()
+    rng = np.random.default_rng(3)
+    n, classes = 1000, 10
+    centers = rng.standard_normal((classes, 24)).astype(np.float32)
+    labels = rng.integers(0, classes, n)
+    x = (0.5 * centers[labels] + rng.standard_normal((n, 24))).astype(np.float32)
+    np.savez(d / "data.npz", x=x, labels=labels.astype(np.int64))
+    nodes = [helper.make_node("Gemm", ["x", "w0", "b0"], ["h"], transB=1),
+             helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("Gemm", ["r", "w1", "b1"], ["y"], transB=1)]
+    m = model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 24])],
+              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", classes])],
+              [init(rng, "w0", (32, 24)), init(rng, "b0", (32,)), init(rng, "w1", (classes, 32)),
+               init(rng, "b1", (classes,))])
+    onnx.save(m, d / "cls.onnx")
+    common = ["--train", "--loss=xent:y", "--optimizer=sgd:lr=0.05,momentum=0.9"]
+    for args, out in [(["--dims", "N=1..128"], "dyn.so"), (["--input-shape", "x=60x24"], "s60.so")]:
+        r = run([dlc, "compile", "cls.onnx", *common, *args, "-o", out], d)
+        if r.returncode:
+            return f"compile {args}: {r.stderr.strip()}"
+    got = {}
+    for so, batch, extra in [("dyn.so", 60, ["--save-onnx", "trained.onnx"]), ("s60.so", 60, []),
+                             ("dyn.so", 7, [])]:
+        r = run([dlc, "train", so, "--data", "data.npz", "--steps", "40", "--batch", str(batch),
+                 *extra], d)
+        if r.returncode:
+            return f"train {so} --batch {batch}: {r.stderr.strip()}"
+        got[(so, batch)] = losses(r.stdout)
+    for key, l in got.items():
+        if len(l) != 40 or not np.mean(l[-5:]) < 0.8 * np.mean(l[:5]):
+            return f"{key}: the loss did not decrease ({l[:3]} ... {l[-3:]})"
+    diff = np.max(np.abs(np.array(got[("dyn.so", 60)][:16]) - np.array(got[("s60.so", 60)][:16])))
+    if diff > 1e-5:
+        return f"batch-60 losses differ from the static step's by {diff:.2e}"
+    dims = [dd.dim_param or dd.dim_value
+            for dd in onnx.load(d / "trained.onnx").graph.input[0].type.tensor_type.shape.dim]
+    if dims != ["N", 24]:
+        return f"the saved model's input dims are {dims}, expected ['N', 24]"
+    r = run([dlc, "train", "dyn.so", "--data", "data.npz", "--steps", "1", "--batch", "200"], d)
+    if r.returncode != 1 or "takes batches of N in [1, 128]" not in r.stderr:
+        return f"--batch 200: exit {r.returncode}, {r.stderr.strip()!r}"
+    print(f"  batch 60: loss {got[('dyn.so', 60)][0]:.3f} -> {got[('dyn.so', 60)][-1]:.3f}; "
+          f"batch 7: {got[('dyn.so', 7)][0]:.3f} -> {got[('dyn.so', 7)][-1]:.3f}; "
+          f"static-batch difference {diff:.1e}")
+    return None
+
+
 def check_errors(dlc, work):
     d = work / "errors"
     d.mkdir()
@@ -348,8 +407,10 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="dlc-dynamic-"))
     failures = 0
     try:
-        for name in args.cases or [*CASES, "errors"]:
-            msg = check_errors(dlc, work) if name == "errors" else check_case(dlc, name, work)
+        for name in args.cases or [*CASES, "train", "errors"]:
+            msg = (check_errors(dlc, work) if name == "errors"
+                   else check_train(dlc, work) if name == "train"
+                   else check_case(dlc, name, work))
             print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
             failures += bool(msg)
     finally:

@@ -26,7 +26,10 @@ static const char *kHelp =
     "                      `labels`), first axis = examples (np.savez or savez_compressed)\n"
     "  --steps N           number of steps\n"
     "  --batch B           examples per step, taken in order and wrapping around (default:\n"
-    "                      the whole set); must be the batch the step was compiled for\n"
+    "                      the whole set); must be the batch the step was compiled for,\n"
+    "                      or, for a step compiled with a dynamic batch (--dims), any size\n"
+    "                      in its range: the last batch of each pass over the set is then\n"
+    "                      the examples left (a partial batch), and the next starts over\n"
     "  --log-every K       print `step <i> loss <value>` every K steps (default 1)\n"
     "  --save-onnx PATH    write the forward model with the trained weights (atomically)\n"
     "  --threads N         threads to run with (default: one per physical core)\n"
@@ -47,11 +50,8 @@ struct Module {
   }
 };
 
-std::string shapeText(const dlc_tensor_info_t &info) {
-  std::string s = std::string(dlc_dtype_name(info.dtype)) + "[";
-  for (int32_t d = 0; d < info.rank; ++d)
-    s += (d ? "," : "") + std::to_string(info.shape[d]);
-  return s + "]";
+std::string shapeText(const dlc_module_t *m, const dlc_tensor_info_t &info) {
+  return std::string(dlc_dtype_name(info.dtype)) + infoShapeString(m, info);
 }
 
 } // namespace
@@ -95,7 +95,7 @@ int trainCommand(int argc, char **argv) {
   dlc_tensor_info_t lossInfo;
   dlc_module_output_info(mod.m, 0, &lossInfo);
   if (lossInfo.rank != 0 || (lossInfo.dtype != 1 && lossInfo.dtype != 11))
-    return fail("'" + stepPath + "': output 'loss' is " + shapeText(lossInfo) +
+    return fail("'" + stepPath + "': output 'loss' is " + shapeText(mod.m, lossInfo) +
                 ", expected a float scalar");
 
   std::vector<std::pair<std::string, TensorPtr>> arrays;
@@ -114,6 +114,7 @@ int trainCommand(int argc, char **argv) {
   size_t numInputs = dlc_module_num_inputs(mod.m);
   std::vector<dlc_tensor_t *> sources(numInputs);
   std::vector<TensorPtr> batches(numInputs);
+  bool dynamicBatch = false;
   int64_t examples = -1;
   std::string firstArray;
   for (size_t i = 0; i < numInputs; ++i) {
@@ -125,7 +126,7 @@ int trainCommand(int argc, char **argv) {
       for (auto &[name, t] : arrays)
         have += (have.empty() ? "" : ", ") + name;
       return fail("'" + dataPath + "' has no array '" + info.name + "' (the step's input " +
-                  shapeText(info) + "; the archive has: " + have + ")");
+                  shapeText(mod.m, info) + "; the archive has: " + have + ")");
     }
     dlc_tensor_t *src = it->second;
     int32_t rank = dlc_tensor_rank(src);
@@ -139,7 +140,7 @@ int trainCommand(int argc, char **argv) {
       ok = shape[d] == info.shape[d];
     if (!ok)
       return fail("'" + dataPath + "': array '" + info.name + "' is " + arrayText +
-                  "; the step's input is " + shapeText(info) +
+                  "; the step's input is " + shapeText(mod.m, info) +
                   " (the first axis counts examples)");
     if (examples < 0) {
       examples = shape[0];
@@ -149,17 +150,31 @@ int trainCommand(int argc, char **argv) {
                   " examples, '" + firstArray + "' has " + std::to_string(examples));
     int64_t compiled = info.shape[0];
     int64_t want = batch ? batch : examples;
+    // A dynamic batch (dlc compile --dims): any size in its range.
+    dlc_dim_info_t dim;
+    if (info.dim_symbols[0] >= 0 &&
+        dlc_module_dim_info(mod.m, size_t(info.dim_symbols[0]), &dim) == DLC_OK) {
+      dynamicBatch = true;
+      if (want < dim.min || want > dim.max)
+        return fail("'" + stepPath + "' takes batches of " + dim.name + " in [" +
+                    std::to_string(dim.min) + ", " + std::to_string(dim.max) + "] (input '" +
+                    info.name + "' is " + shapeText(mod.m, info) + "), not " +
+                    std::to_string(want) + (batch ? "" : " (the whole set); pass --batch"));
+      compiled = want;
+    }
     if (want != compiled)
       return fail("'" + stepPath + "' was compiled for batches of " + std::to_string(compiled) +
-                  " (input '" + info.name + "' is " + shapeText(info) + "), not " +
+                  " (input '" + info.name + "' is " + shapeText(mod.m, info) + "), not " +
                   std::to_string(want) +
                   (batch ? "; pass --batch " + std::to_string(compiled)
                          : "; pass --batch " + std::to_string(compiled) +
                                " or compile with --input-shape for the whole set") );
     if (examples == 0)
       return fail("'" + dataPath + "' holds no examples");
+    std::vector<int64_t> batchShape(info.shape, info.shape + info.rank);
+    batchShape[0] = compiled;
     dlc_tensor_t *b = nullptr;
-    if (dlc_tensor_create(info.dtype, info.rank, info.shape, &b) != DLC_OK)
+    if (dlc_tensor_create(info.dtype, info.rank, batchShape.data(), &b) != DLC_OK)
       return fail(dlc_status_message());
     sources[i] = src;
     batches[i].reset(b);
@@ -178,21 +193,37 @@ int trainCommand(int argc, char **argv) {
   bool progress = isatty(STDERR_FILENO), warnedNan = false;
   int64_t perBatch = batch ? batch : examples, cursor = 0;
   for (long long step = 1; step <= steps; ++step) {
-    // The next perBatch examples, wrapping around the set.
+    // The next perBatch examples, wrapping around the set; with a dynamic batch, the
+    // examples left at the end of the set (a partial batch).
+    int64_t take = dynamicBatch ? std::min(perBatch, examples - cursor) : perBatch;
+    std::vector<TensorPtr> views;
+    std::vector<const dlc_tensor_t *> stepInputs(inputs);
     for (size_t i = 0; i < numInputs; ++i) {
       size_t row = dlc_tensor_byte_size(sources[i]) / (size_t)examples;
       auto *dst = static_cast<char *>(dlc_tensor_data(batches[i].get()));
       auto *src = static_cast<const char *>(dlc_tensor_data(sources[i]));
-      for (int64_t r = 0, at = cursor; r < perBatch;) {
-        int64_t run = std::min(perBatch - r, examples - at);
+      for (int64_t r = 0, at = cursor; r < take;) {
+        int64_t run = std::min(take - r, examples - at);
         std::memcpy(dst + r * row, src + at * row, run * row);
         r += run;
         at = (at + run) % examples;
       }
+      if (take != perBatch) { // the first `take` rows of the batch buffer
+        const dlc_tensor_t *full = batches[i].get();
+        std::vector<int64_t> shape(dlc_tensor_shape(full),
+                                   dlc_tensor_shape(full) + dlc_tensor_rank(full));
+        shape[0] = take;
+        dlc_tensor_t *view = nullptr;
+        if (dlc_tensor_wrap(dlc_tensor_dtype(full), dlc_tensor_rank(full), shape.data(),
+                            dlc_tensor_data(batches[i].get()), &view) != DLC_OK)
+          return fail(dlc_status_message());
+        views.emplace_back(view);
+        stepInputs[i] = view;
+      }
     }
-    cursor = (cursor + perBatch) % examples;
+    cursor = (cursor + take) % examples;
     dlc_tensor_t *outs[1] = {lossOut};
-    if (dlc_session_run(mod.s, inputs.data(), inputs.size(), outs, 1) != DLC_OK)
+    if (dlc_session_run(mod.s, stepInputs.data(), stepInputs.size(), outs, 1) != DLC_OK)
       return fail(dlc_status_message());
     double loss = lossInfo.dtype == 1 ? *static_cast<float *>(dlc_tensor_data(lossOut))
                                       : *static_cast<double *>(dlc_tensor_data(lossOut));

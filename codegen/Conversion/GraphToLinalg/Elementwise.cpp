@@ -23,10 +23,25 @@ struct ElementwiseLowering : OpInterfaceConversionPattern<ScalarComputationOpInt
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!type)
       return failure();
+    // An expand to dynamic sizes it gives (dlc compile --dims): read from the symbols.
+    SmallVector<OpFoldResult> sizes;
+    if (auto expand = dyn_cast<ExpandOp>(op.getOperation()); expand && expand.getDims()) {
+      for (auto [i, s] : llvm::enumerate(expand.getDims()->getAsValueRange<StringAttr>())) {
+        if (s.empty()) {
+          sizes.push_back(rewriter.getIndexAttr(type.getDimSize(i)));
+          continue;
+        }
+        Value size = symbolicSize(rewriter, op->getLoc(), op, s);
+        if (!size)
+          return op->emitError("no input of the model has the dims of size ") << s;
+        sizes.push_back(size);
+      }
+    }
     Value r = buildElementwise(rewriter, op->getLoc(), type, operands,
                                [&](OpBuilder &b, Location loc, ValueRange args) {
                                  return op.buildScalar(b, loc, args);
-                               });
+                               },
+                               sizes);
     rewriter.replaceOp(op, r);
     return success();
   }

@@ -486,7 +486,12 @@ def Graph_ScatterNDOp : Graph_ScatterOp<"scatter_nd"> {
 def Graph_ExpandOp : Graph_Op<"expand", [Pure,
     DeclareOpInterfaceMethods<Graph_ScalarComputation>]> {
   let summary = "broadcasts the input to the result shape (NumPy rules)";
-  let arguments = (ins Graph_Tensor:$input);
+  let description = [{
+    With dynamic dims (dlc compile --dims), `dims` may give every result dim's size as a
+    monomial of the symbolic dims ("batch"; "" for a static dim), for dynamic result dims
+    that the input does not have (a gradient broadcast back to its operand's shape).
+  }];
+  let arguments = (ins Graph_Tensor:$input, OptionalAttr<StrArrayAttr>:$dims);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;

@@ -626,6 +626,13 @@ LogicalResult ExpandOp::verify() {
       ArrayRef<int64_t>(*s) != out.getShape())
     return emitOpError("cannot broadcast ") << shapeText(in.getShape()) << " to "
                                             << shapeText(out.getShape());
+  if (auto dims = getDims()) {
+    if (dims->size() != size_t(out.getRank()))
+      return emitOpError("expected ") << out.getRank() << " dims sizes, got " << dims->size();
+    for (auto [i, s] : llvm::enumerate(dims->getAsValueRange<StringAttr>()))
+      if (s.empty() != !out.isDynamicDim(i))
+        return emitOpError("dims: a size is given for exactly the dynamic dims (dim ") << i << ")";
+  }
   return success();
 }
 

@@ -249,6 +249,25 @@ struct Rules {
       return staticDims(result);
     if (isa<ShapeOp>(op))
       return staticDims(result);
+    // An expand to sizes it gives (a gradient broadcast back to a dynamic shape).
+    if (auto e = dyn_cast<ExpandOp>(op); e && e.getDims()) {
+      Dims out;
+      for (auto [i, s] : llvm::enumerate(e.getDims()->getAsValueRange<StringAttr>())) {
+        std::optional<Size> m = s.empty() ? Size::constant(result.getDimSize(i)) : Size::parse(s);
+        if (!m)
+          return fail("malformed size '" + s + "'");
+        out.push_back(*m);
+      }
+      FailureOr<Dims> in = dimsOf(e.getInput());
+      if (failed(in))
+        return failure();
+      int64_t offset = out.size() - in->size();
+      for (auto [i, d] : llvm::enumerate(*in))
+        if (!d.isStatic() && d != out[offset + i])
+          return fail("dim " + Twine(i) + " (" + d.str() + ") expands to " +
+                      out[offset + i].str());
+      return out;
+    }
     if (isa<ScalarComputationOpInterface>(op))
       return broadcast(op, op->getOperands(), result);
     if (auto mm = dyn_cast<MatMulOp>(op))
