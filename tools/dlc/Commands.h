@@ -82,6 +82,8 @@ struct Args;
 /// Every `--input-shape NAME=DxDx..` of `args` into `shapes`; false with `error` if malformed.
 bool parseInputShapes(const Args &args, std::map<std::string, std::vector<int64_t>> &shapes,
                       std::string &error);
+/// The range a training step's symbolic dims get without --dims: any batch up to this.
+constexpr int64_t kDefaultTrainingDimMax = 65536;
 /// --dims NAME=MIN..MAX[,NAME=MIN..MAX...] (repeatable): symbolic dims kept dynamic.
 bool parseDynamicDims(const Args &args, std::map<std::string, std::pair<int64_t, int64_t>> &dims,
                       std::string &error);

@@ -34,7 +34,9 @@ static const char *kHelp =
     "  --dims NAME=MIN..MAX[,..]  keep the symbolic dim NAME (an ONNX dim_param) dynamic:\n"
     "                             the compiled model runs any size in [MIN, MAX] (e.g.\n"
     "                             --dims batch=1..64,seq=1..512); runs outside it are\n"
-    "                             rejected naming the input and dim\n"
+    "                             rejected naming the input and dim. With --train and no\n"
+    "                             --dims, every symbolic dim of the inputs stays dynamic\n"
+    "                             (1..65536) unless --input-shape fixes it\n"
     "  --input-value NAME=FILE    compile for this value of input NAME (.npy or .pb;\n"
     "                             repeatable): needed where an input sets shapes or\n"
     "                             axes (Reshape's shape, ReduceSum's axes, ...); runs\n"
@@ -249,6 +251,17 @@ int compileCommand(int argc, char **argv) {
     for (const char *flag : {"--calib", "--method", "--per-channel", "--exclude", "-q", "--quiet"})
       if (args.has(flag))
         return fail(std::string(flag) + " is only valid with --quantize");
+  }
+  // A training step keeps the model's symbolic dims dynamic (any batch, dlc train --batch)
+  // unless --dims or --input-shape fix them.
+  if (args.has("--train") && !args.has("--dims") && isOnnxPath(model)) {
+    Compilation probe({});
+    if (auto summary = summarizeOnnxFile(probe.context(), model); succeeded(summary))
+      for (const TensorSummary &in : summary->inputs)
+        if (!options.inputShapes.count(in.name))
+          for (const std::string &d : in.dims)
+            if (!d.empty() && d != "?" && !std::isdigit(static_cast<unsigned char>(d[0])))
+              options.dynamicDims.emplace(d, std::make_pair(int64_t(1), kDefaultTrainingDimMax));
   }
   Compilation c(options);
   auto report = [&]() {
