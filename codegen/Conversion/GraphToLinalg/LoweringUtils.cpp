@@ -256,27 +256,8 @@ Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
   }
   assert(llvm::count_if(to.getShape(), ShapedType::isDynamic) <= 1 &&
          "a reshape to several dynamic dims needs its groups (checked by the pass)");
-  // Through one dim: collapse everything, expand to the target.
-  OpFoldResult total = productOf(b, loc, fromSizes);
-  Value flat = v;
-  auto flatType = RankedTensorType::get({from.hasStaticShape() ? from.getNumElements()
-                                                               : ShapedType::kDynamic},
-                                        from.getElementType());
-  if (from.getRank() == 0)
-    flat = tensor::ExpandShapeOp::create(b, loc, flatType, v, ArrayRef<ReassociationIndices>{},
-                                         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-  else if (from.getRank() != 1)
-    flat = tensor::CollapseShapeOp::create(
-        b, loc, flatType, v,
-        ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, from.getRank()))});
-  if (to.getRank() == 1)
-    return flat;
-  if (to.getRank() == 0)
-    return tensor::CollapseShapeOp::create(b, loc, to, flat, ArrayRef<ReassociationIndices>{});
-  return tensor::ExpandShapeOp::create(
-      b, loc, to, flat,
-      ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, to.getRank()))},
-      reshapedSizes(b, loc, to, total));
+  // Through one dim: the one dynamic target dim is the rest of the elements.
+  return reshapeDynamic(b, loc, v, to, reshapedSizes(b, loc, to, productOf(b, loc, fromSizes)));
 }
 
 Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to,

@@ -599,6 +599,20 @@ static LogicalResult verifySoftmaxAxis(Op op) {
 LogicalResult SoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
 
+/// A reshape's or expand's `dims`: one size per result dim, given for exactly its dynamic
+/// dims (dlc compile --dims).
+static LogicalResult verifyDynamicSizes(Operation *op, std::optional<ArrayAttr> dims,
+                                        RankedTensorType out) {
+  if (!dims)
+    return success();
+  if (dims->size() != size_t(out.getRank()))
+    return op->emitOpError("expected ") << out.getRank() << " dims sizes, got " << dims->size();
+  for (auto [i, s] : llvm::enumerate(dims->getAsValueRange<StringAttr>()))
+    if (s.empty() != !out.isDynamicDim(i))
+      return op->emitOpError("dims: a size is given for exactly the dynamic dims (dim ") << i << ")";
+  return success();
+}
+
 LogicalResult ReshapeOp::verify() {
   auto in = getInput().getType(), out = getOutput().getType();
   if (in.getElementType() != out.getElementType())
@@ -609,14 +623,7 @@ LogicalResult ReshapeOp::verify() {
                                           << in.getNumElements() << " elements) to "
                                           << shapeText(out.getShape()) << " ("
                                           << out.getNumElements() << " elements)";
-  if (auto dims = getDims()) {
-    if (dims->size() != size_t(out.getRank()))
-      return emitOpError("expected ") << out.getRank() << " dims sizes, got " << dims->size();
-    for (auto [i, s] : llvm::enumerate(dims->getAsValueRange<StringAttr>()))
-      if (s.empty() != !out.isDynamicDim(i))
-        return emitOpError("dims: a size is given for exactly the dynamic dims (dim ") << i << ")";
-  }
-  return success();
+  return verifyDynamicSizes(getOperation(), getDims(), out);
 }
 
 LogicalResult ExpandOp::verify() {
@@ -626,14 +633,7 @@ LogicalResult ExpandOp::verify() {
       ArrayRef<int64_t>(*s) != out.getShape())
     return emitOpError("cannot broadcast ") << shapeText(in.getShape()) << " to "
                                             << shapeText(out.getShape());
-  if (auto dims = getDims()) {
-    if (dims->size() != size_t(out.getRank()))
-      return emitOpError("expected ") << out.getRank() << " dims sizes, got " << dims->size();
-    for (auto [i, s] : llvm::enumerate(dims->getAsValueRange<StringAttr>()))
-      if (s.empty() != !out.isDynamicDim(i))
-        return emitOpError("dims: a size is given for exactly the dynamic dims (dim ") << i << ")";
-  }
-  return success();
+  return verifyDynamicSizes(getOperation(), getDims(), out);
 }
 
 LogicalResult BitcastOp::verify() {
