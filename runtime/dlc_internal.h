@@ -91,4 +91,8 @@ struct dlc_module_t {
   bool symbolic_outputs; /* some output has a symbolic dim */
 };
 
+/* Parses the descriptor `text` (dlc_abi.h) into `m` (dlc_descriptor.c); errors name `where`
+ * ("module '<path>'" or "in-process module") and the descriptor line. */
+dlc_status_t dlc_desc_parse(const char *where, const char *text, dlc_module_t *m);
+
 #endif /* DLC_INTERNAL_H */
