@@ -370,20 +370,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
       return emitError(loc) << "input " << i << " ('" << node.input(i) << "') is "
                             << (isNone(v) ? "an optional without a value" : "a sequence")
                             << ", expected a tensor";
-  // Dynamic dims (dlc compile --dims) reach only the ops whose builders and lowering size
-  // them correctly (the others would compute shapes from a `?`).
-  static const char *kDynamicOps[] = {
-      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Relu", "LeakyRelu",
-      "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
-      "HardSigmoid", "HardSwish", "Softplus", "Elu", "Selu", "Clip", "Where", "Equal",
-      "Less", "Greater", "Not", "And", "Or", "Cast", "Identity", "Dropout", "MatMul", "Gemm",
-      "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization", "ReduceMean",
-      "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
-      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
-      "Unsqueeze", "Squeeze", "Concat", "Mod"};
+  // Dynamic dims (dlc compile --dims) reach only the ops whose builders size them.
   for (auto [i, v] : llvm::enumerate(inputs)) {
     auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
-    if (t && !t.hasStaticShape() && !llvm::is_contained(kDynamicOps, node.op_type()))
+    if (t && !t.hasStaticShape() && !NodeImporter::acceptsDynamicDims(node.op_type()))
       return emitError(loc) << "input " << i << " ('" << node.input(i)
                             << "') has dynamic dims (--dims), which this op does not support yet "
                                "(give static shapes with --input-shape)";
@@ -448,23 +438,11 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
     if (i >= (int)results.size() || !results[i])
       return emitError(loc) << "output " << i << " ('" << node.output(i) << "') is not supported";
     values[node.output(i)] = results[i];
-    // Dynamic dims: a value computed from shapes whose every element is static (the 64
-    // of [batch, seq, 64]) becomes that constant, so what reads it folds.
-    if (ni.dynamicFunc && !matchPattern(results[i], m_Constant()))
-      if (auto rt = dyn_cast<RankedTensorType>(results[i].getType());
-          rt && rt.hasStaticShape() && rt.getElementType().isSignlessInteger() &&
-          (rt.getElementTypeBitWidth() == 64 || rt.getElementTypeBitWidth() == 32) &&
-          rt.getNumElements() <= graph::SymbolicShapes::kMaxValues) {
-        graph::SymbolicShapes shapes(ni.dynamicFunc);
-        std::optional<graph::SymbolicDims> known = shapes.values(results[i]);
-        if (known && llvm::all_of(*known, [](const graph::SymbolicSize &s) { return s.isStatic(); })) {
-          SmallVector<APInt> ints;
-          for (const graph::SymbolicSize &s : *known)
-            ints.push_back(APInt(rt.getElementTypeBitWidth(), s.coef, /*isSigned=*/true));
-          results[i] = arith::ConstantOp::create(*builder, loc, DenseElementsAttr::get(rt, ints));
-          values[node.output(i)] = results[i];
-        }
-      }
+    // Dynamic dims: a shape value whose every element is static becomes that constant.
+    if (ni.dynamicFunc) {
+      results[i] = ni.staticShapeValue(results[i]);
+      values[node.output(i)] = results[i];
+    }
     // Unsignedness follows Cast's target type, else the first input when the
     // element type is unchanged (reshapes, slices, elementwise math, ...).
     auto resultType = dyn_cast<RankedTensorType>(results[i].getType());

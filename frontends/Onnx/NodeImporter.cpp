@@ -344,6 +344,35 @@ std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::symbolicInts(unsig
   return shapes.values(v);
 }
 
+Value NodeImporter::staticShapeValue(Value v) {
+  auto rt = dyn_cast<RankedTensorType>(v.getType());
+  if (!dynamicFunc || !rt || !rt.hasStaticShape() || !rt.getElementType().isSignlessInteger() ||
+      (rt.getElementTypeBitWidth() != 64 && rt.getElementTypeBitWidth() != 32) ||
+      rt.getNumElements() > graph::SymbolicShapes::kMaxValues || matchPattern(v, m_Constant()))
+    return v;
+  graph::SymbolicShapes shapes(dynamicFunc);
+  std::optional<graph::SymbolicDims> known = shapes.values(v);
+  if (!known || !llvm::all_of(*known, [](const graph::SymbolicSize &s) { return s.isStatic(); }))
+    return v;
+  SmallVector<APInt> ints;
+  for (const graph::SymbolicSize &s : *known)
+    ints.push_back(APInt(rt.getElementTypeBitWidth(), s.coef, /*isSigned=*/true));
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(rt, ints));
+}
+
+bool NodeImporter::acceptsDynamicDims(StringRef opType) {
+  static const char *kOps[] = {
+      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Relu", "LeakyRelu",
+      "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
+      "HardSigmoid", "HardSwish", "Softplus", "Elu", "Selu", "Clip", "Where", "Equal",
+      "Less", "Greater", "Not", "And", "Or", "Cast", "Identity", "Dropout", "MatMul", "Gemm",
+      "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization", "ReduceMean",
+      "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
+      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
+      "Unsqueeze", "Squeeze", "Concat", "Mod"};
+  return llvm::is_contained(kOps, opType);
+}
+
 std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::symbolicDims(Value v) {
   if (!v || !dynamicFunc)
     return std::nullopt;

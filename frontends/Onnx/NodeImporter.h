@@ -76,6 +76,11 @@ public:
   std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicInts(unsigned i);
   /// The sizes of `v`'s dims, when known.
   std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicDims(mlir::Value v);
+  /// `v`, a value computed from shapes, as a constant when every element is static (the
+  /// 64 of [batch, seq, 64]), so what reads it folds; else `v`.
+  mlir::Value staticShapeValue(mlir::Value v);
+  /// Whether the builder of `opType` handles inputs with dynamic dims.
+  static bool acceptsDynamicDims(llvm::StringRef opType);
 
   const onnx::NodeProto &node;
   const int opset;
