@@ -34,7 +34,9 @@ template <typename OpTy, Kind kind> struct ReduceLowering : OpConversionPattern<
     for (int64_t d = 0; d < inType.getRank(); ++d) {
       if (llvm::is_contained(axes, d)) {
         iters.push_back(utils::IteratorType::reduction);
-        count *= inType.getDimSize(d);
+        // (A dynamic dim's size is counted when the model runs, below.)
+        if (!inType.isDynamicDim(d))
+          count *= inType.getDimSize(d);
       } else {
         iters.push_back(utils::IteratorType::parallel);
         keptShape.push_back(inType.getDimSize(d));
@@ -79,10 +81,6 @@ template <typename OpTy, Kind kind> struct ReduceLowering : OpConversionPattern<
           dynamicCount = dynamicCount ? arith::MulIOp::create(b, loc, dynamicCount, size) : size;
         }
       if (dynamicCount) {
-        count = 1;
-        for (int64_t d : axes)
-          if (!inType.isDynamicDim(d))
-            count *= inType.getDimSize(d);
         Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), dynamicCount);
         dynamicCount = isa<FloatType>(elt) ? Value(arith::SIToFPOp::create(b, loc, elt, i64))
                        : elt.getIntOrFloatBitWidth() < 64
