@@ -5,6 +5,7 @@
 #include "frontends/Onnx/UnsignedBuilders.h"
 #include "frontends/Onnx/LowPrecision.h"
 #include "frontends/Onnx/ModelFile.h"
+#include "frontends/Onnx/NodeChecks.h"
 #include "frontends/Onnx/NodeImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,8 +15,6 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-
-#include <onnx/defs/schema.h>
 
 #include <set>
 
@@ -276,65 +275,6 @@ void GraphImporter::substituteFailedOutputs(const onnx::NodeProto &node, Block *
       shape.push_back(d.dim_value());
     values[out] = entry->addArgument(RankedTensorType::get(shape, elt), fileLoc);
   }
-}
-
-/// Input/output counts and required attributes against ONNX's schema, where the
-/// linked ONNX library knows this op at this opset.
-static LogicalResult checkSchema(const onnx::NodeProto &node, int opset, Location loc) {
-  const auto &ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  auto known = ranges.find("");
-  if (known == ranges.end() || opset > known->second.second)
-    return success();
-  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
-  if (!schema)
-    return success();
-  int inputs = node.input_size(), outputs = node.output_size();
-  if (inputs < schema->min_input() || inputs > schema->max_input())
-    return emitError(loc) << "has " << inputs << " inputs, expected " << schema->min_input()
-                          << (schema->max_input() == schema->min_input()
-                                  ? std::string()
-                                  : " to " + (schema->max_input() > 1000
-                                                  ? std::string("any")
-                                                  : std::to_string(schema->max_input())));
-  if (outputs < schema->min_output() || outputs > schema->max_output())
-    return emitError(loc) << "has " << outputs << " outputs, expected " << schema->min_output()
-                          << (schema->max_output() == schema->min_output()
-                                  ? std::string()
-                                  : " to " + std::to_string(schema->max_output()));
-  for (const auto &entry : schema->attributes()) {
-    const std::string &name = entry.first;
-    if (entry.second.required &&
-        llvm::none_of(node.attribute(),
-                      [&](const onnx::AttributeProto &a) { return a.name() == name; }))
-      return emitError(loc) << "missing required attribute '" << name << "'";
-  }
-  // Attributes the op does not have, or of another type, are errors (as ONNX's checker
-  // and ONNX Runtime have them), not silently ignored.
-  const auto &attrs = schema->attributes();
-  for (const onnx::AttributeProto &a : node.attribute()) {
-    auto it = attrs.find(a.name());
-    if (it == attrs.end())
-      return emitError(loc) << "has no attribute '" << a.name() << "'";
-    if (a.has_type() && a.type() != it->second.type)
-      return emitError(loc) << "attribute '" << a.name() << "' must be "
-                            << onnx::AttributeProto::AttributeType_Name(it->second.type)
-                            << ", got " << onnx::AttributeProto::AttributeType_Name(a.type());
-  }
-  return success();
-}
-
-/// Each attribute name once; a reference to a function's attribute (ref_attr_name) only
-/// inside a function body, which dlc inlines before import.
-static LogicalResult checkAttributes(const onnx::NodeProto &node, Location loc) {
-  llvm::StringSet<> seen;
-  for (const onnx::AttributeProto &a : node.attribute()) {
-    if (!seen.insert(a.name()).second)
-      return emitError(loc) << "attribute '" << a.name() << "' is given twice";
-    if (!a.ref_attr_name().empty())
-      return emitError(loc) << "attribute '" << a.name() << "' refers to a function attribute ('"
-                            << a.ref_attr_name() << "') outside a function";
-  }
-  return success();
 }
 
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {

@@ -2,6 +2,8 @@
 #include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "dialects/Graph/IR/Names.h"
+#include "dialects/Graph/IR/SymbolicShapes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Matchers.h"
@@ -307,34 +309,30 @@ Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to,
 }
 
 Value symbolicSize(OpBuilder &b, Location loc, Operation *in, StringRef size) {
+  std::optional<graph::SymbolicSize> parsed = graph::SymbolicSize::parse(size);
   auto func = in->getParentOfType<func::FuncOp>();
-  SmallVector<StringRef> parts;
-  size.split(parts, '*');
+  if (!parsed || !func)
+    return {};
   Value product;
-  int64_t coef = 1;
-  for (StringRef p : parts) {
-    int64_t c;
-    if (p.empty())
-      return {};
-    if (!p.getAsInteger(10, c)) {
-      coef *= c;
-      continue;
-    }
+  for (const auto &[sym, power] : parsed->syms) {
     Value dim;
-    for (BlockArgument arg : func ? func.getArguments() : ArrayRef<BlockArgument>{}) {
-      auto dims = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "dlc.dims");
+    for (BlockArgument arg : func.getArguments()) {
+      auto dims = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), graph::kDimsAttr);
       if (!dims)
         continue;
       for (auto [d, s] : llvm::enumerate(dims.getAsValueRange<StringAttr>()))
-        if (s == p && !dim)
+        if (s == sym && !dim)
           dim = tensor::DimOp::create(b, loc, arg, d);
     }
     if (!dim)
       return {};
-    product = product ? arith::MulIOp::create(b, loc, product, dim).getResult() : dim;
+    for (int i = 0; i < power; ++i)
+      product = product ? arith::MulIOp::create(b, loc, product, dim).getResult() : dim;
   }
-  Value c = arith::ConstantIndexOp::create(b, loc, coef);
-  return product ? (coef == 1 ? product : arith::MulIOp::create(b, loc, product, c).getResult()) : c;
+  Value c = arith::ConstantIndexOp::create(b, loc, parsed->coef);
+  if (!product)
+    return c;
+  return parsed->coef == 1 ? product : arith::MulIOp::create(b, loc, product, c).getResult();
 }
 
 Value reshapeTensor(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
