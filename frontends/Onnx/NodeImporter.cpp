@@ -369,7 +369,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization", "ReduceMean",
       "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
       "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
-      "Unsqueeze", "Squeeze", "Concat", "Mod"};
+      "Unsqueeze", "Squeeze", "Concat", "Mod", "Slice", "Split"};
   return llvm::is_contained(kOps, opType);
 }
 

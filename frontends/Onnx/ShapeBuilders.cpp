@@ -217,6 +217,8 @@ LogicalResult split(NodeImporter &n, Results &out) {
   auto a = n.dimAxis(*axis, t.getRank());
   DLC_TRY(a);
   int64_t dim = t.getDimSize(*a);
+  if (ShapedType::isDynamic(dim))
+    return n.error("cannot split dynamic dim " + Twine(*a) + " (dlc compile --dims)");
   SmallVector<int64_t> sizes;
   if (n.hasAttr("split")) {
     auto s = n.intsAttr("split");
@@ -245,20 +247,70 @@ LogicalResult split(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// The size of a slice of dim `axis` (size `dim`) from `start` to `end` where the dim or the
+/// end is symbolic (dlc compile --dims): only [start:end] with step 1 whose size is known
+/// for every size in the declared ranges (the end, the whole dim, or a static count).
+FailureOr<graph::SymbolicSize> dynamicSliceSize(NodeImporter &n, int64_t axis, int64_t start,
+                                                int64_t step, graph::SymbolicSize end,
+                                                graph::SymbolicSize dim) {
+  using graph::SymbolicSize;
+  auto bounds = [&](const SymbolicSize &s) { return graph::sizeBounds(n.dynamicFunc, s); };
+  auto where = [&] {
+    return "slice of dim " + std::to_string(axis) + " (size " + dim.str() + ") from " +
+           std::to_string(start) + " to " + end.str();
+  };
+  if (step != 1)
+    return n.error(where() + ": a dynamic slice needs step 1, got " + Twine(step));
+  auto dimRange = bounds(dim), endRange = bounds(end);
+  if (!dimRange || !endRange)
+    return n.error(where() + ": the ranges of its symbolic dims are not known");
+  // ONNX clamps a negative index (from the end) and one past the dim.
+  if (start < 0 || (end.isStatic() && end.coef < 0))
+    return n.error(where() + ": indices from the end of a dynamic dim are not supported");
+  // The end within the dim for every size: [start:end].
+  SymbolicSize size;
+  if (end == dim || (end.isStatic() && end.coef >= dimRange->second))
+    size = dim;
+  else if (endRange->second <= dimRange->first)
+    size = end;
+  else
+    return n.error(where() + ": the end may pass the dim's size (up to " +
+                   Twine(endRange->second) + " against at least " + Twine(dimRange->first) +
+                   "); narrow the ranges with --dims");
+  if (start == 0)
+    return size;
+  if (size.isStatic())
+    return SymbolicSize::constant(std::max<int64_t>(0, size.coef - start));
+  return n.error(where() + ": a dynamic slice must start at 0, got " + Twine(start));
+}
+
 LogicalResult slice(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   DLC_TRY(x);
   auto shape = tensorType(*x).getShape();
   int64_t rank = shape.size();
   SmallVector<int64_t> starts, ends, axes, steps;
+  SmallVector<graph::SymbolicSize> symbolicEnds;
   if (n.opset < 10) {
     auto s = n.intsAttr("starts"), e = n.intsAttr("ends"), a = n.intsAttr("axes");
     DLC_TRY(s); DLC_TRY(e); DLC_TRY(a);
     starts = *s, ends = *e, axes = *a;
   } else {
-    auto s = n.constantInts(1), e = n.constantInts(2);
-    DLC_TRY(s); DLC_TRY(e);
-    starts = *s, ends = *e;
+    auto s = n.constantInts(1);
+    DLC_TRY(s);
+    starts = *s;
+    // Ends computed from dynamic shapes (x[:, :, :seq]).
+    if (!n.knownInput(2))
+      if (auto e = n.symbolicInts(2))
+        symbolicEnds.assign(e->begin(), e->end());
+    if (symbolicEnds.empty()) {
+      auto e = n.constantInts(2);
+      DLC_TRY(e);
+      ends = *e;
+    } else {
+      for (const graph::SymbolicSize &e : symbolicEnds)
+        ends.push_back(e.isStatic() ? e.coef : 0);
+    }
     if (n.input(3)) {
       auto a = n.constantInts(3);
       DLC_TRY(a);
@@ -278,12 +330,32 @@ LogicalResult slice(NodeImporter &n, Results &out) {
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     return n.error("starts, ends, axes and steps must have the same length");
   SmallVector<int64_t> oStart(rank, 0), oSize(shape), oStep(rank, 1);
+  SmallVector<std::string> oDims(rank);
+  std::optional<SmallVector<graph::SymbolicSize>> inDims;
+  if (!tensorType(*x).hasStaticShape() && !(inDims = n.symbolicDims(*x)))
+    return n.error("the sizes of input 0's dynamic dims are not known");
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(size))
+      oDims[d] = (*inDims)[d].str();
   for (size_t i = 0; i < starts.size(); ++i) {
     auto a = n.dimAxis(axes[i], rank); // its dim is read: a scalar has none
     DLC_TRY(a);
     int64_t dim = shape[*a], step = steps[i];
     if (step == 0)
       return n.error("slice step must not be 0");
+    bool symbolicEnd = i < symbolicEnds.size() && !symbolicEnds[i].isStatic();
+    if (ShapedType::isDynamic(dim) || symbolicEnd) {
+      auto sized = dynamicSliceSize(n, *a, starts[i], step,
+                                    symbolicEnd ? symbolicEnds[i]
+                                                : graph::SymbolicSize::constant(ends[i]),
+                                    inDims ? (*inDims)[*a] : graph::SymbolicSize::constant(dim));
+      DLC_TRY(sized);
+      oSize[*a] = sized->isStatic() ? sized->coef : ShapedType::kDynamic;
+      oDims[*a] = sized->isStatic() ? "" : sized->str();
+      oStart[*a] = sized->isStatic() && sized->coef == 0 ? 0 : starts[i];
+      oStep[*a] = 1;
+      continue;
+    }
     // ONNX clamping: starts/ends are clamped to [0, dim] (positive step) or [-1, dim-1].
     auto clampIdx = [&](int64_t v, bool isEnd) {
       if (v < 0)
@@ -301,10 +373,17 @@ LogicalResult slice(NodeImporter &n, Results &out) {
     oSize[*a] = size;
     oStep[*a] = step;
   }
-  return push(n.create<SliceOp>({*x}, {n.named("starts", n.b.getDenseI64ArrayAttr(oStart)),
+  SmallVector<NamedAttribute> attrs = {n.named("starts", n.b.getDenseI64ArrayAttr(oStart)),
                                        n.named("sizes", n.b.getDenseI64ArrayAttr(oSize)),
-                                       n.named("steps", n.b.getDenseI64ArrayAttr(oStep))}),
-              out);
+                                       n.named("steps", n.b.getDenseI64ArrayAttr(oStep))};
+  if (llvm::any_of(oSize, ShapedType::isDynamic)) {
+    for (auto [d, size] : llvm::enumerate(oSize))
+      if (!ShapedType::isDynamic(size))
+        oDims[d].clear();
+    SmallVector<StringRef> refs(oDims.begin(), oDims.end());
+    attrs.push_back(n.named("dims", n.b.getStrArrayAttr(refs)));
+  }
+  return push(n.create<SliceOp>({*x}, attrs), out);
 }
 
 /// Indices known at compile time must lie in [-dim, dim) of the dimension they address

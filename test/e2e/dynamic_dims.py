@@ -214,6 +214,54 @@ def attention(rng):
                  inits)
 
 
+def causal(rng, max_seq=64):
+    """A GPT-2-style causal attention as torch exports it: one qkv MatMul cut by Split, the
+    causal mask a [1, 1, M, M] constant sliced to [:seq, :seq] by ends read from Shape, the
+    mask turned into -inf by Equal/Where; plus a Concat along a static axis of dynamic
+    tensors and a first-token slice x[:, :1] (static size from a dynamic dim)."""
+    E, H = 32, 4
+    D = E // H
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    tril = np.tril(np.ones((max_seq, max_seq), np.float32))[None, None]
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
+             helper.make_node("Gather", ["shape", "i0"], ["B"], axis=0),
+             helper.make_node("Gather", ["shape", "i1"], ["S"], axis=0),
+             helper.make_node("Unsqueeze", ["B", "ax0"], ["B1"]),
+             helper.make_node("Unsqueeze", ["S", "ax0"], ["S1"]),
+             helper.make_node("Concat", ["B1", "S1", "hd"], ["heads"], axis=0),
+             helper.make_node("Concat", ["B1", "S1", "e"], ["merged"], axis=0),
+             helper.make_node("MatMul", ["x", "wqkv"], ["qkv"]),
+             helper.make_node("Split", ["qkv", "split"], ["q0", "k0", "v0"], axis=2)]
+    for n in "qkv":
+        nodes += [helper.make_node("Reshape", [f"{n}0", "heads"], [f"{n}2"]),
+                  helper.make_node("Transpose", [f"{n}2"], [f"{n}3"],
+                                   perm=[0, 2, 3, 1] if n == "k" else [0, 2, 1, 3])]
+    nodes += [helper.make_node("MatMul", ["q3", "k3"], ["sc0"]),
+              helper.make_node("Mul", ["sc0", "scale"], ["sc1"]),
+              helper.make_node("Slice", ["tril", "z1", "S1", "ax2", "one1"], ["m0"], name="mask_rows"),
+              helper.make_node("Slice", ["m0", "z1", "S1", "ax3", "one1"], ["m1"]),
+              helper.make_node("Equal", ["m1", "zero"], ["m2"]),
+              helper.make_node("Where", ["m2", "ninf", "sc1"], ["sc2"]),
+              helper.make_node("Softmax", ["sc2"], ["p"], axis=-1),
+              helper.make_node("MatMul", ["p", "v3"], ["ctx0"]),
+              helper.make_node("Transpose", ["ctx0"], ["ctx1"], perm=[0, 2, 1, 3]),
+              helper.make_node("Reshape", ["ctx1", "merged"], ["ctx2"]),
+              helper.make_node("Concat", ["ctx2", "x"], ["cat"], axis=2),
+              helper.make_node("MatMul", ["cat", "wo"], ["y"]),
+              helper.make_node("Slice", ["y", "z1", "one1", "ax1"], ["first"])]
+    inits = [c("i0", 0), c("i1", 1), c("ax0", [0]), c("ax1", [1]), c("ax2", [2]), c("ax3", [3]),
+             c("hd", [H, D]), c("e", [E]), c("split", [E, E, E]), c("z1", [0]), c("one1", [1]),
+             numpy_helper.from_array(tril, "tril"),
+             numpy_helper.from_array(np.array(1 / np.sqrt(D), np.float32), "scale"),
+             numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
+             numpy_helper.from_array(np.array(-np.inf, np.float32), "ninf"),
+             init(rng, "wqkv", (E, 3 * E)), init(rng, "wo", (2 * E, E))]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", E])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", E]),
+                  helper.make_tensor_value_info("first", TensorProto.FLOAT, ["batch", 1, E])],
+                 inits)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "mlp": (mlp, "batch=1..64", [{"batch": 1}, {"batch": 3}, {"batch": 17}, {"batch": 64}]),
@@ -226,6 +274,9 @@ CASES = {
     "attention": (attention, "batch=1..8,seq=1..512",
                   [{"batch": 1, "seq": 1}, {"batch": 1, "seq": 7}, {"batch": 3, "seq": 128},
                    {"batch": 8, "seq": 500}]),
+    "causal": (causal, "batch=1..4,seq=1..64",
+               [{"batch": 1, "seq": 1}, {"batch": 1, "seq": 7}, {"batch": 3, "seq": 33},
+                {"batch": 4, "seq": 64}]),
 }
 
 
@@ -389,6 +440,32 @@ def check_errors(dlc, work):
         (["compile", "mlp.onnx", "--dims", "batch=1..4,batch=1..8", "-o", "m.so"],
          ["--dims names 'batch' twice"]),
     ]
+    # A causal mask of 64 rows sliced to [:seq]: seq may not pass 64.
+    onnx.save(causal(rng), d / "causal.onnx")
+    cases.append((["compile", "causal.onnx", "--dims", "batch=1..4,seq=1..65", "-o", "c.so"],
+                  ["node 'mask_rows'", "slice of dim 2 (size 64)", "up to 65"]))
+    # Slices of a dynamic dim that are not [0:end] with step 1, and a split of a dynamic dim.
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    x_n = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 6])]
+    y_n = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 6])]
+    for name, node, inits, needles in [
+        ("drop_last", helper.make_node("Slice", ["x", "z", "m1", "a0"], ["y"], name="drop_last"),
+         [c("z", [0]), c("m1", [-1]), c("a0", [0])],
+         ["node 'drop_last'", "slice of dim 0 (size n) from 0 to -1",
+          "indices from the end of a dynamic dim are not supported"]),
+        ("skip_first", helper.make_node("Slice", ["x", "one", "big", "a0"], ["y"], name="skip_first"),
+         [c("one", [1]), c("big", [1 << 40]), c("a0", [0])],
+         ["node 'skip_first'", "a dynamic slice must start at 0, got 1"]),
+        ("every_other", helper.make_node("Slice", ["x", "z", "big", "a0", "two"], ["y"],
+                                         name="every_other"),
+         [c("z", [0]), c("big", [1 << 40]), c("a0", [0]), c("two", [2])],
+         ["node 'every_other'", "a dynamic slice needs step 1, got 2"]),
+        ("split_n", helper.make_node("Split", ["x", "halves"], ["y", "y2"], axis=0, name="split_n"),
+         [c("halves", [1, 1])], ["node 'split_n'", "cannot split dynamic dim 0"])]:
+        outs = y_n + ([helper.make_tensor_value_info("y2", TensorProto.FLOAT, ["n", 6])]
+                      if name == "split_n" else [])
+        onnx.save(model([node], x_n, outs, inits), d / f"{name}.onnx")
+        cases.append((["compile", f"{name}.onnx", "--dims", "n=1..8", "-o", "s.so"], needles))
     for args, needles in cases:
         if msg := expect_error(dlc, d, args, needles):
             return msg

@@ -68,17 +68,17 @@ Value concatChain(OpBuilder &b, Location loc, ValueRange inputs, RankedTensorTyp
     }
     return concatChain(b, loc, parts, type, axis);
   }
-  Value acc = emptyTensor(b, loc, type);
+  // Dynamic dims (never the axis) are the inputs' own.
+  Value acc = emptyTensor(b, loc, type, inputs.take_front());
   int64_t offset = 0;
   for (Value in : inputs) {
     auto shape = cast<RankedTensorType>(in.getType()).getShape();
-    if (cast<RankedTensorType>(in.getType()).getNumElements() == 0)
+    if (llvm::is_contained(shape, 0))
       continue; // nothing to insert (and its offset may be past the end)
     SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
-        strides(type.getRank(), b.getIndexAttr(1)), sizes;
+        strides(type.getRank(), b.getIndexAttr(1));
     offsets[axis] = b.getIndexAttr(offset);
-    for (int64_t s : shape)
-      sizes.push_back(b.getIndexAttr(s));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, in);
     acc = tensor::InsertSliceOp::create(b, loc, in, acc, offsets, sizes, strides);
     offset += shape[axis];
   }
@@ -104,15 +104,17 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
     int64_t offset = 0, axis = op.getAxis();
     for (Value r : op.getResults()) {
       auto type = cast<RankedTensorType>(r.getType());
-      if (type.getNumElements() == 0) { // an empty part may start past the end
+      if (llvm::is_contained(type.getShape(), 0)) { // an empty part may start past the end
         parts.push_back(emptyTensor(b, loc, type));
         continue;
       }
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
           strides(type.getRank(), b.getIndexAttr(1)), sizes;
       offsets[axis] = b.getIndexAttr(offset);
-      for (int64_t s : type.getShape())
-        sizes.push_back(b.getIndexAttr(s));
+      for (auto [d, s] : llvm::enumerate(type.getShape()))
+        sizes.push_back(ShapedType::isDynamic(s)
+                            ? OpFoldResult(tensor::DimOp::create(b, loc, adaptor.getInput(), d).getResult())
+                            : OpFoldResult(b.getIndexAttr(s)));
       parts.push_back(tensor::ExtractSliceOp::create(b, loc, type, adaptor.getInput(), offsets,
                                                      sizes, strides));
       offset += type.getDimSize(axis);
@@ -130,11 +132,25 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     auto type = op.getType();
     auto starts = op.getStarts(), steps = op.getSteps();
     Value in = adaptor.getInput();
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+        continue;
+      }
+      // [0:size]: the size of its symbols, never past the input's dim.
+      auto dims = op.getDims();
+      StringRef given = dims ? cast<StringAttr>((*dims)[d]).getValue() : StringRef();
+      Value size = symbolicSize(b, loc, op, given);
+      if (!size)
+        return op.emitError("no input of the model has the dims of size '") << given << "'";
+      Value bound = getValueOrCreateConstantIndexOp(b, loc, tensor::getMixedSize(b, loc, in, d));
+      sizes.push_back(arith::MinSIOp::create(b, loc, size, bound).getResult());
+    }
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
-      SmallVector<OpFoldResult> offsets, sizes, strides;
+      SmallVector<OpFoldResult> offsets, strides;
       for (int64_t d = 0; d < type.getRank(); ++d) {
         offsets.push_back(b.getIndexAttr(type.getDimSize(d) ? starts[d] : 0));
-        sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
         strides.push_back(b.getIndexAttr(steps[d]));
       }
       b.replaceOp(op, tensor::ExtractSliceOp::create(b, loc, type, in, offsets, sizes, strides));
@@ -148,7 +164,7 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
         src.push_back(arith::AddIOp::create(nb, l, scaled, indexConst(nb, l, starts[d])));
       }
       return tensor::ExtractOp::create(nb, l, in, src).getResult();
-    });
+    }, sizes);
     b.replaceOp(op, r);
     return success();
   }

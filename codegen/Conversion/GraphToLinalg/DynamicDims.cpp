@@ -28,7 +28,9 @@ LogicalResult checkDynamicDims(func::FuncOp func) {
         !llvm::any_of(op->getResultTypes(), hasDynamic))
       return WalkResult::advance();
     std::string why;
-    if (op->getNumResults() == 1 && succeeded(shapes.dims(op->getResult(0), &why)))
+    if (op->getNumResults() >= 1 && llvm::all_of(op->getResults(), [&](Value r) {
+          return succeeded(shapes.dims(r, &why));
+        }))
       return WalkResult::advance();
     op->emitError() << "dynamic dims (--dims): "
                     << (why.empty() ? "the op does not support dynamic dims yet" : why);

@@ -417,12 +417,23 @@ def Graph_SliceOp : Graph_Op<"slice", [Pure, InferTypeOpAdaptor]> {
     input index starts[d] + i * steps[d]. Steps are non-zero and may be
     negative. The importer normalizes ONNX starts/ends/axes/steps into this
     form; `sizes` gives the output shape.
+
+    With dynamic dims (dlc compile --dims), a dynamic output dim has size `?` in
+    `sizes`, start 0 and step 1, and `dims` gives its size as a monomial of the
+    symbolic dims ("seq"; "" for a static dim): a slice `[0:end]` whose end is
+    computed from shapes, or a dynamic dim kept whole.
   }];
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$starts,
-                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps,
+                       OptionalAttr<StrArrayAttr>:$dims);
   let results = (outs Graph_Tensor:$output);
+  let builders = [OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$starts,
+                                 "::llvm::ArrayRef<int64_t>":$sizes, "::llvm::ArrayRef<int64_t>":$steps), [{
+    build($_builder, $_state, input, starts, sizes, steps, /*dims=*/ArrayAttr());
+  }]>];
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 def Graph_GatherOp : Graph_Op<"gather", [Pure, InferTypeOpAdaptor]> {

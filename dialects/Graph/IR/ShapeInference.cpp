@@ -480,6 +480,8 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   int64_t axis = adaptor.getAxis();
   if (axis < 0 || axis >= x.getRank())
     return fail(loc, "axis " + Twine(axis) + " out of range for rank " + Twine(x.getRank()));
+  if (x.isDynamicDim(axis))
+    return fail(loc, "cannot split dynamic dim " + Twine(axis) + " into static sizes");
   int64_t total = 0;
   for (int64_t s : adaptor.getSizes()) {
     if (s < 0)
@@ -505,6 +507,19 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     return fail(loc, "expected one start, size and step per dim");
   for (int64_t d = 0; d < x.getRank(); ++d) {
     int64_t n = x.getDimSize(d);
+    // A dynamic size (`dims` gives it): [0:size] with step 1, within the dim when lowered.
+    if (ShapedType::isDynamic(sizes[d])) {
+      if (starts[d] != 0 || steps[d] != 1)
+        return fail(loc, "a dynamic slice of dim " + Twine(d) + " needs start 0 and step 1");
+      continue;
+    }
+    // A static slice of a dynamic dim: the importer checked it against the dim's least size.
+    if (ShapedType::isDynamic(n)) {
+      if (starts[d] < 0 || steps[d] <= 0 || sizes[d] < 0)
+        return fail(loc, "a static slice of dynamic dim " + Twine(d) +
+                             " needs a start >= 0 and a positive step");
+      continue;
+    }
     if (steps[d] == 0 || sizes[d] < 0)
       return fail(loc, "steps must be non-zero and sizes >= 0");
     if (sizes[d] == 0)
@@ -599,7 +614,7 @@ static LogicalResult verifySoftmaxAxis(Op op) {
 LogicalResult SoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
 
-/// A reshape's or expand's `dims`: one size per result dim, given for exactly its dynamic
+/// A reshape's, expand's or slice's `dims`: one size per result dim, given for exactly its dynamic
 /// dims (dlc compile --dims).
 static LogicalResult verifyDynamicSizes(Operation *op, std::optional<ArrayAttr> dims,
                                         RankedTensorType out) {
@@ -634,6 +649,10 @@ LogicalResult ExpandOp::verify() {
     return emitOpError("cannot broadcast ") << shapeText(in.getShape()) << " to "
                                             << shapeText(out.getShape());
   return verifyDynamicSizes(getOperation(), getDims(), out);
+}
+
+LogicalResult SliceOp::verify() {
+  return verifyDynamicSizes(getOperation(), getDims(), getOutput().getType());
 }
 
 LogicalResult BitcastOp::verify() {

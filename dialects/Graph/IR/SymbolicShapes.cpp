@@ -268,6 +268,43 @@ struct Rules {
                       out[offset + i].str());
       return out;
     }
+    // A concat along a static axis: the other dims agree.
+    if (auto c = dyn_cast<ConcatOp>(op)) {
+      Dims out = staticDims(result);
+      for (Value in : c.getInputs()) {
+        FailureOr<Dims> d = dimsOf(in);
+        if (failed(d))
+          return failure();
+        for (auto [i, s] : llvm::enumerate(*d)) {
+          if (s.isStatic())
+            continue;
+          if (int64_t(i) == c.getAxis())
+            return fail("concatenating along dynamic dim " + Twine(i) + " (" + s.str() +
+                        ") is not supported");
+          if (!result.isDynamicDim(i) || (!out[i].isStatic() && out[i] != s))
+            return fail("input " + Twine(operandIndex(op, in)) + " dim " + Twine(i) + " (" +
+                        s.str() + ") differs from the other inputs'");
+          out[i] = s;
+        }
+      }
+      return out;
+    }
+    // A slice: its dynamic dims' sizes are given (`dims`).
+    if (auto sl = dyn_cast<SliceOp>(op)) {
+      Dims out = staticDims(result);
+      for (int64_t i = 0; i < result.getRank(); ++i) {
+        if (!result.isDynamicDim(i))
+          continue;
+        auto given = sl.getDims();
+        std::optional<Size> m;
+        if (given && size_t(i) < given->size())
+          m = Size::parse(cast<StringAttr>((*given)[i]).getValue());
+        if (!m)
+          return fail("slice dim " + Twine(i) + " is dynamic but its size is not given");
+        out[i] = *m;
+      }
+      return out;
+    }
     if (isa<ScalarComputationOpInterface>(op))
       return broadcast(op, op->getOperands(), result);
     if (auto mm = dyn_cast<MatMulOp>(op))
@@ -521,6 +558,17 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
     auto rt = dyn_cast<RankedTensorType>(ot);
     return rt && !rt.hasStaticShape();
   });
+  // A split's pieces keep the input's sizes but along the (static) axis.
+  if (auto split = dyn_cast<SplitOp>(op)) {
+    FailureOr<Dims> in = dimsOf(split.getInput());
+    if (failed(in)) {
+      e.failed = true;
+      return e;
+    }
+    e.dims = *in;
+    e.dims[split.getAxis()] = Size::constant(t.getDimSize(split.getAxis()));
+    return e;
+  }
   if (op->getNumResults() != 1 || op->getNumRegions() != 0) {
     if (dynamic) {
       e.failed = true;
@@ -581,5 +629,19 @@ FailureOr<SymbolicDims> SymbolicShapes::dims(Value v, std::string *why) {
 }
 
 std::optional<SymbolicDims> SymbolicShapes::values(Value v) { return entry(v).values; }
+
+std::optional<std::pair<int64_t, int64_t>> sizeBounds(func::FuncOp func, const SymbolicSize &size) {
+  auto ranges = func ? func->getAttrOfType<DictionaryAttr>(kDimRangesAttr) : DictionaryAttr();
+  int64_t lo = size.coef, hi = size.coef;
+  for (const auto &[sym, power] : size.syms) {
+    auto range = ranges ? dyn_cast_or_null<DenseI64ArrayAttr>(ranges.get(sym)) : nullptr;
+    if (!range || range.size() != 2)
+      return std::nullopt;
+    for (int i = 0; i < power; ++i)
+      if (__builtin_mul_overflow(lo, range[0], &lo) || __builtin_mul_overflow(hi, range[1], &hi))
+        return std::nullopt;
+  }
+  return std::make_pair(lo, hi);
+}
 
 } // namespace dlc::graph

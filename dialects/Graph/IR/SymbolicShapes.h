@@ -67,6 +67,11 @@ private:
   llvm::DenseMap<mlir::Value, Entry> known;
 };
 
+/// The least and greatest value of `size` over the ranges of its symbols (the function's
+/// `dlc.dim_ranges`); nothing when a symbol has no range or a bound overflows.
+std::optional<std::pair<int64_t, int64_t>> sizeBounds(mlir::func::FuncOp func,
+                                                      const SymbolicSize &size);
+
 } // namespace dlc::graph
 
 #endif

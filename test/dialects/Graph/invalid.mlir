@@ -522,3 +522,38 @@ func.func @reshape_dims_on_static(%x: tensor<?x8xf32>) -> tensor<?x2x4xf32> {
   %0 = dlc_graph.reshape %x {dims = ["n", "2", ""]} : tensor<?x8xf32> -> tensor<?x2x4xf32>
   return %0 : tensor<?x2x4xf32>
 }
+
+// -----
+
+func.func @slice_dynamic_start(%x: tensor<?x8xf32>) {
+  // expected-error @+2 {{a dynamic slice of dim 0 needs start 0 and step 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.slice %x {dims = ["n", ""], sizes = array<i64: -9223372036854775808, 8>, starts = array<i64: 1, 0>, steps = array<i64: 1, 1>} : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_static_of_dynamic(%x: tensor<?x8xf32>) {
+  // expected-error @+2 {{a static slice of dynamic dim 0 needs a start >= 0 and a positive step}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc_graph.slice %x {sizes = array<i64: 2, 8>, starts = array<i64: 3, 0>, steps = array<i64: -1, 1>} : tensor<?x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_dims(%x: tensor<?x8xf32>) {
+  // expected-error @+1 {{dims: a size is given for exactly the dynamic dims (dim 1)}}
+  %0 = dlc_graph.slice %x {dims = ["n", "m"], sizes = array<i64: -9223372036854775808, 8>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @split_dynamic_axis(%x: tensor<?x8xf32>) {
+  // expected-error @+2 {{cannot split dynamic dim 0 into static sizes}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = dlc_graph.split %x {axis = 0 : i64, sizes = array<i64: 1, 1>} : tensor<?x8xf32> -> tensor<1x8xf32>, tensor<1x8xf32>
+  return
+}

@@ -72,10 +72,47 @@ func.func @against_static(%x: tensor<?xf32> {dlc.dims = ["a"]}, %y: tensor<4xf32
 
 // -----
 
-func.func @unsupported(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -> tensor<?x8xf32> {
+func.func @concat_dynamic_axis(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -> tensor<?x4xf32> {
+  // expected-error @+1 {{dynamic dims (--dims): concatenating along dynamic dim 0 (batch) is not supported}}
+  %0 = dlc_graph.concat %x, %x {axis = 0} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @unsupported(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}, %i: tensor<?x4xi64> {dlc.dims = ["batch", ""]}) -> tensor<?x4xf32> {
   // expected-error @+1 {{dynamic dims (--dims): the op does not support dynamic dims yet}}
+  %0 = dlc_graph.gather_elements %x, %i {axis = 1 : i64} : tensor<?x4xf32>, tensor<?x4xi64> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// A concat along a static axis: the result's batch is the first input's.
+// CHECK-LABEL: func.func @concat_static_axis
+// CHECK-SAME: -> (tensor<?x8xf32> {dlc.dims = ["batch", ""]})
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: tensor.empty(%[[N]]) : tensor<?x8xf32>
+// CHECK: tensor.insert_slice %arg0 into {{.*}}[0, 0] [%{{.*}}, 4] [1, 1]
+// CHECK: tensor.insert_slice %arg0 into {{.*}}[0, 4] [%{{.*}}, 4] [1, 1]
+func.func @concat_static_axis(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -> tensor<?x8xf32> {
   %0 = dlc_graph.concat %x, %x {axis = 1} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// A causal mask sliced to [:seq, :seq] (a size of the symbols, within the constant's dims),
+// and a split of a dynamic tensor along its static dim.
+// CHECK-LABEL: func.func @slice_split
+// CHECK: %[[S:.*]] = tensor.dim %arg0, %c1
+// CHECK: %[[R:.*]] = arith.minsi %[[S]], %c16
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [%[[R]], 16] [1, 1] : tensor<16x16xf32> to tensor<?x16xf32>
+// CHECK: tensor.extract_slice %arg0[0, 0, 4] [%{{.*}}, %{{.*}}, 4] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x4xf32>
+func.func @slice_split(%x: tensor<?x?x8xf32> {dlc.dims = ["batch", "seq", ""]}, %m: tensor<16x16xf32>) -> (tensor<?x16xf32>, tensor<?x?x4xf32>) {
+  %0 = dlc_graph.slice %m {dims = ["seq", ""], sizes = array<i64: -9223372036854775808, 16>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<16x16xf32> -> tensor<?x16xf32>
+  %1:2 = dlc_graph.split %x {axis = 2 : i64, sizes = array<i64: 4, 4>} : tensor<?x?x8xf32> -> tensor<?x?x4xf32>, tensor<?x?x4xf32>
+  return %0, %1#1 : tensor<?x16xf32>, tensor<?x?x4xf32>
 }
 
 // -----
