@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc::codegen {
@@ -30,57 +31,74 @@ struct PadToHalo : OpRewritePattern<tensor::PadOp> {
   LogicalResult matchAndRewrite(tensor::PadOp pad, PatternRewriter &b) const override {
     Value value = pad.getConstantPaddingValue();
     auto type = pad.getResultType();
-    auto srcShape = pad.getSourceType().getShape();
-    if (!value || !type.hasStaticShape() || !pad.getSourceType().hasStaticShape() ||
-        !pad.getLow().empty() || !pad.getHigh().empty())
+    if (!value || !pad.getLow().empty() || !pad.getHigh().empty())
       return failure(); // dynamic pads stay
     auto lo = pad.getStaticLow(), hi = pad.getStaticHigh();
-    Location loc = pad.getLoc();
     int64_t rank = type.getRank();
+    // Dynamic dims (dlc compile --dims: a batch) are not padded; their size is the source's.
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d) && (lo[d] || hi[d]))
+        return failure();
+    Location loc = pad.getLoc();
     // The halo goes before the source's producer: the producer's output can then
     // become a slice of the padded tensor (eliminate-empty-tensors needs it to dominate).
+    // Dynamic sizes are then the producer's, computed from its operands.
     OpBuilder::InsertionGuard guard(b);
     Operation *producer = pad.getSource().getDefiningOp();
     Operation *valueDef = value.getDefiningOp();
+    SmallVector<OpFoldResult> srcSizes;
     if (producer && producer->getBlock() == pad->getBlock() &&
         (!valueDef || valueDef->getBlock() != producer->getBlock() ||
-         valueDef->isBeforeInBlock(producer)))
+         valueDef->isBeforeInBlock(producer))) {
       b.setInsertionPoint(producer);
+      ReifiedRankedShapedTypeDims reified;
+      if (type.hasStaticShape())
+        srcSizes = getAsIndexOpFoldResult(b.getContext(), pad.getSourceType().getShape());
+      else if (succeeded(reifyResultShapes(b, producer, reified)))
+        srcSizes = reified[cast<OpResult>(pad.getSource()).getResultNumber()];
+      else
+        b.setInsertionPoint(pad);
+    }
+    if (srcSizes.empty())
+      srcSizes = tensor::getMixedSizes(b, loc, pad.getSource());
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(getValueOrCreateConstantIndexOp(b, loc, srcSizes[d]));
     // An alloc_tensor, not a tensor.empty: CSE would merge the halos of equal-shaped
     // pads into one tensor that bufferization then has to copy.
-    Value acc = bufferization::AllocTensorOp::create(b, loc, type, ValueRange{});
+    Value acc = bufferization::AllocTensorOp::create(b, loc, type, dynamicSizes);
     SmallVector<OpFoldResult> ones(rank, b.getIndexAttr(1));
+    auto index = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
     for (int64_t d = 0; d < rank; ++d) {
       for (bool low : {true, false}) {
         int64_t width = low ? lo[d] : hi[d];
         if (width == 0)
           continue;
-        SmallVector<int64_t> offsets, sizes;
+        // (A padded dim is static.)
+        int64_t srcDim = pad.getSourceType().getDimSize(d);
+        SmallVector<OpFoldResult> off, size;
         for (int64_t e = 0; e < rank; ++e) {
           if (e < d) {
-            offsets.push_back(lo[e]);
-            sizes.push_back(srcShape[e]);
+            off.push_back(index(lo[e]));
+            size.push_back(srcSizes[e]);
           } else if (e == d) {
-            offsets.push_back(low ? 0 : lo[d] + srcShape[d]);
-            sizes.push_back(width);
+            off.push_back(index(low ? 0 : lo[d] + srcDim));
+            size.push_back(index(width));
           } else {
-            offsets.push_back(0);
-            sizes.push_back(type.getDimSize(e));
+            off.push_back(index(0));
+            size.push_back(type.isDynamicDim(e) ? srcSizes[e] : index(type.getDimSize(e)));
           }
         }
         // Filled in place (a fill of its own slab, which CSE cannot merge with another).
-        auto off = getAsIndexOpFoldResult(b.getContext(), offsets);
-        auto size = getAsIndexOpFoldResult(b.getContext(), sizes);
         Value slab = tensor::ExtractSliceOp::create(b, loc, acc, off, size, ones);
         Value filled = linalg::FillOp::create(b, loc, value, slab).getResult(0);
         acc = tensor::InsertSliceOp::create(b, loc, filled, acc, off, size, ones);
       }
     }
     b.setInsertionPoint(pad);
-    SmallVector<int64_t> srcSizes(srcShape);
     b.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        pad, pad.getSource(), acc, getAsIndexOpFoldResult(b.getContext(), lo),
-        getAsIndexOpFoldResult(b.getContext(), srcSizes), ones);
+        pad, pad.getSource(), acc, getAsIndexOpFoldResult(b.getContext(), lo), srcSizes, ones);
     return success();
   }
 };

@@ -6,6 +6,7 @@
 #include "dialects/Graph/IR/Regions.h"
 #include "codegen/Transforms/RewriteConfig.h"
 #include "codegen/Target/X86/RowBlocks.h"
+#include "codegen/Target/X86/WholeTileLoops.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -734,6 +735,7 @@ struct TileAndVectorizePass : dlc::x86::impl::TileAndVectorizeBase<TileAndVector
                   rewriter.getNamedAttr("config", rewriter.getStringAttr(lines.back()))}));
       }
     }
+    coalesceWholeTiles(func, rewriter);
     // Program order (roots were transformed consumers first).
     if (dumpConfig)
       for (const std::string &l : llvm::reverse(lines))
