@@ -10,7 +10,7 @@ namespace dlc::onnx_frontend {
 
 LogicalResult checkAtRunTime(NodeImporter &n, Value bad, const Twine &what) {
   auto type = tensorType(bad);
-  if (type.getNumElements() == 0 || n.speculative())
+  if (llvm::is_contained(type.getShape(), 0) || n.speculative())
     return success();
   // any(bad) as the max of its 0/1 values (an i1 max would be signed: true < false).
   auto asInt = n.create<CastOp>({bad}, {}, {RankedTensorType::get(type.getShape(),
@@ -29,10 +29,9 @@ LogicalResult checkAtRunTime(NodeImporter &n, Value bad, const Twine &what) {
 
 namespace {
 
-/// values < lo or values >= hi, elementwise, with one bound (scalars) or one per entry of
-/// the last dim (1-D bounds, broadcast); compared as i64 (unsigned values zero-extended).
-FailureOr<Value> outside(NodeImporter &n, Value values, bool isUnsigned, ArrayRef<int64_t> lo,
-                         ArrayRef<int64_t> hi) {
+/// values < lo or values >= hi, elementwise, with i64 bounds: scalars, or one per entry
+/// of the last dim (1-D, broadcast); compared as i64 (unsigned values zero-extended).
+FailureOr<Value> outside(NodeImporter &n, Value values, bool isUnsigned, Value lo, Value hi) {
   auto type = tensorType(values);
   if (cast<IntegerType>(type.getElementType()).getWidth() < 64) {
     SmallVector<NamedAttribute> attrs;
@@ -43,37 +42,73 @@ FailureOr<Value> outside(NodeImporter &n, Value values, bool isUnsigned, ArrayRe
     DLC_TRY(wide);
     values = *wide;
   }
-  SmallVector<int64_t> shape(lo.size() == 1 ? 0 : 1, (int64_t)lo.size());
-  auto boundType = RankedTensorType::get(shape, n.b.getI64Type());
-  auto below = n.create<LessOp>({values, n.constant(DenseElementsAttr::get(boundType, lo))});
-  auto above = n.create<GreaterEqualOp>({values, n.constant(DenseElementsAttr::get(boundType, hi))});
+  auto below = n.create<LessOp>({values, lo});
+  auto above = n.create<GreaterEqualOp>({values, hi});
   DLC_TRY(below);
   DLC_TRY(above);
   return n.create<OrOp>({*below, *above});
 }
 
-std::string range(int64_t lo, int64_t hi) {
-  return "[" + std::to_string(lo) + ", " + std::to_string(hi) + ")";
+/// A constant i64 bound: a scalar, or 1-D with one entry per bound.
+Value boundConstant(NodeImporter &n, ArrayRef<int64_t> bounds) {
+  SmallVector<int64_t> shape(bounds.size() == 1 ? 0 : 1, (int64_t)bounds.size());
+  return n.constant(DenseElementsAttr::get(RankedTensorType::get(shape, n.b.getI64Type()), bounds));
 }
+
+std::string range(const std::string &lo, const std::string &hi) { return "[" + lo + ", " + hi + ")"; }
+std::string range(int64_t lo, int64_t hi) { return range(std::to_string(lo), std::to_string(hi)); }
 
 } // namespace
 
-LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input, ArrayRef<int64_t> bounds) {
+LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input, Value data, int64_t first,
+                                    int64_t count) {
   Value indices = n.input(input);
-  if (!indices || n.knownInput(input) || bounds.empty() || n.speculative())
+  if (!indices || n.knownInput(input) || count < 1 || n.speculative())
     return success();
   auto type = tensorType(indices);
-  if (!isa<IntegerType>(type.getElementType()) || type.getNumElements() == 0)
+  if (!isa<IntegerType>(type.getElementType()) || llvm::is_contained(type.getShape(), 0))
     return success();
   bool isUnsigned = n.isUnsigned(input);
-  SmallVector<int64_t> lo;
-  for (int64_t b : bounds)
-    lo.push_back(isUnsigned ? 0 : -b);
-  auto bad = outside(n, indices, isUnsigned, lo, bounds);
+  auto dataType = tensorType(data);
+  ArrayRef<int64_t> bounds = dataType.getShape().slice(first, count);
+  SmallVector<std::string> his;
+  Value lo, hi;
+  if (llvm::none_of(bounds, ShapedType::isDynamic)) {
+    SmallVector<int64_t> los;
+    for (int64_t b : bounds) {
+      los.push_back(isUnsigned ? 0 : -b);
+      his.push_back(std::to_string(b));
+    }
+    lo = boundConstant(n, los);
+    hi = boundConstant(n, bounds);
+  } else {
+    // Dynamic dims: the bounds are the data's sizes when the model runs.
+    auto dims = n.symbolicDims(data);
+    auto shape = n.create<ShapeOp>({data});
+    DLC_TRY(shape);
+    SmallVector<int64_t> starts = {first}, sizes = {count}, steps = {1};
+    auto part = n.create<SliceOp>({*shape}, {n.named("starts", n.b.getDenseI64ArrayAttr(starts)),
+                                            n.named("sizes", n.b.getDenseI64ArrayAttr(sizes)),
+                                            n.named("steps", n.b.getDenseI64ArrayAttr(steps))});
+    DLC_TRY(part);
+    hi = *part;
+    if (count == 1) {
+      auto scalar = n.create<ReshapeOp>({hi}, {}, {RankedTensorType::get({}, n.b.getI64Type())});
+      DLC_TRY(scalar);
+      hi = *scalar;
+    }
+    auto neg = isUnsigned ? FailureOr<Value>(boundConstant(n, SmallVector<int64_t>(count, 0)))
+                          : n.create<NegOp>({hi});
+    DLC_TRY(neg);
+    lo = *neg;
+    for (int64_t d = first; d < first + count; ++d)
+      his.push_back(dims ? (*dims)[d].str() : "dim " + std::to_string(d));
+  }
+  auto bad = outside(n, indices, isUnsigned, lo, hi);
   DLC_TRY(bad);
   std::string expected;
-  for (auto [l, h] : llvm::zip(lo, bounds))
-    expected += (expected.empty() ? "" : ", ") + range(l, h);
+  for (const std::string &h : his)
+    expected += (expected.empty() ? "" : ", ") + range(isUnsigned ? "0" : "-" + h, h);
   return checkAtRunTime(n, *bad, "an index of input " + Twine(input) +
                                      " is out of range; expected " +
                                      (bounds.size() == 1 ? "" : "per tuple entry ") + expected);
@@ -82,9 +117,11 @@ LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input, ArrayRef<in
 LogicalResult checkRangeAtRunTime(NodeImporter &n, Value values, Value where, int64_t lo,
                                   int64_t hi, const Twine &what) {
   auto type = tensorType(values);
-  if (!isa<IntegerType>(type.getElementType()) || type.getNumElements() == 0 || n.speculative())
+  if (!isa<IntegerType>(type.getElementType()) || llvm::is_contained(type.getShape(), 0) ||
+      n.speculative())
     return success();
-  auto bad = outside(n, values, /*isUnsigned=*/false, {lo}, {hi});
+  auto bad = outside(n, values, /*isUnsigned=*/false, boundConstant(n, {lo}),
+                     boundConstant(n, {hi}));
   DLC_TRY(bad);
   Value flagged = *bad;
   if (where) {

@@ -12,12 +12,14 @@ namespace dlc::onnx_frontend {
 mlir::LogicalResult checkAtRunTime(NodeImporter &n, mlir::Value bad, const llvm::Twine &what);
 
 /// ONNX index ops make an out-of-range index an error: each index of `indices` must lie
-/// in [-bound, bound) (in [0, bound) when the indices are unsigned). `bounds` holds one
-/// bound for every index, or one per entry of the indices' last dim (GatherND and
-/// ScatterND tuples). Indices known when compiling are checked by the builders, so only
-/// indices computed at run time get a check. `input` names the indices in the message.
-mlir::LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input,
-                                          llvm::ArrayRef<int64_t> bounds);
+/// in [-bound, bound) (in [0, bound) when the indices are unsigned). The bounds are the
+/// sizes of `data`'s dims [first, first + count): one bound for every index (count 1),
+/// or one per entry of the indices' last dim (GatherND and ScatterND tuples); dynamic
+/// dims (dlc compile --dims) are read when the model runs. Indices known when compiling
+/// are checked by the builders, so only indices computed at run time get a check.
+/// `input` names the indices in the message.
+mlir::LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input, mlir::Value data,
+                                          int64_t first, int64_t count);
 
 /// Each element of the integer tensor `values` where the i1 tensor `where` (null: all) is
 /// true must lie in [lo, hi); `what` names them in the message ("a target of input 1").

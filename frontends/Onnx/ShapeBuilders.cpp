@@ -413,7 +413,7 @@ LogicalResult checkKnownIndices(NodeImporter &n, Value data, int64_t axis) {
   int64_t dim = tensorType(data).getDimSize(axis);
   if (failed(checkKnownIndices(n, [&](int64_t) { return dim; })))
     return failure();
-  return checkIndicesAtRunTime(n, 1, {dim});
+  return checkIndicesAtRunTime(n, 1, data, axis, 1);
 }
 
 /// GatherND, ScatterND: the j-th entry of each index tuple (the indices' last dim)
@@ -426,7 +426,7 @@ LogicalResult checkKnownTuples(NodeImporter &n, Value data, Value indices, int64
     return success(); // the op's own checks report these
   if (failed(checkKnownIndices(n, [&](int64_t e) { return dt.getDimSize(batchDims + e % k); })))
     return failure();
-  return checkIndicesAtRunTime(n, 1, dt.getShape().slice(batchDims, k));
+  return checkIndicesAtRunTime(n, 1, data, batchDims, k);
 }
 
 LogicalResult gather(NodeImporter &n, Results &out) {

@@ -52,11 +52,14 @@ from onnx import numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import casedata  # noqa: E402
+import dynamic  # noqa: E402
 import report  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 EXPECTED_FILE = HERE / "expected-pass.txt"
+EXPECTED_DYNAMIC_FILE = HERE / "expected-pass-dynamic.txt"
+DYNAMIC_SUMMARY_FILE = HERE / "dynamic-summary.json"
 OUT_OF_SCOPE_FILE = HERE / "out-of-scope.txt"
 DOC_FILE = ROOT / "docs" / "Conformance.md"
 
@@ -219,10 +222,12 @@ class BatchProcess:
 
 class Runner:
     def __init__(self, dlc: Path, datadir: Path, tmproot: Path, index: dict,
-                 timeout: float, scope: list[tuple[str, str]], batch: Path | None = None):
+                 timeout: float, scope: list[tuple[str, str]], batch: Path | None = None,
+                 symbolic: bool = False):
         self.dlc, self.datadir, self.tmproot = dlc, datadir, tmproot
         self.index, self.timeout, self.scope = index, timeout, scope
         self.batch = batch
+        self.symbolic = symbolic  # --dynamic: compile with symbolic dims, then run
         self._ops: dict[str, str] = {}
         self._lock = threading.Lock()
         self._local = threading.local()
@@ -308,19 +313,22 @@ class Runner:
         try:
             # input_<j> belongs to graph.input[j] (cmd_tools.py writes them by position);
             # a data set with fewer files than inputs leaves the trailing ones out.
-            args = []
+            args, files = [], {}
             for j in range(n_in):
                 vi = graph.input[j]
                 if vi.name in inits:
                     continue
-                args += ["--input", f"{vi.name}={ds / f'input_{j}.pb'}"]
+                files[vi.name] = ds / f'input_{j}.pb'
+                args += ["--input", f"{vi.name}={files[vi.name]}"]
             outdir = tmp / "out"
-            args = [str(self.datadir / case / "model.onnx"), *args,
-                    "--output-dir", str(outdir), "--output-format", "pb"]
-            if batch:
-                self._exec_batch(args, tmp / "log")
+            args += ["--output-dir", str(outdir), "--output-format", "pb"]
+            model_file = str(self.datadir / case / "model.onnx")
+            if self.symbolic:
+                dynamic.compile_and_run(self._exec, self.dlc, model, files, tmp, args)
+            elif batch:
+                self._exec_batch([model_file, *args], tmp / "log")
             else:
-                self._exec([str(self.dlc), "run", *args])
+                self._exec([str(self.dlc), "run", model_file, *args])
             for j, vi in enumerate(graph.output):
                 exp_file = ds / f"output_{j}.pb"
                 if not exp_file.exists():
@@ -426,8 +434,19 @@ def parse_args(argv):
                     help="print failures grouped by reason, most common first")
     ap.add_argument("--list-string-cases", action="store_true",
                     help="print the cases that use string tensors (out-of-scope candidates)")
+    ap.add_argument("--dynamic", action="store_true",
+                    help="the dynamic variant: every input dim of size >= 2 symbolic, each "
+                         "case compiled once with --dims and run (test/conformance/dynamic.py); "
+                         "checked against expected-pass-dynamic.txt")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     return ap.parse_args(argv)
+
+
+def read_dynamic_summary() -> dict | None:
+    """What the last `--dynamic --update` recorded (for docs/Conformance.md)."""
+    if not DYNAMIC_SUMMARY_FILE.exists():
+        return None
+    return json.loads(DYNAMIC_SUMMARY_FILE.read_text())
 
 
 def select_cases(all_cases: list[str], args) -> list[str]:
@@ -475,7 +494,7 @@ def main(argv=None) -> int:
             print(f"conformance: warning: out-of-scope pattern {pattern!r} matches no case",
                   file=sys.stderr)
     cases = select_cases(all_cases, args)
-    if args.no_batch:
+    if args.no_batch or args.dynamic:
         args.batch = None
     elif args.batch is None and (args.dlc.parent / "dlc-run-batch").exists():
         args.batch = args.dlc.parent / "dlc-run-batch"
@@ -483,7 +502,7 @@ def main(argv=None) -> int:
         sys.exit(f"conformance: {args.batch} not found (build it, or leave out --batch)")
     runner = Runner(args.dlc.resolve(), datadir, args.build_dir / "conformance" / "tmp",
                     index, args.timeout, scope,
-                    args.batch.resolve() if args.batch is not None else None)
+                    args.batch.resolve() if args.batch is not None else None, args.dynamic)
 
     t0 = time.perf_counter()
     results: list[Result] = []
@@ -513,7 +532,8 @@ def main(argv=None) -> int:
     if args.report:
         print(report.failure_report(results))
 
-    expected = read_names(EXPECTED_FILE)
+    expected_file = EXPECTED_DYNAMIC_FILE if args.dynamic else EXPECTED_FILE
+    expected = read_names(expected_file)
     by_case = {r.case: r for r in results}
     regressions = sorted(c for c in expected if c in by_case and c not in passed)
     new_passes = sorted(passed - expected)
@@ -523,9 +543,16 @@ def main(argv=None) -> int:
               f"{onnx.__version__}: {' '.join(stale[:10])}{' ...' if len(stale) > 10 else ''}")
 
     if args.update:
-        EXPECTED_FILE.write_text("".join(f"{c}\n" for c in sorted(passed)))
-        DOC_FILE.write_text(report.markdown(results, scope, onnx.__version__))
-        print(f"updated {EXPECTED_FILE.relative_to(ROOT)} ({len(passed)} cases) and "
+        expected_file.write_text("".join(f"{c}\n" for c in sorted(passed)))
+        if args.dynamic:  # the doc's dynamic section, kept for static updates too
+            DYNAMIC_SUMMARY_FILE.write_text(json.dumps(report.dynamic_summary(results),
+                                                       indent=1) + "\n")
+            DOC_FILE.write_text(report.replace_dynamic_section(
+                DOC_FILE.read_text(), report.dynamic_summary(results)))
+        else:
+            DOC_FILE.write_text(report.markdown(results, scope, onnx.__version__,
+                                                read_dynamic_summary()))
+        print(f"updated {expected_file.relative_to(ROOT)} ({len(passed)} cases) and "
               f"{DOC_FILE.relative_to(ROOT)}"
               + (f"; {len(regressions)} case(s) dropped from the expected list"
                  if regressions else ""))
@@ -537,7 +564,7 @@ def main(argv=None) -> int:
             for c in new_passes:
                 print(f"  {c}")
     if regressions:
-        print(f"REGRESSIONS: {len(regressions)} case(s) in expected-pass.txt now fail:")
+        print(f"REGRESSIONS: {len(regressions)} case(s) in {expected_file.name} now fail:")
         for c in regressions:
             print(f"  {c}: {by_case[c].status}: {by_case[c].reason}")
         return 1

@@ -262,6 +262,37 @@ def causal(rng, max_seq=64):
                  inits)
 
 
+def matmul_ranks(rng):
+    """MatMuls whose leading dims are several dynamic ones (the rows fold as one group):
+    [n, h, s, k] x [k] (a vector), x [k, 8] (a narrow matrix) and x [k, 32] (packed), with
+    k itself dynamic for the first two."""
+    nodes = [helper.make_node("MatMul", ["x", "v"], ["y_vec"]),
+             helper.make_node("MatMul", ["x", "w"], ["y_mat"]),
+             helper.make_node("MatMul", ["z", "p"], ["y_packed"])]
+    return model(nodes,
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "h", "s", "k"]),
+                  helper.make_tensor_value_info("v", TensorProto.FLOAT, ["k"]),
+                  helper.make_tensor_value_info("w", TensorProto.FLOAT, ["k", 8]),
+                  helper.make_tensor_value_info("z", TensorProto.FLOAT, ["h", "s", 16])],
+                 [helper.make_tensor_value_info("y_vec", TensorProto.FLOAT, [1, "h", "s"]),
+                  helper.make_tensor_value_info("y_mat", TensorProto.FLOAT, [1, "h", "s", 8]),
+                  helper.make_tensor_value_info("y_packed", TensorProto.FLOAT, ["h", "s", 32])],
+                 [init(rng, "p", (16, 32))])
+
+
+def gather_rows(rng):
+    """Gather with indices computed at run time along a dynamic axis (their range check
+    reads the axis's size when the model runs): rows of a [n, 6] table picked by
+    int64 indices, then columns of the result by a constant pair."""
+    nodes = [helper.make_node("Gather", ["table", "idx"], ["rows"], axis=0),
+             helper.make_node("Gather", ["rows", "cols"], ["y"], axis=1)]
+    return model(nodes,
+                 [helper.make_tensor_value_info("table", TensorProto.FLOAT, ["n", 6]),
+                  helper.make_tensor_value_info("idx", TensorProto.INT64, ["k"])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["k", 2])],
+                 [numpy_helper.from_array(np.array([5, -1], np.int64), "cols")])
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "mlp": (mlp, "batch=1..64", [{"batch": 1}, {"batch": 3}, {"batch": 17}, {"batch": 64}]),
@@ -274,6 +305,11 @@ CASES = {
     "attention": (attention, "batch=1..8,seq=1..512",
                   [{"batch": 1, "seq": 1}, {"batch": 1, "seq": 7}, {"batch": 3, "seq": 128},
                    {"batch": 8, "seq": 500}]),
+    "matmul_ranks": (matmul_ranks, "h=1..4,s=1..9,k=1..5",
+                     [{"h": 1, "s": 1, "k": 1}, {"h": 2, "s": 9, "k": 3},
+                      {"h": 4, "s": 5, "k": 5}]),
+    "gather_rows": (gather_rows, "n=1..8,k=1..4", [{"n": 1, "k": 1}, {"n": 8, "k": 4},
+                                                    {"n": 3, "k": 2}]),
     "causal": (causal, "batch=1..4,seq=1..64",
                [{"batch": 1, "seq": 1}, {"batch": 1, "seq": 7}, {"batch": 3, "seq": 33},
                 {"batch": 4, "seq": 64}]),
@@ -309,6 +345,9 @@ def check_case(dlc, name, work):
     for sizes in size_sets:
         feeds = {vi.name: rng.standard_normal(shape_of(vi, sizes)).astype(np.float32)
                  for vi in m.graph.input}
+        if "idx" in feeds:  # row indices of the table, negative ones too
+            n = feeds["table"].shape[0]
+            feeds["idx"] = rng.integers(-n, n, feeds["idx"].shape).astype(np.int64)
         if "mask" in feeds:  # a padding mask: ones, then zeros
             seq = feeds["mask"].shape[1]
             feeds["mask"] = (np.arange(seq) <= seq // 2).astype(np.float32)[None].repeat(
@@ -440,6 +479,15 @@ def check_errors(dlc, work):
         (["compile", "mlp.onnx", "--dims", "batch=1..4,batch=1..8", "-o", "m.so"],
          ["--dims names 'batch' twice"]),
     ]
+    # An index past a dynamic axis: the run fails naming the node and the symbolic range.
+    onnx.save(gather_rows(rng), d / "gather.onnx")
+    if run([dlc, "compile", "gather.onnx", "--dims", "n=1..8,k=1..4", "-o", "gather.so"],
+           d).returncode:
+        return "compiling gather.onnx failed"
+    np.save(d / "table.npy", np.zeros((3, 6), np.float32))
+    np.save(d / "idx.npy", np.array([0, 3], np.int64))
+    cases.append((["run", "gather.so", "--input", "table=table.npy", "--input", "idx=idx.npy"],
+                  ["(Gather): an index of input 1 is out of range; expected [-n, n)"]))
     # A causal mask of 64 rows sliced to [:seq]: seq may not pass 64.
     onnx.save(causal(rng), d / "causal.onnx")
     cases.append((["compile", "causal.onnx", "--dims", "batch=1..4,seq=1..65", "-o", "c.so"],

@@ -286,7 +286,15 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
                                            : ShapedType::kDynamic;
       auto lhs2 = RankedTensorType::get({rows, ls.back()}, elt);
       auto out2 = RankedTensorType::get({rows, type.getShape().back()}, elt);
-      Value flatLhs = reshapeTensor(b, loc, lhs, lhs2);
+      // (Grouped explicitly: with several dynamic dims the grouping is ambiguous.)
+      Value flatLhs =
+          type.hasStaticShape()
+              ? reshapeTensor(b, loc, lhs, lhs2)
+              : tensor::CollapseShapeOp::create(
+                    b, loc, lhs2, lhs,
+                    ArrayRef<ReassociationIndices>{
+                        llvm::to_vector(llvm::seq<int64_t>(0, ls.size() - 1)),
+                        ReassociationIndices{int64_t(ls.size()) - 1}});
       Value flatInit = filledTensor(b, loc, out2, scalarConstant(b, loc, elt, 0),
                                     {tensor::getMixedSize(b, loc, flatLhs, 0),
                                      b.getIndexAttr(type.getShape().back())});
