@@ -72,8 +72,19 @@ LogicalResult dropout(NodeImporter &n, Results &out) {
   DLC_TRY(identity(n, out));
   if (n.numUsedOutputs() > 1) {
     auto t = tensorType(out[0]);
-    out.push_back(n.constant(DenseElementsAttr::get(
-        RankedTensorType::get(t.getShape(), n.b.getI1Type()), true)));
+    if (t.hasStaticShape()) {
+      out.push_back(n.constant(DenseElementsAttr::get(
+          RankedTensorType::get(t.getShape(), n.b.getI1Type()), true)));
+    } else { // dynamic dims: a true broadcast to the input's sizes
+      auto dims = n.symbolicDims(out[0]);
+      if (!dims)
+        return n.error("the sizes of input 0's dynamic dims are not known");
+      auto mask = n.expandTo(n.constant(DenseElementsAttr::get(
+                                 RankedTensorType::get({}, n.b.getI1Type()), true)),
+                             *dims);
+      DLC_TRY(mask);
+      out.push_back(*mask);
+    }
   }
   return success();
 }

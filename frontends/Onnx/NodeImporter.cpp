@@ -369,7 +369,16 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization", "ReduceMean",
       "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
       "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
-      "Unsqueeze", "Squeeze", "Concat", "Mod", "Slice", "Split"};
+      "Unsqueeze", "Squeeze", "Concat", "Mod", "Slice", "Split", "Expand",
+      // Elementwise: the result has the operands' (broadcast) dims.
+      "Xor", "LessOrEqual", "GreaterOrEqual", "Floor", "Ceil", "Sin", "Cos", "Tan", "Asin",
+      "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "Round", "IsNaN",
+      "IsInf", "BitwiseNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift", "CastLike",
+      "BitCast", "PRelu", "Celu", "Softsign", "Mish", "Swish", "ThresholdedRelu", "Shrink",
+      // Reductions and normalizations over axes (the reduced dims' sizes are read).
+      "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+      "ReduceLogSumExp", "ArgMax", "ArgMin", "RMSNormalization", "InstanceNormalization",
+      "MeanVarianceNormalization", "LpNormalization"};
   return llvm::is_contained(kOps, opType);
 }
 
@@ -379,6 +388,43 @@ std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::symbolicDims(Value
   graph::SymbolicShapes shapes(dynamicFunc);
   FailureOr<graph::SymbolicDims> d = shapes.dims(v);
   return succeeded(d) ? std::optional<graph::SymbolicDims>(*d) : std::nullopt;
+}
+
+FailureOr<Value> NodeImporter::expandTo(Value v, ArrayRef<graph::SymbolicSize> target) {
+  using graph::SymbolicSize;
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<SymbolicSize> in;
+  if (t.hasStaticShape()) {
+    for (int64_t d : t.getShape())
+      in.push_back(SymbolicSize::constant(d));
+  } else if (auto dims = symbolicDims(v)) {
+    in = *dims;
+  } else {
+    return emitError(loc) << "the sizes of the expanded input's dynamic dims are not known";
+  }
+  size_t rank = std::max(in.size(), target.size());
+  SmallVector<int64_t> shape;
+  SmallVector<std::string> names;
+  auto one = SymbolicSize::constant(1);
+  for (size_t i = 0; i < rank; ++i) {
+    SymbolicSize a = i + in.size() >= rank ? in[i + in.size() - rank] : one;
+    SymbolicSize b = i + target.size() >= rank ? target[i + target.size() - rank] : one;
+    if ((a.isStatic() && a.coef < 0) || (b.isStatic() && b.coef < 0))
+      return emitError(loc) << "cannot expand to a negative size";
+    SymbolicSize out = b == one ? a : a == one || a == b ? b : SymbolicSize::constant(-1);
+    if (out.isStatic() && out.coef < 0)
+      return emitError(loc) << "cannot expand dim " << i << " of size " << a.str() << " to "
+                            << b.str();
+    shape.push_back(out.isStatic() ? out.coef : ShapedType::kDynamic);
+    names.push_back(out.isStatic() ? "" : out.str());
+  }
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  if (type == t)
+    return v;
+  SmallVector<NamedAttribute> attrs;
+  if (!type.hasStaticShape())
+    attrs.push_back(named("dims", b.getStrArrayAttr(SmallVector<StringRef>(names.begin(), names.end()))));
+  return create<graph::ExpandOp>({v}, attrs, {type});
 }
 
 FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {

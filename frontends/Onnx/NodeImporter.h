@@ -76,6 +76,9 @@ public:
   std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicInts(unsigned i);
   /// The sizes of `v`'s dims, when known.
   std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicDims(mlir::Value v);
+  /// `v` broadcast (NumPy rules) to `target`'s sizes, static or symbolic: a dlc_graph.expand
+  /// that gives its dynamic dims' sizes (`dims`), or `v` itself when nothing changes.
+  mlir::FailureOr<mlir::Value> expandTo(mlir::Value v, llvm::ArrayRef<graph::SymbolicSize> target);
   /// `v`, a value computed from shapes, as a constant when every element is static (the
   /// 64 of [batch, seq, 64]), so what reads it folds; else `v`.
   mlir::Value staticShapeValue(mlir::Value v);

@@ -499,8 +499,13 @@ template <bool nd> LogicalResult scatter(NodeImporter &n, Results &out) {
 
 LogicalResult expand(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
+  DLC_TRY(x);
+  // A target computed from dynamic shapes, or an input with dynamic dims.
+  if (!n.knownInput(1) || !tensorType(*x).hasStaticShape())
+    if (auto symbolic = n.symbolicInts(1))
+      return push(n.expandTo(*x, *symbolic), out);
   auto shape = n.constantInts(1);
-  DLC_TRY(x); DLC_TRY(shape);
+  DLC_TRY(shape);
   auto t = tensorType(*x);
   if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
     return n.error("shape " + str(*shape) + " has a negative dim");

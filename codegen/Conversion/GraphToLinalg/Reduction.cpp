@@ -112,6 +112,7 @@ template <typename OpTy, bool isMax> struct ArgReduceLowering : OpConversionPatt
     int64_t axis = op.getAxis();
     bool last = op.getSelectLastIndex();
     SmallVector<int64_t> keptShape;
+    SmallVector<OpFoldResult> keptSizes;
     SmallVector<AffineExpr> outExprs;
     SmallVector<utils::IteratorType> iters;
     for (int64_t d = 0; d < inType.getRank(); ++d) {
@@ -119,6 +120,7 @@ template <typename OpTy, bool isMax> struct ArgReduceLowering : OpConversionPatt
       iters.push_back(reduced ? utils::IteratorType::reduction : utils::IteratorType::parallel);
       if (!reduced) {
         keptShape.push_back(inType.getDimSize(d));
+        keptSizes.push_back(tensor::getMixedSize(b, loc, x, d));
         outExprs.push_back(getAffineDimExpr(d, ctx));
       }
     }
@@ -127,8 +129,9 @@ template <typename OpTy, bool isMax> struct ArgReduceLowering : OpConversionPatt
     AffineMap outMap = AffineMap::get(inType.getRank(), 0, outExprs, ctx);
     SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(inType.getRank(), ctx), outMap,
                                    outMap};
-    Value initVal = filledTensor(b, loc, valType, extremeConstant(b, loc, elt, isMax));
-    Value initIdx = filledTensor(b, loc, idxType, scalarConstant(b, loc, b.getI64Type(), -1));
+    Value initVal = filledTensor(b, loc, valType, extremeConstant(b, loc, elt, isMax), keptSizes);
+    Value initIdx =
+        filledTensor(b, loc, idxType, scalarConstant(b, loc, b.getI64Type(), -1), keptSizes);
     auto generic = linalg::GenericOp::create(
         b, loc, TypeRange{valType, idxType}, ValueRange{x}, ValueRange{initVal, initIdx}, maps,
         iters, [&](OpBuilder &nb, Location l, ValueRange a) {

@@ -309,9 +309,14 @@ struct Rules {
       return broadcast(op, op->getOperands(), result);
     if (auto mm = dyn_cast<MatMulOp>(op))
       return matmul(mm, result);
-    if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op)) {
+    if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ArgMaxOp,
+            ArgMinOp>(op)) {
       Value in = op->getOperand(0);
-      auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+      SmallVector<int64_t> axes;
+      if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>("axes"))
+        axes.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
+      else if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
+        axes.push_back(axis.getInt());
       FailureOr<Dims> d = dimsOf(in);
       if (failed(d))
         return failure();
