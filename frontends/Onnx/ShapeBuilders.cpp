@@ -665,11 +665,6 @@ LogicalResult constantOp(NodeImporter &n, Results &out) {
 }
 
 LogicalResult constantOfShape(NodeImporter &n, Results &out) {
-  auto shape = n.constantInts(0);
-  DLC_TRY(shape);
-  for (int64_t d : *shape)
-    if (d < 0)
-      return n.error("negative dim in shape " + str(*shape));
   DenseElementsAttr fill =
       DenseElementsAttr::get(RankedTensorType::get({1}, n.b.getF32Type()), 0.0f);
   if (const auto *a = n.findAttr("value")) {
@@ -679,6 +674,21 @@ LogicalResult constantOfShape(NodeImporter &n, Results &out) {
       return n.error("value must have one element");
     fill = *v;
   }
+  // A shape computed from dynamic shapes: the value broadcast to those sizes.
+  if (!n.knownInput(0))
+    if (auto symbolic = n.symbolicInts(0)) {
+      for (const graph::SymbolicSize &d : *symbolic)
+        if (d.coef < 0)
+          return n.error("negative dim in shape (" + d.str() + ")");
+      Value scalar = n.constant(DenseElementsAttr::get(
+          RankedTensorType::get({}, fill.getElementType()), fill.getValues<Attribute>()[0]));
+      return push(n.expandTo(scalar, *symbolic), out);
+    }
+  auto shape = n.constantInts(0);
+  DLC_TRY(shape);
+  for (int64_t d : *shape)
+    if (d < 0)
+      return n.error("negative dim in shape " + str(*shape));
   if (failed(n.checkShape(*shape, fill.getElementType())))
     return failure();
   auto type = RankedTensorType::get(*shape, fill.getElementType());

@@ -12,7 +12,10 @@ run by ONNX Runtime with graph optimizations off: round to nearest even, as dlc'
 both: dlc keeps attention f32.) Per model:
 
 * dlc bf16 vs dlc running that reference model (its Casts through the importer, not the
-  pass): <= 1e-5 (the same kernels);
+  pass): <= 1e-5 (the same kernels). On a CPU with AVX512-BF16, dlc bf16 runs vdpbf16ps,
+  which adds each pair of products in its own order (20 % of a plain product's results
+  differ from the f32 kernels' in the last bit), so the bound there is 2e-3, as against
+  another engine (below);
 * dlc bf16 vs ONNX Runtime on it: <= 2e-3. Not ~1e-6: a value that float differences
   between the engines (accumulation order, GELU's erf) move across a bf16 rounding
   boundary rounds one bf16 ulp (2^-8) apart in the next layer's input (`dlc verify`
@@ -24,7 +27,7 @@ both: dlc keeps attention f32.) Per model:
 too: whose folded weights the reference above cannot round the same way) with
 ``DLC_BF16_DOT_FORM=dot`` (vdpbf16ps's weight form, any x86) and ``=none`` (f32 kernels
 over bf16 weights): the dot form must be chosen (``--dump-config``) and both must agree
-within 1e-5 at 2 threads.
+within 1e-5 at 2 threads (2e-3 where vdpbf16ps runs natively, as above).
 """
 from __future__ import annotations
 
@@ -45,7 +48,19 @@ from models import MODELS, sanitize_name  # noqa: E402
 
 CASES = ["mlp_b64", "lenet5", "bert_layer", "gpt2_block"]
 RTOL_REF = 2e-3
-RTOL_SAME = 1e-5
+
+
+def native_bf16_dot() -> bool:
+    """Whether this CPU runs vdpbf16ps itself (AVX512-BF16) rather than dlc's f32 emulation
+    of it, whose sums follow the f32 kernels' order."""
+    try:
+        return any(line.startswith("flags") and " avx512_bf16" in line
+                   for line in Path("/proc/cpuinfo").read_text().splitlines())
+    except OSError:
+        return False
+
+
+RTOL_SAME = RTOL_REF if native_bf16_dot() else 1e-5
 
 
 def rounded_reference(model: onnx.ModelProto) -> onnx.ModelProto:

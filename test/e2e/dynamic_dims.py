@@ -126,8 +126,9 @@ def cnn(rng):
 
 def ops_mix(rng):
     """The other ops the importer lets dynamic dims reach: activations, comparisons,
-    Where, Clip, Cast, variadic Sum/Max, Pow, BatchNormalization, GlobalMaxPool and an
-    opset-11 Softmax (which flattens to 2-D around its axis)."""
+    Where, Clip, Cast, variadic Sum/Max, Pow, BatchNormalization, GlobalMaxPool, an
+    opset-11 Softmax (which flattens to 2-D around its axis) and Pads (constant, edge) of
+    the static dims."""
     nodes = [helper.make_node("Sigmoid", ["x"], ["a"]),
              helper.make_node("HardSigmoid", ["x"], ["b"], alpha=0.3),
              helper.make_node("Softplus", ["x"], ["c"]),
@@ -143,17 +144,34 @@ def ops_mix(rng):
              helper.make_node("BatchNormalization", ["p", "g", "bb", "mu", "var"], ["bn"]),
              helper.make_node("GlobalMaxPool", ["bn"], ["gmp"]),
              helper.make_node("Softmax", ["bn"], ["sm"], axis=2),
-             helper.make_node("Cast", ["lt"], ["mask"], to=TensorProto.FLOAT)]
+             helper.make_node("Cast", ["lt"], ["mask"], to=TensorProto.FLOAT),
+             helper.make_node("Pad", ["sm", "pads"], ["padded"], mode="constant"),
+             helper.make_node("Pad", ["sm", "pads"], ["edged"], mode="edge")]
     inits = [numpy_helper.from_array(np.array(-0.5, np.float32), "lo"),
              numpy_helper.from_array(np.array(0.8, np.float32), "hi"),
              numpy_helper.from_array(np.array(2.0, np.float32), "two"),
              init(rng, "g", (6,)), init(rng, "bb", (6,)), init(rng, "mu", (6,)),
-             numpy_helper.from_array((1 + rng.random(6)).astype(np.float32), "var")]
+             numpy_helper.from_array((1 + rng.random(6)).astype(np.float32), "var"),
+             numpy_helper.from_array(np.array([0, 0, 1, 0, 0, 1, 0, 2], np.int64), "pads")]
     return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 6, 4, 5])],
                  [helper.make_tensor_value_info("gmp", TensorProto.FLOAT, ["n", 6, 1, 1]),
                   helper.make_tensor_value_info("sm", TensorProto.FLOAT, ["n", 6, 4, 5]),
-                  helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["n", 6, 4, 5])],
+                  helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["n", 6, 4, 5]),
+                  helper.make_tensor_value_info("padded", TensorProto.FLOAT, ["n", 7, 5, 7]),
+                  helper.make_tensor_value_info("edged", TensorProto.FLOAT, ["n", 7, 5, 7])],
                  inits, opset=11)
+
+
+def head_targets():
+    """The Reshape targets torch exports compute from x's shape: B and S read back (Gather,
+    Unsqueeze) into [B, S, H, D] ("heads") and [B, S, E] ("merged")."""
+    return [helper.make_node("Shape", ["x"], ["shape"]),
+            helper.make_node("Gather", ["shape", "i0"], ["B"], axis=0),
+            helper.make_node("Gather", ["shape", "i1"], ["S"], axis=0),
+            helper.make_node("Unsqueeze", ["B", "ax0"], ["B1"]),
+            helper.make_node("Unsqueeze", ["S", "ax0"], ["S1"]),
+            helper.make_node("Concat", ["B1", "S1", "hd"], ["heads"], axis=0),
+            helper.make_node("Concat", ["B1", "S1", "e"], ["merged"], axis=0)]
 
 
 def attention(rng):
@@ -164,13 +182,7 @@ def attention(rng):
     E, H = 32, 4
     D = E // H
     c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
-    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
-             helper.make_node("Gather", ["shape", "i0"], ["B"], axis=0),
-             helper.make_node("Gather", ["shape", "i1"], ["S"], axis=0),
-             helper.make_node("Unsqueeze", ["B", "ax0"], ["B1"]),
-             helper.make_node("Unsqueeze", ["S", "ax0"], ["S1"]),
-             helper.make_node("Concat", ["B1", "S1", "hd"], ["heads"], axis=0),
-             helper.make_node("Concat", ["B1", "S1", "e"], ["merged"], axis=0),
+    nodes = [*head_targets(),
              helper.make_node("Mul", ["B", "S"], ["BS"]),
              helper.make_node("Unsqueeze", ["BS", "ax0"], ["BS1"]),
              helper.make_node("Concat", ["BS1", "e"], ["flat"], axis=0)]
@@ -223,13 +235,7 @@ def causal(rng, max_seq=64):
     D = E // H
     c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
     tril = np.tril(np.ones((max_seq, max_seq), np.float32))[None, None]
-    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
-             helper.make_node("Gather", ["shape", "i0"], ["B"], axis=0),
-             helper.make_node("Gather", ["shape", "i1"], ["S"], axis=0),
-             helper.make_node("Unsqueeze", ["B", "ax0"], ["B1"]),
-             helper.make_node("Unsqueeze", ["S", "ax0"], ["S1"]),
-             helper.make_node("Concat", ["B1", "S1", "hd"], ["heads"], axis=0),
-             helper.make_node("Concat", ["B1", "S1", "e"], ["merged"], axis=0),
+    nodes = [*head_targets(),
              helper.make_node("MatMul", ["x", "wqkv"], ["qkv"]),
              helper.make_node("Split", ["qkv", "split"], ["q0", "k0", "v0"], axis=2)]
     for n in "qkv":
@@ -518,13 +524,21 @@ def check_errors(dlc, work):
         if msg := expect_error(dlc, d, args, needles):
             return msg
     # An op without dynamic-dim support yet: a clear error naming the node.
+    tril = model([helper.make_node("Trilu", ["x"], ["y"], name="lower", upper=0)],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3])], [])
+    onnx.save(tril, d / "tril.onnx")
+    if msg := expect_error(dlc, d, ["compile", "tril.onnx", "--dims", "n=1..4", "-o", "p.so"],
+                           ["lower", "has dynamic dims (--dims), which this op does not support"]):
+        return msg
+    # Padding a dynamic dim: its size would be n + 2.
     pad = model([helper.make_node("Pad", ["x", "pads"], ["y"], name="padder")],
                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])],
-                [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 5])],
-                [numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")])
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 3])],
+                [numpy_helper.from_array(np.array([1, 0, 1, 0], np.int64), "pads")])
     onnx.save(pad, d / "pad.onnx")
     return expect_error(dlc, d, ["compile", "pad.onnx", "--dims", "n=1..4", "-o", "p.so"],
-                        ["padder", "has dynamic dims (--dims), which this op does not support"])
+                        ["padder", "pad dynamic dim 0 (only static dims may be padded)"])
 
 
 def main():

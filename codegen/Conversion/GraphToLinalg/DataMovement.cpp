@@ -228,12 +228,20 @@ struct PadLowering : OpConversionPattern<PadOp> {
       SmallVector<OpFoldResult> offsets, sizes, strides;
       SmallVector<int64_t> croppedShape, lo, hi;
       for (int64_t d = 0; d < rank; ++d) {
+        strides.push_back(b.getIndexAttr(1));
+        if (inType.isDynamicDim(d)) { // never padded nor cropped
+          croppedShape.push_back(ShapedType::kDynamic);
+          offsets.push_back(b.getIndexAttr(0));
+          sizes.push_back(tensor::getMixedSize(b, loc, in, d));
+          lo.push_back(0);
+          hi.push_back(0);
+          continue;
+        }
         int64_t cropLo = std::max<int64_t>(0, -pads[d]), cropHi = std::max<int64_t>(0, -pads[d + rank]);
         int64_t size = inType.getDimSize(d) - cropLo - cropHi;
         croppedShape.push_back(std::max<int64_t>(0, size));
         offsets.push_back(b.getIndexAttr(size > 0 ? cropLo : 0));
         sizes.push_back(b.getIndexAttr(std::max<int64_t>(0, size)));
-        strides.push_back(b.getIndexAttr(1));
         lo.push_back(std::max<int64_t>(0, pads[d]));
         hi.push_back(std::max<int64_t>(0, pads[d + rank]));
       }
@@ -249,6 +257,10 @@ struct PadLowering : OpConversionPattern<PadOp> {
       SmallVector<Value> src;
       for (int64_t d = 0; d < rank; ++d) {
         int64_t n = inType.getDimSize(d);
+        if (inType.isDynamicDim(d)) { // unpadded
+          src.push_back(idx[d]);
+          continue;
+        }
         Value j = arith::SubIOp::create(nb, l, idx[d], indexConst(nb, l, pads[d]));
         if (reflect) {
           // j < 0 -> -j; j >= n -> 2(n-1) - j (pads are smaller than n).
@@ -262,7 +274,7 @@ struct PadLowering : OpConversionPattern<PadOp> {
         src.push_back(j);
       }
       return tensor::ExtractOp::create(nb, l, in, src).getResult();
-    });
+    }, broadcastSizes(b, loc, type, in));
     b.replaceOp(op, r);
     return success();
   }

@@ -41,14 +41,21 @@ struct GatherElementsLowering : OpConversionPattern<GatherElementsOp> {
     auto type = op.getType();
     Value data = adaptor.getData();
     int64_t axis = op.getAxis();
+    // Dynamic dims (dlc compile --dims): the result has the indices' sizes; a dynamic axis
+    // wraps and clamps to its size when the model runs.
     int64_t n = cast<RankedTensorType>(data.getType()).getDimSize(axis);
+    Value dynamicN = ShapedType::isDynamic(n)
+                         ? tensor::DimOp::create(b, op.getLoc(), data, axis).getResult()
+                         : Value();
     AffineMap id = AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
     Value r = buildIndexed(b, op.getLoc(), type, {adaptor.getIndices()}, {id},
                            [&](OpBuilder &nb, Location l, ValueRange idx, ValueRange a) {
                              SmallVector<Value> src(idx);
-                             src[axis] = wrapAndClampIndex(nb, l, a[0], n);
+                             src[axis] = dynamicN ? wrapAndClampIndex(nb, l, a[0], dynamicN)
+                                                  : wrapAndClampIndex(nb, l, a[0], n);
                              return tensor::ExtractOp::create(nb, l, data, src).getResult();
-                           });
+                           },
+                           broadcastSizes(b, op.getLoc(), type, adaptor.getIndices()));
     b.replaceOp(op, r);
     return success();
   }

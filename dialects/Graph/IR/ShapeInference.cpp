@@ -571,6 +571,14 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
     return fail(loc, "expected " + Twine(2 * x.getRank()) + " pads, got " + Twine(pads.size()));
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < x.getRank(); ++d) {
+    // A dynamic dim (dlc compile --dims) keeps its size: only unpadded.
+    if (x.isDynamicDim(d)) {
+      if (pads[d] != 0 || pads[d + x.getRank()] != 0)
+        return fail(loc, "pads " + shapeText(pads) + " pad dynamic dim " + Twine(d) +
+                             " (only static dims may be padded)");
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     I64c padded = I64c(x.getDimSize(d)) + pads[d] + pads[d + x.getRank()];
     if (!padded.ok())
       return fail(loc, "pads " + shapeText(pads) + " make dim " + Twine(d) + " overflow int64");

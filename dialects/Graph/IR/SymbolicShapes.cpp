@@ -289,6 +289,25 @@ struct Rules {
       }
       return out;
     }
+    // GatherElements: the indices' sizes; the data's dims other than the axis may not
+    // differ from theirs where both are dynamic.
+    if (auto g = dyn_cast<GatherElementsOp>(op)) {
+      FailureOr<Dims> data = dimsOf(g.getData()), idx = dimsOf(g.getIndices());
+      if (failed(data) || failed(idx))
+        return failure();
+      return *idx;
+    }
+    // A pad keeps its dynamic dims (only static dims are padded).
+    if (auto pad = dyn_cast<PadOp>(op)) {
+      FailureOr<Dims> in = dimsOf(pad.getInput());
+      if (failed(in))
+        return failure();
+      Dims out = staticDims(result);
+      for (int64_t i = 0; i < result.getRank(); ++i)
+        if (result.isDynamicDim(i))
+          out[i] = (*in)[i];
+      return out;
+    }
     // A slice: its dynamic dims' sizes are given (`dims`).
     if (auto sl = dyn_cast<SliceOp>(op)) {
       Dims out = staticDims(result);
