@@ -31,8 +31,25 @@ LogicalResult matmul(NodeImporter &n, Results &out) {
     DLC_TRY(r);
     rhs = *r;
   }
+  // fp16/bf16 products are summed in f32 and rounded once (as NumPy and ONNX Runtime).
+  Type elt = at.getElementType();
+  bool widen = isa<FloatType>(elt) && elt.getIntOrFloatBitWidth() < 32 &&
+               elt == bt.getElementType();
+  auto toType = [&](Value v, Type t) -> FailureOr<Value> {
+    return n.create<CastOp>({v}, {}, {RankedTensorType::get(tensorType(v).getShape(), t)});
+  };
+  if (widen) {
+    auto l = toType(lhs, n.b.getF32Type()), r = toType(rhs, n.b.getF32Type());
+    DLC_TRY(l);
+    DLC_TRY(r);
+    lhs = *l, rhs = *r;
+  }
   auto y = n.create<MatMulOp>({lhs, rhs});
   DLC_TRY(y);
+  if (widen) {
+    y = toType(*y, elt);
+    DLC_TRY(y);
+  }
   SmallVector<int64_t> shape(tensorType(*y).getShape());
   if (bt.getRank() == 1)
     shape.erase(shape.end() - 1);
