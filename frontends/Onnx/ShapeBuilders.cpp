@@ -724,7 +724,40 @@ LogicalResult integerRange(NodeImporter &n, DenseElementsAttr s, DenseElementsAt
   return success();
 }
 
+/// Range(0, L, 1) with L a size of the symbolic dims (dlc compile --dims): the first L
+/// entries of a constant 0, 1, ... as long as L's largest value, sliced when the model runs.
+LogicalResult symbolicRange(NodeImporter &n, const graph::SymbolicSize &limit, Results &out) {
+  DenseElementsAttr s = n.knownInput(0), d = n.knownInput(2);
+  auto isInt = [](DenseElementsAttr a, int64_t v) {
+    return a && a.getNumElements() == 1 && isa<IntegerType>(a.getElementType()) &&
+           (*a.getValues<APInt>().begin()).getSExtValue() == v;
+  };
+  if (!isInt(s, 0) || !isInt(d, 1))
+    return n.error("a Range to a size of the dynamic dims (" + limit.str() +
+                   ") must start at 0 with step 1");
+  auto bounds = graph::sizeBounds(n.dynamicFunc, limit);
+  constexpr int64_t kMaxRange = int64_t(1) << 20;
+  if (!bounds || bounds->second > kMaxRange)
+    return n.error("a Range to " + limit.str() + " needs that size's upper bound (at most " +
+                   Twine(kMaxRange) + "; narrow the ranges with --dims)");
+  Type elt = s.getElementType();
+  SmallVector<APInt> values;
+  for (int64_t i = 0; i < bounds->second; ++i)
+    values.push_back(APInt(elt.getIntOrFloatBitWidth(), i, /*isSigned=*/true));
+  Value all = n.constant(DenseElementsAttr::get(RankedTensorType::get({bounds->second}, elt), values));
+  SmallVector<int64_t> zero = {0}, dynamic = {ShapedType::kDynamic}, one = {1};
+  std::string size = limit.str();
+  return push(n.create<SliceOp>({all}, {n.named("starts", n.b.getDenseI64ArrayAttr(zero)),
+                                        n.named("sizes", n.b.getDenseI64ArrayAttr(dynamic)),
+                                        n.named("steps", n.b.getDenseI64ArrayAttr(one)),
+                                        n.named("dims", n.b.getStrArrayAttr({size}))}),
+              out);
+}
+
 LogicalResult range(NodeImporter &n, Results &out) {
+  if (!n.knownInput(1))
+    if (auto limit = n.symbolicInts(1); limit && limit->size() == 1 && !(*limit)[0].isStatic())
+      return symbolicRange(n, (*limit)[0], out);
   auto s = n.constantInput(0), l = n.constantInput(1), d = n.constantInput(2);
   DLC_TRY(s); DLC_TRY(l); DLC_TRY(d);
   Type elt = s->getElementType();

@@ -299,6 +299,21 @@ def gather_rows(rng):
                  [numpy_helper.from_array(np.array([5, -1], np.int64), "cols")])
 
 
+def positions(rng, start=0):
+    """Learned position embeddings as exporters write them: Range(0, seq, 1) over the
+    sequence length read from Shape, gathered from a [64, E] table and added to x."""
+    E = 16
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
+             helper.make_node("Gather", ["shape", "i1"], ["S"], axis=0),
+             helper.make_node("Range", ["r0", "S", "r1"], ["pos"], name="positions"),
+             helper.make_node("Gather", ["table", "pos"], ["emb"], axis=0),
+             helper.make_node("Add", ["x", "emb"], ["y"])]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", E])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", E])],
+                 [c("i1", 1), c("r0", start), c("r1", 1), init(rng, "table", (64, E))])
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "mlp": (mlp, "batch=1..64", [{"batch": 1}, {"batch": 3}, {"batch": 17}, {"batch": 64}]),
@@ -316,6 +331,8 @@ CASES = {
                       {"h": 4, "s": 5, "k": 5}]),
     "gather_rows": (gather_rows, "n=1..8,k=1..4", [{"n": 1, "k": 1}, {"n": 8, "k": 4},
                                                     {"n": 3, "k": 2}]),
+    "positions": (positions, "batch=1..4,seq=1..64",
+                  [{"batch": 1, "seq": 1}, {"batch": 2, "seq": 37}, {"batch": 4, "seq": 64}]),
     "causal": (causal, "batch=1..4,seq=1..64",
                [{"batch": 1, "seq": 1}, {"batch": 1, "seq": 7}, {"batch": 3, "seq": 33},
                 {"batch": 4, "seq": 64}]),
@@ -494,6 +511,11 @@ def check_errors(dlc, work):
     np.save(d / "idx.npy", np.array([0, 3], np.int64))
     cases.append((["run", "gather.so", "--input", "table=table.npy", "--input", "idx=idx.npy"],
                   ["(Gather): an index of input 1 is out of range; expected [-n, n)"]))
+    # A Range to the sequence length must start at 0 (its length is then the symbol).
+    onnx.save(positions(rng, start=1), d / "positions.onnx")
+    cases.append((["compile", "positions.onnx", "--dims", "batch=1..4,seq=1..64", "-o", "r.so"],
+                  ["node 'positions'", "a Range to a size of the dynamic dims (seq) must start "
+                   "at 0 with step 1"]))
     # A causal mask of 64 rows sliced to [:seq]: seq may not pass 64.
     onnx.save(causal(rng), d / "causal.onnx")
     cases.append((["compile", "causal.onnx", "--dims", "batch=1..4,seq=1..65", "-o", "c.so"],
