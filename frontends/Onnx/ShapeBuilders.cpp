@@ -461,6 +461,8 @@ LogicalResult gatherND(NodeImporter &n, Results &out) {
   if (ri < 1 || b < 0 || b >= std::min<int64_t>(ri, dt.getRank() + 1))
     return n.error("batch_dims " + Twine(b) + " is out of range");
   int64_t k = it.getDimSize(ri - 1);
+  if (ShapedType::isDynamic(k))
+    return n.error("the index tuples' length (the indices' last dim) must be static");
   if (k < 1 || b + k > dt.getRank())
     return n.error("index tuples of length " + Twine(k) + " do not fit data of rank " +
                    Twine(dt.getRank()));

@@ -289,14 +289,25 @@ def matmul_ranks(rng):
 def gather_rows(rng):
     """Gather with indices computed at run time along a dynamic axis (their range check
     reads the axis's size when the model runs): rows of a [n, 6] table picked by
-    int64 indices, then columns of the result by a constant pair."""
+    int64 indices, then columns of the result by a constant pair; GatherND and
+    GatherElements over the same dynamic dims."""
     nodes = [helper.make_node("Gather", ["table", "idx"], ["rows"], axis=0),
-             helper.make_node("Gather", ["rows", "cols"], ["y"], axis=1)]
+             helper.make_node("Gather", ["rows", "cols"], ["y"], axis=1),
+             # The same rows as GatherND tuples of length 1, and GatherElements along them.
+             helper.make_node("Unsqueeze", ["idx", "ax1"], ["tuples"]),
+             helper.make_node("GatherND", ["table", "tuples"], ["y_nd"]),
+             helper.make_node("Shape", ["rows"], ["rows_shape"]),
+             helper.make_node("Expand", ["picks", "rows_shape"], ["picks_k"]),
+             helper.make_node("GatherElements", ["rows", "picks_k"], ["y_el"], axis=1)]
     return model(nodes,
                  [helper.make_tensor_value_info("table", TensorProto.FLOAT, ["n", 6]),
                   helper.make_tensor_value_info("idx", TensorProto.INT64, ["k"])],
-                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["k", 2])],
-                 [numpy_helper.from_array(np.array([5, -1], np.int64), "cols")])
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["k", 2]),
+                  helper.make_tensor_value_info("y_nd", TensorProto.FLOAT, ["k", 6]),
+                  helper.make_tensor_value_info("y_el", TensorProto.FLOAT, ["k", 6])],
+                 [numpy_helper.from_array(np.array([5, -1], np.int64), "cols"),
+                  numpy_helper.from_array(np.array([1], np.int64), "ax1"),
+                  numpy_helper.from_array(np.array([[5, 0, 1, 2, 3, -6]], np.int64), "picks")])
 
 
 def positions(rng, start=0):

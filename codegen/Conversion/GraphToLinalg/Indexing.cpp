@@ -70,7 +70,19 @@ struct GatherNDLowering : OpConversionPattern<GatherNDOp> {
     auto dt = cast<RankedTensorType>(data.getType());
     auto it = cast<RankedTensorType>(indices.getType());
     int64_t bd = op.getBatchDims(), ri = it.getRank(), k = it.getDimSize(ri - 1);
-    Value r = buildIndexed(b, op.getLoc(), type, {}, {},
+    Location loc = op.getLoc();
+    // Dynamic dims (dlc compile --dims): the result has the indices' leading sizes, then
+    // the data's trailing ones; a dynamic addressed dim clamps to its size at run time.
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t o = 0; o < type.getRank(); ++o)
+      sizes.push_back(o < ri - 1 ? tensor::getMixedSize(b, loc, indices, o)
+                                 : tensor::getMixedSize(b, loc, data, bd + k + o - (ri - 1)));
+    SmallVector<Value> dynamicDims;
+    for (int64_t j = 0; j < k; ++j)
+      dynamicDims.push_back(dt.isDynamicDim(bd + j)
+                                ? tensor::DimOp::create(b, loc, data, bd + j).getResult()
+                                : Value());
+    Value r = buildIndexed(b, loc, type, {}, {},
                            [&](OpBuilder &nb, Location l, ValueRange idx, ValueRange) {
                              SmallVector<Value> src(idx.take_front(bd));
                              SmallVector<Value> at(idx.take_front(ri - 1));
@@ -78,11 +90,14 @@ struct GatherNDLowering : OpConversionPattern<GatherNDOp> {
                              for (int64_t j = 0; j < k; ++j) {
                                at.back() = indexConst(nb, l, j);
                                Value v = tensor::ExtractOp::create(nb, l, indices, at);
-                               src.push_back(wrapAndClampIndex(nb, l, v, dt.getDimSize(bd + j)));
+                               src.push_back(dynamicDims[j]
+                                                 ? wrapAndClampIndex(nb, l, v, dynamicDims[j])
+                                                 : wrapAndClampIndex(nb, l, v, dt.getDimSize(bd + j)));
                              }
                              llvm::append_range(src, idx.drop_front(ri - 1));
                              return tensor::ExtractOp::create(nb, l, data, src).getResult();
-                           });
+                           },
+                           sizes);
     b.replaceOp(op, r);
     return success();
   }

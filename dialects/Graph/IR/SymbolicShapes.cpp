@@ -297,6 +297,23 @@ struct Rules {
         return failure();
       return *idx;
     }
+    // GatherND: the indices' dims but the last (the tuples), then the data's dims after
+    // the batch dims and the addressed ones; batch dims agree.
+    if (auto g = dyn_cast<GatherNDOp>(op)) {
+      FailureOr<Dims> data = dimsOf(g.getData()), idx = dimsOf(g.getIndices());
+      if (failed(data) || failed(idx))
+        return failure();
+      int64_t bd = g.getBatchDims(), k = cast<RankedTensorType>(g.getIndices().getType())
+                                              .getShape()
+                                              .back();
+      for (int64_t d = 0; d < bd; ++d)
+        if ((*data)[d] != (*idx)[d])
+          return fail("batch dim " + Twine(d) + " of data (" + (*data)[d].str() +
+                      ") and indices (" + (*idx)[d].str() + ") differ");
+      Dims out(idx->begin(), idx->end() - 1);
+      out.append(data->begin() + bd + k, data->end());
+      return out;
+    }
     // A pad keeps its dynamic dims (only static dims are padded).
     if (auto pad = dyn_cast<PadOp>(op)) {
       FailureOr<Dims> in = dimsOf(pad.getInput());

@@ -80,10 +80,10 @@ func.func @concat_dynamic_axis(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -
 
 // -----
 
-func.func @unsupported(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}, %i: tensor<3x1xi64>) -> tensor<3x4xf32> {
+func.func @unsupported(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}, %i: tensor<?x4xi64> {dlc.dims = ["batch", ""]}) -> tensor<?x4xf32> {
   // expected-error @+1 {{dynamic dims (--dims): the op does not support dynamic dims yet}}
-  %0 = dlc_graph.gather_nd %x, %i {batch_dims = 0 : i64} : tensor<?x4xf32>, tensor<3x1xi64> -> tensor<3x4xf32>
-  return %0 : tensor<3x4xf32>
+  %0 = dlc_graph.scatter_elements %x, %i, %x {axis = 1 : i64, reduction = "none"} : tensor<?x4xf32>, tensor<?x4xi64>, tensor<?x4xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
 }
 
 // -----
