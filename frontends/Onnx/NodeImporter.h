@@ -263,6 +263,7 @@ llvm::ArrayRef<OpBuilderEntry> recurrentBuilders();
 llvm::ArrayRef<OpBuilderEntry> gridSampleBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
+llvm::ArrayRef<OpBuilderEntry> rangeBuilders();
 llvm::ArrayRef<OpBuilderEntry> sequenceBuilders();
 llvm::ArrayRef<OpBuilderEntry> trainingBuilders(); // ai.onnx.preview.training
 llvm::ArrayRef<OpBuilderEntry> mlBuilders();       // ai.onnx.ml
