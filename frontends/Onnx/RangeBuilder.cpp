@@ -9,12 +9,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-LogicalResult push(FailureOr<Value> v, Results &out) {
-  DLC_TRY(v);
-  out.push_back(*v);
-  return success();
-}
-
 /// Integer Range in exact arithmetic: start + i * delta for i < ceil((limit - start) / delta),
 /// with the span and the values in 128 bits (limit - start may not fit int64).
 LogicalResult integerRange(NodeImporter &n, DenseElementsAttr s, DenseElementsAttr l,
@@ -66,11 +60,13 @@ LogicalResult symbolicRange(NodeImporter &n, const graph::SymbolicSize &limit, R
   Value all = n.constant(DenseElementsAttr::get(RankedTensorType::get({bounds->second}, elt), values));
   SmallVector<int64_t> zero = {0}, dynamic = {ShapedType::kDynamic}, one = {1};
   std::string size = limit.str();
-  return push(n.create<SliceOp>({all}, {n.named("starts", n.b.getDenseI64ArrayAttr(zero)),
+  auto sliced = n.create<SliceOp>({all}, {n.named("starts", n.b.getDenseI64ArrayAttr(zero)),
                                         n.named("sizes", n.b.getDenseI64ArrayAttr(dynamic)),
                                         n.named("steps", n.b.getDenseI64ArrayAttr(one)),
-                                        n.named("dims", n.b.getStrArrayAttr({size}))}),
-              out);
+                                        n.named("dims", n.b.getStrArrayAttr({size}))});
+  DLC_TRY(sliced);
+  out.push_back(*sliced);
+  return success();
 }
 
 LogicalResult range(NodeImporter &n, Results &out) {
