@@ -37,7 +37,16 @@
  *       input, output or state record. A dim token "?<name>" (name
  *       percent-encoded) in an input or output record names a declared dim;
  *       state records are static only. Every declared dim must appear in at
- *       least one input record: each run takes its value from the inputs.
+ *       least one input record: each run takes its value from the inputs;
+ *       except a computed dim,
+ *           "dim <name> <min> <max> computed"
+ *       whose value the model computes when it runs (the number of non-zeros
+ *       of a NonZero, the length of a Compress): it appears in no input
+ *       record and in at least one output record. The caller allocates such
+ *       an output at its greatest size (each computed dim at <max>); the
+ *       entry writes the run's value of each computed dim into the dims table
+ *       (below) and the output's data densely, row-major at those sizes, from
+ *       the start of its buffer.
  *       An input with a symbolic dim cannot have a `value` record. A
  *       descriptor without `dim` records is static, exactly as before. A
  *       dynamic one (a batch of 1 to 64 images):
@@ -63,8 +72,8 @@
  *       num_outputs] points at an int64_t array of k entries: this run's
  *       value of each declared dim, in declaration order, each within its
  *       [min, max] and consistent with every input and output shape (the
- *       runtime checks the tensors before the call). A static module gets no
- *       such entry.
+ *       runtime checks the tensors before the call); the entry sets the
+ *       entries of computed dims. A static module gets no such entry.
  *       Each tensor buffer is a dense row-major array of the declared dtype
  *       and shape (symbolic dims at this run's values), allocated by the
  *       caller (64-byte alignment recommended, not required).

@@ -140,8 +140,16 @@ static dlc_status_t dlc_desc_symbol(dlc_desc_parser_t *ps, dlc_module_t *m,
                          "%s '%s' dim %d '%.*s' names no declared dim", kind,
                          decl->name, (int)i, dlc_clip(len), tok);
   dlc_dim_decl_t *dim = &m->dims[*found - m->dims];
-  if (strcmp(kind, "input") == 0)
+  if (strcmp(kind, "input") == 0) {
+    if (dim->computed)
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
+                           "input '%s' dim %d '%.*s' names a computed dim (only outputs "
+                           "may)",
+                           decl->name, (int)i, dlc_clip(len), tok);
     dim->used = true;
+  } else {
+    dim->in_output = true;
+  }
   *symbol = (int32_t)(dim - m->dims);
   return DLC_OK;
 }
@@ -271,6 +279,15 @@ static dlc_status_t dlc_desc_dim(dlc_desc_parser_t *ps, dlc_module_t *m,
     return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE,
                          "dim '%s' has min %lld greater than max %lld", dim->name,
                          (long long)dim->min, (long long)dim->max);
+  if (dlc_desc_token(ps, &tok, &len)) {
+    if (len == 8 && memcmp(tok, "computed", 8) == 0) {
+      dim->computed = true;
+      m->computed_dims = true;
+    } else {
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "dim '%s' has trailing '%.*s'",
+                           dim->name, dlc_clip(len), tok);
+    }
+  }
   if (dlc_desc_token(ps, &tok, &len))
     return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "dim '%s' has trailing '%.*s'",
                          dim->name, dlc_clip(len), tok);
@@ -518,9 +535,14 @@ static dlc_status_t dlc_desc_parse_records(dlc_desc_parser_t *ps,
   if (m->num_outputs == 0)
     return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor declares no outputs",
                     where);
-  /* Every dim takes its value from an input: one that none sets is unknowable. */
+  /* Every dim takes its value from an input (one that none sets is unknowable), or
+   * is computed by the model for its outputs. */
   for (size_t k = 0; k < m->num_dims; ++k)
-    if (!m->dims[k].used)
+    if (m->dims[k].computed && !m->dims[k].in_output)
+      return dlc_fail(DLC_ERROR_BAD_MODULE,
+                      "%s: descriptor line %d: computed dim '%s' is used by no output",
+                      where, m->dims[k].line_no, m->dims[k].name);
+    else if (!m->dims[k].computed && !m->dims[k].used)
       return dlc_fail(DLC_ERROR_BAD_MODULE,
                       "%s: descriptor line %d: dim '%s' is used by no input", where,
                       m->dims[k].line_no, m->dims[k].name);

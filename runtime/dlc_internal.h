@@ -34,6 +34,10 @@ typedef struct {
   int64_t min, max; /* 0 <= min <= max <= DLC_ABI_MAX_DIM */
   int line_no;      /* of its descriptor record, for messages */
   bool used;        /* by at least one input (the descriptor must use every dim) */
+  /* `computed`: the model computes its value (NonZero's count); no input may
+   * use it, outputs with it are allocated at max and shrunk after the run. */
+  bool computed;
+  bool in_output; /* used by at least one output (a computed dim must be) */
 } dlc_dim_decl_t;
 
 /* The same for a declared shape whose dims may be symbolic: dim i is
@@ -89,7 +93,15 @@ struct dlc_module_t {
   dlc_dim_decl_t *dims;
   size_t num_dims;
   bool symbolic_outputs; /* some output has a symbolic dim */
+  bool computed_dims;    /* some dim is computed: outputs are reshaped after each run */
 };
+
+/* Sets a tensor's shape (same rank) when its data buffer, as allocated, holds it:
+ * outputs with computed dims are created at their greatest size and shrunk after
+ * each run. Returns false (changing nothing) when it does not fit. */
+bool dlc_tensor_set_shape(dlc_tensor_t *t, const int64_t *shape);
+/* Bytes of data the tensor's buffer holds (its byte size when created or wrapped). */
+size_t dlc_tensor_capacity(const dlc_tensor_t *t);
 
 /* Parses the descriptor `text` (dlc_abi.h) into `m` (dlc_descriptor.c); errors name `where`
  * ("module '<path>'" or "in-process module") and the descriptor line. */

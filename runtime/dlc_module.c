@@ -396,6 +396,10 @@ dlc_status_t dlc_module_dim_info(const dlc_module_t *module, size_t index,
   return DLC_OK;
 }
 
+int dlc_module_dim_is_computed(const dlc_module_t *module, size_t index) {
+  return module && index < module->num_dims && module->dims[index].computed;
+}
+
 /* ---- training-step state ----------------------------------------------- */
 
 size_t dlc_module_num_states(const dlc_module_t *module) {

@@ -295,6 +295,13 @@ DLC_API dlc_status_t dlc_module_output_info(const dlc_module_t *module,
 DLC_API size_t dlc_module_num_dims(const dlc_module_t *module);
 DLC_API dlc_status_t dlc_module_dim_info(const dlc_module_t *module,
                                          size_t index, dlc_dim_info_t *out);
+/* Whether symbolic dim `index` is computed by the model (a `computed` dim
+ * record: the count of a NonZero, ...) rather than set by the inputs: only
+ * outputs have it. Such outputs are created at the dim's max (their greatest
+ * size) and, after each successful dlc_session_run, take the run's exact
+ * shape (dlc_tensor_shape, dlc_tensor_byte_size change; the data is dense
+ * row-major at that shape). 0 for static dims, NULL or an index out of range. */
+DLC_API int dlc_module_dim_is_computed(const dlc_module_t *module, size_t index);
 
 /* Finds the input / output named `name` (decoded, exact match) and stores
  * its position in *index. Errors: NOT_FOUND, INVALID_ARGUMENT. */
@@ -373,7 +380,11 @@ DLC_API const dlc_module_t *dlc_session_module(const dlc_session_t *session);
  * model accepts batch in [1, 64]"); every later input dim that is the same
  * symbolic dim must equal it ("input 'y': dim 0 (batch) is 5, but input 'x'
  * set batch to 3"). Each output must then have the shape those values give
- * ("output 'y': expected shape [3,10], got [4,10]").
+ * ("output 'y': expected shape [3,10], got [4,10]"), except that a dim the
+ * model computes (dlc_module_dim_is_computed) needs only room: the output's
+ * buffer must hold the shape with that dim at its max (as
+ * dlc_session_create_outputs[_for] make it); after the run the output has
+ * the run's exact shape, and can be passed to the next run as it is.
  * Not reentrant on one session: one run at a time per session.
  * Errors (message names the tensor, expected vs. actual):
  *   INVALID_ARGUMENT  NULL arguments, wrong counts, overlapping outputs;
@@ -395,9 +406,10 @@ DLC_API dlc_status_t dlc_session_run(dlc_session_t *session,
 /* Convenience: stores in outputs[0 .. num_outputs-1] new zero-filled
  * tensors (as dlc_tensor_create) shaped like the module's outputs. The
  * caller owns them and frees each with dlc_tensor_free. On failure every
- * entry is NULL and nothing leaks. Errors: INVALID_ARGUMENT (also when an
- * output has a symbolic dim: its size depends on the inputs, so use
- * dlc_session_create_outputs_for), OUT_OF_MEMORY. */
+ * entry is NULL and nothing leaks. A dim the model computes is at its max
+ * (dlc_session_run shrinks it). Errors: INVALID_ARGUMENT (also when an
+ * output has a symbolic dim set by the inputs: its size depends on them, so
+ * use dlc_session_create_outputs_for), OUT_OF_MEMORY. */
 DLC_API dlc_status_t dlc_session_create_outputs(const dlc_session_t *session,
                                                 dlc_tensor_t **outputs);
 

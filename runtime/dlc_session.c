@@ -255,9 +255,32 @@ static dlc_status_t dlc_check_output(const dlc_module_t *m, size_t o,
   int32_t rank = dlc_tensor_rank(t);
   const int64_t *shape = dlc_tensor_shape(t);
   bool same = rank == decl->rank;
+  /* A computed dim is written by the run: the buffer must hold its greatest size. */
+  int64_t count = 1;
+  bool computed = false;
   for (int32_t d = 0; same && d < rank; ++d) {
     int32_t k = decl->dim_symbols[d];
+    if (k >= 0 && m->dims[k].computed) {
+      computed = true;
+      count = count < 0 || __builtin_mul_overflow(count, m->dims[k].max, &count) ? -1 : count;
+      continue;
+    }
     same = shape[d] == (k >= 0 ? dims[k] : decl->shape[d]);
+    count = count < 0 || __builtin_mul_overflow(count, shape[d], &count) ? -1 : count;
+  }
+  size_t need;
+  if (same && computed &&
+      (count < 0 ||
+       __builtin_mul_overflow((size_t)count, dlc_dtype_size(decl->dtype), &need) ||
+       need > dlc_tensor_capacity(t))) {
+    char want[256];
+    return dlc_fail(DLC_ERROR_SHAPE_MISMATCH,
+                    "output '%s': shape %s depends on values the model computes; its "
+                    "buffer must hold the greatest size (create it with "
+                    "dlc_session_create_outputs_for)",
+                    decl->name,
+                    dlc_decl_shape_text(decl->rank, decl->shape, decl->dim_symbols,
+                                        m->dims, NULL, want, sizeof(want)));
   }
   if (!same) {
     char want[256], got[256];
@@ -266,6 +289,35 @@ static dlc_status_t dlc_check_output(const dlc_module_t *m, size_t o,
                     dlc_decl_shape_text(decl->rank, decl->shape, decl->dim_symbols,
                                         m->dims, dims, want, sizeof(want)),
                     dlc_shape_text(rank, shape, got, sizeof(got)));
+  }
+  return DLC_OK;
+}
+
+/* After a run: each output with computed dims takes this run's sizes (the entry
+ * wrote the computed dims' values into the dims table). */
+static dlc_status_t dlc_shape_computed_outputs(const dlc_module_t *m, const int64_t *dims,
+                                               dlc_tensor_t *const *outputs) {
+  for (size_t k = 0; k < m->num_dims; ++k)
+    if (m->dims[k].computed && (dims[k] < m->dims[k].min || dims[k] > m->dims[k].max))
+      return dlc_fail(DLC_ERROR_INTERNAL,
+                      "module '%s': the run computed dim '%s' = %lld, outside [%lld, %lld] "
+                      "(please report it)",
+                      m->path, m->dims[k].name, (long long)dims[k],
+                      (long long)m->dims[k].min, (long long)m->dims[k].max);
+  for (size_t o = 0; o < m->num_outputs; ++o) {
+    const dlc_io_decl_t *d = &m->decls[m->num_inputs + o];
+    if (!d->symbolic)
+      continue;
+    int64_t shape[64];
+    if (d->rank > 64)
+      return dlc_fail(DLC_ERROR_INTERNAL, "module '%s': output '%s' has rank %d > 64",
+                      m->path, d->name, (int)d->rank);
+    for (int32_t i = 0; i < d->rank; ++i)
+      shape[i] = d->dim_symbols[i] >= 0 ? dims[d->dim_symbols[i]] : d->shape[i];
+    if (!dlc_tensor_set_shape(outputs[o], shape))
+      return dlc_fail(DLC_ERROR_INTERNAL,
+                      "module '%s': output '%s' does not hold this run's size", m->path,
+                      d->name);
   }
   return DLC_OK;
 }
@@ -341,6 +393,8 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
   if (rc != 0)
     return dlc_fail(DLC_ERROR_INTERNAL, "module '%s': entry returned %d",
                     m->path, (int)rc);
+  if (m->computed_dims)
+    return dlc_shape_computed_outputs(m, session->dims, outputs);
   return DLC_OK;
 }
 
@@ -359,8 +413,11 @@ static dlc_status_t dlc_create_outputs(const dlc_module_t *m, const int64_t *dim
   dlc_status_t st = DLC_OK;
   for (size_t o = 0; o < m->num_outputs && st == DLC_OK; ++o) {
     const dlc_io_decl_t *d = &out_decls[o];
-    for (int32_t i = 0; d->symbolic && i < d->rank; ++i)
-      shape[i] = d->dim_symbols[i] >= 0 ? dims[d->dim_symbols[i]] : d->shape[i];
+    /* Computed dims at their greatest size: the run shrinks them. */
+    for (int32_t i = 0; d->symbolic && i < d->rank; ++i) {
+      int32_t k = d->dim_symbols[i];
+      shape[i] = k < 0 ? d->shape[i] : m->dims[k].computed ? m->dims[k].max : dims[k];
+    }
     st = dlc_tensor_create(d->dtype, d->rank, d->symbolic ? shape : d->shape,
                            &outputs[o]);
   }
@@ -384,7 +441,10 @@ dlc_status_t dlc_session_create_outputs(const dlc_session_t *session,
     outputs[o] = NULL;
   for (size_t o = 0; m->symbolic_outputs && o < m->num_outputs; ++o) {
     const dlc_io_decl_t *d = &m->decls[m->num_inputs + o];
-    if (!d->symbolic)
+    bool from_inputs = false;
+    for (int32_t i = 0; i < d->rank; ++i)
+      from_inputs |= d->dim_symbols[i] >= 0 && !m->dims[d->dim_symbols[i]].computed;
+    if (!from_inputs)
       continue;
     char text[256];
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,

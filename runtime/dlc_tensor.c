@@ -16,6 +16,7 @@ struct dlc_tensor_t {
   void *data;
   int64_t num_elements;
   size_t byte_size;
+  size_t capacity; /* bytes the data holds: byte_size when created or wrapped */
   int64_t shape[]; /* rank entries */
 };
 
@@ -175,6 +176,7 @@ static dlc_status_t dlc_tensor_new(dlc_dtype_t dtype, int32_t rank,
   t->data = NULL;
   t->num_elements = count;
   t->byte_size = bytes;
+  t->capacity = bytes;
   if (rank > 0)
     memcpy(t->shape, shape, (size_t)rank * sizeof(int64_t));
   *out = t;
@@ -234,6 +236,27 @@ dlc_status_t dlc_tensor_wrap(dlc_dtype_t dtype, int32_t rank,
   *out = t;
   return DLC_OK;
 }
+
+bool dlc_tensor_set_shape(dlc_tensor_t *t, const int64_t *shape) {
+  int64_t count;
+  size_t bytes;
+  /* Checked quietly: a failure here is the caller's to report. */
+  int64_t n = 1;
+  for (int32_t d = 0; d < t->rank; ++d)
+    if (shape[d] < 0 || __builtin_mul_overflow(n, shape[d], &n))
+      return false;
+  count = n;
+  if (__builtin_mul_overflow((size_t)count, dlc_dtype_size(t->dtype), &bytes) ||
+      bytes > t->capacity)
+    return false;
+  if (t->rank > 0)
+    memcpy(t->shape, shape, (size_t)t->rank * sizeof(int64_t));
+  t->num_elements = count;
+  t->byte_size = bytes;
+  return true;
+}
+
+size_t dlc_tensor_capacity(const dlc_tensor_t *t) { return t ? t->capacity : 0; }
 
 void dlc_tensor_free(dlc_tensor_t *tensor) {
   if (!tensor)

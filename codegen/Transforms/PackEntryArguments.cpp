@@ -90,10 +90,15 @@ struct PackEntryArgumentsPass
     Location loc = main.getLoc();
     // Symbolic dims: the runtime passes their values after the buffers (dlc_abi.h).
     auto dimsAttr = main->getAttrOfType<ArrayAttr>(dlc::codegen::kBufferDimsAttr);
+    // The inputs and outputs have an entry each; a model that computes dims (NonZero)
+    // takes the table itself as one more static buffer, in the slot after the outputs.
     SmallVector<ArrayRef<int64_t>> bufferDims(numBuffers);
-    if (dimsAttr && dimsAttr.size() == numBuffers)
-      for (unsigned i = 0; i < numBuffers; ++i)
+    unsigned tableSlot = numBuffers;
+    if (dimsAttr && dimsAttr.size() <= numBuffers) {
+      tableSlot = dimsAttr.size();
+      for (unsigned i = 0; i < dimsAttr.size(); ++i)
         bufferDims[i] = cast<DenseI64ArrayAttr>(dimsAttr[i]).asArrayRef();
+    }
     for (unsigned i = 0; i < numBuffers; ++i) {
       auto type = cast<MemRefType>(main.getArgument(i + 1).getType());
       if (!type.hasStaticShape() && bufferDims[i].size() != size_t(type.getRank())) {
@@ -108,7 +113,7 @@ struct PackEntryArgumentsPass
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(&entry);
         Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, table,
-                                         ArrayRef<LLVM::GEPArg>{(int32_t)numBuffers});
+                                         ArrayRef<LLVM::GEPArg>{(int32_t)tableSlot});
         dims = LLVM::LoadOp::create(b, loc, ptr, slot);
       }
       return dims;

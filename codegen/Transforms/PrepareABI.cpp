@@ -13,6 +13,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace dlc::codegen {
 #define GEN_PASS_DEF_PREPAREABI
@@ -103,6 +106,46 @@ void lowerRuntimeChecks(func::FuncOp entry, Value status) {
   }
 }
 
+/// Writes `value`, an output with computed dims, into `flat` (its greatest size) viewed
+/// row-major at the value's sizes, and stores each computed dim into the dims table.
+void materializeComputed(OpBuilder &b, Location loc, Value value, Value flat, Value table,
+                         ArrayRef<std::string> symbols, const llvm::StringSet<> &computed,
+                         const llvm::StringMap<int64_t> &symbolIndex) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> sizes, strides(type.getRank());
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+      continue;
+    }
+    Value size = tensor::DimOp::create(b, loc, value, d);
+    sizes.push_back(size);
+    if (computed.contains(symbols[d])) {
+      Value slot = arith::ConstantIndexOp::create(b, loc, symbolIndex.lookup(symbols[d]));
+      Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), size);
+      memref::StoreOp::create(b, loc, i64, table, ValueRange{slot});
+    }
+  }
+  OpFoldResult stride = b.getIndexAttr(1);
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    if (d == 0)
+      break;
+    auto cs = getConstantIntValue(stride), cz = getConstantIntValue(sizes[d]);
+    if (cs && cz)
+      stride = b.getIndexAttr(*cs * *cz);
+    else if (cs == 1)
+      stride = sizes[d];
+    else
+      stride = arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
+                                     getValueOrCreateConstantIndexOp(b, loc, sizes[d]))
+                   .getResult();
+  }
+  auto view = memref::ReinterpretCastOp::create(b, loc, flat, b.getIndexAttr(0), sizes, strides);
+  bufferization::MaterializeInDestinationOp::create(b, loc, Type(), value, view, b.getUnitAttr(),
+                                                    b.getUnitAttr());
+}
+
 struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -115,7 +158,18 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
     std::string desc = "dlc-module 1\n";
     // Symbolic dims: one `dim` record each (in the order of dlc.dim_ranges, by name), and
     // the symbol index of every dim of every buffer for dlc-pack-entry-arguments.
+    // Dims the model computes (NonZero's count) are declared `computed` when an output
+    // has them; the entry writes their values into the table.
     llvm::StringMap<int64_t> symbolIndex;
+    llvm::StringSet<> computed, outputSymbols;
+    if (auto names = func->getAttrOfType<ArrayAttr>(dlc::graph::kComputedDimsAttr))
+      for (StringRef name : names.getAsValueRange<StringAttr>())
+        computed.insert(name);
+    for (unsigned i = 0; i < ft.getNumResults(); ++i)
+      for (const std::string &sym :
+           dimSymbols(func.getResultAttrDict(i), cast<RankedTensorType>(ft.getResult(i))))
+        outputSymbols.insert(sym);
+    llvm::StringMap<int64_t> maxOf;
     if (auto ranges = func->getAttrOfType<DictionaryAttr>(dlc::graph::kDimRangesAttr))
       for (NamedAttribute range : ranges) {
         auto bounds = dyn_cast<DenseI64ArrayAttr>(range.getValue());
@@ -123,9 +177,13 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
           func.emitError("dlc.dim_ranges: expected [min, max] for ") << range.getName();
           return signalPassFailure();
         }
+        bool isComputed = computed.contains(range.getName());
+        if (isComputed && !outputSymbols.contains(range.getName()))
+          continue;
+        maxOf[range.getName()] = bounds[1];
         symbolIndex[range.getName()] = symbolIndex.size();
         desc += "dim " + encodeName(range.getName()) + " " + std::to_string(bounds[0]) + " " +
-                std::to_string(bounds[1]) + "\n";
+                std::to_string(bounds[1]) + (isComputed ? " computed" : "") + "\n";
       }
     SmallVector<Attribute> bufferSymbols;
     auto symbolsOf = [&](StringRef kind, DictionaryAttr attrs, Type type) -> LogicalResult {
@@ -190,6 +248,29 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
       bufferTypes.push_back(isEmpty(t) ? MemRefType::get({1}, rt.getElementType())
                                        : MemRefType::get(rt.getShape(), rt.getElementType()));
     }
+    // An output with computed dims is a flat buffer of its greatest size (the runtime
+    // allocates that much), viewed at this run's sizes; the dims table follows the outputs.
+    SmallVector<bool> computedOutput(ft.getNumResults(), false);
+    for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+      auto rt = cast<RankedTensorType>(ft.getResult(i));
+      SmallVector<std::string> symbols = dimSymbols(func.getResultAttrDict(i), rt);
+      if (llvm::none_of(symbols, [&](const std::string &s) { return computed.contains(s); }))
+        continue;
+      computedOutput[i] = true;
+      int64_t capacity = 1;
+      for (auto [d, sym] : llvm::zip(rt.getShape(), symbols))
+        if (__builtin_mul_overflow(capacity, ShapedType::isDynamic(d) ? maxOf.lookup(sym) : d,
+                                   &capacity)) {
+          func.emitError() << "output " << i << ": its greatest size overflows int64";
+          return signalPassFailure();
+        }
+      bufferTypes[ft.getNumInputs() + i] =
+          MemRefType::get({std::max<int64_t>(capacity, 1)}, rt.getElementType());
+    }
+    bool writesDims = llvm::is_contained(computedOutput, true);
+    if (writesDims)
+      bufferTypes.push_back(
+          MemRefType::get({(int64_t)symbolIndex.size()}, OpBuilder(func).getI64Type()));
     OpBuilder b(func);
     Location loc = func.getLoc();
     SmallVector<Type> resultTypes;
@@ -222,6 +303,13 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
       if (isEmpty(v.getType()))
         continue;
       Value value = map.lookupOrDefault(v), dest = body->getArgument(ft.getNumInputs() + i);
+      if (computedOutput[i]) {
+        materializeComputed(b, loc, value, dest, body->getArguments().back(),
+                            dimSymbols(func.getResultAttrDict(i),
+                                       cast<RankedTensorType>(v.getType())),
+                            computed, symbolIndex);
+        continue;
+      }
       // A result that is a slice of an input (Split, Slice) is copied from the input's
       // buffer directly: as tensors, 10,000 slices of one input form one alias set that
       // bufferization's analysis compares pairwise (a Split into 10,000 outputs spent a

@@ -356,10 +356,14 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
                   &specializations, &storedTypes);
   ni.maxTensorBytes = options.maxTensorBytes;
   ni.speculationDepth = &speculationDepth;
-  if (!usedDynamicDims.empty() && subgraphDepth == 0)
-    ni.dynamicFunc = builder->getBlock()->getParentOp()
-                         ? dyn_cast<func::FuncOp>(builder->getBlock()->getParentOp())
-                         : func::FuncOp();
+  // Symbols come from --dims or from ops whose sizes the model computes (NonZero).
+  if (subgraphDepth == 0) {
+    auto func = builder->getBlock()->getParentOp()
+                    ? dyn_cast<func::FuncOp>(builder->getBlock()->getParentOp())
+                    : func::FuncOp();
+    if (func && (!usedDynamicDims.empty() || func->hasAttr(dlc::graph::kDimRangesAttr)))
+      ni.dynamicFunc = func;
+  }
   ni.subgraph = [this, loc](const onnx::GraphProto &g, ArrayRef<Value> args) {
     return importSubgraph(g, args, loc);
   };

@@ -567,9 +567,9 @@ LogicalResult reverseSequence(NodeImporter &n, Results &out) {
 LogicalResult compress(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   DLC_TRY(x);
-  auto cond = n.constantInput(1);
-  DLC_TRY(cond);
-  if (!isa<IntegerType>(cond->getElementType()))
+  auto c = n.requiredInput(1);
+  DLC_TRY(c);
+  if (!tensorType(*c).getElementType().isInteger(1))
     return n.error("condition must be a bool tensor");
   auto t = tensorType(*x);
   Expr e{n, t.getElementType()};
@@ -581,18 +581,23 @@ LogicalResult compress(NodeImporter &n, Results &out) {
     auto na = n.dimAxis(*a, t.getRank()); // its dim is read
     DLC_TRY(na);
     axis = *na;
-  } else {
+  } else if (t.hasStaticShape()) {
     data = e.reshape(*x, {t.getNumElements()});
   }
   if (e.failed)
     return failure();
+  // A condition known only when the model runs (or data with dynamic dims): the output's
+  // size is computed then.
+  DenseElementsAttr cond = n.knownInput(1);
+  if (!cond || !t.hasStaticShape())
+    return compressWithRuntimeCondition(n, data, *c, n.hasAttr("axis") ? axis : -1, out);
   int64_t len = tensorType(data).getDimSize(axis);
   SmallVector<int64_t> idx;
   int64_t i = 0;
-  for (const APInt &c : cond->getValues<APInt>()) {
+  for (const APInt &v : cond.getValues<APInt>()) {
     if (i >= len)
       break;
-    if (!c.isZero())
+    if (!v.isZero())
       idx.push_back(i);
     ++i;
   }

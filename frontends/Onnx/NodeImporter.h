@@ -264,6 +264,11 @@ llvm::ArrayRef<OpBuilderEntry> gridSampleBuilders();
 llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 llvm::ArrayRef<OpBuilderEntry> rangeBuilders();
+llvm::ArrayRef<OpBuilderEntry> dataDependentBuilders(); // NonZero, ...
+/// Compress of `data` along `axis` by a condition known only when the model runs.
+mlir::LogicalResult compressWithRuntimeCondition(NodeImporter &n, mlir::Value data,
+                                                 mlir::Value cond, int64_t axis,
+                                                 llvm::SmallVectorImpl<mlir::Value> &out);
 llvm::ArrayRef<OpBuilderEntry> sequenceBuilders();
 llvm::ArrayRef<OpBuilderEntry> trainingBuilders(); // ai.onnx.preview.training
 llvm::ArrayRef<OpBuilderEntry> mlBuilders();       // ai.onnx.ml

@@ -17,8 +17,11 @@ LogicalResult checkAtRunTime(NodeImporter &n, Value bad, const Twine &what) {
                                                                 n.b.getI32Type())});
   DLC_TRY(asInt);
   auto axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  auto any = n.create<ReduceMaxOp>({*asInt}, {n.named("axes", n.b.getDenseI64ArrayAttr(axes)),
+  auto max = n.create<ReduceMaxOp>({*asInt}, {n.named("axes", n.b.getDenseI64ArrayAttr(axes)),
                                               n.named("keepdims", n.b.getBoolAttr(false))});
+  DLC_TRY(max);
+  // > 0: the max of no elements (a dynamic or computed dim of size 0) is INT32_MIN.
+  auto any = n.create<GreaterOp>({*max, n.intConstant(n.b.getI32Type(), 0)});
   DLC_TRY(any);
   std::string message = "node '" + n.node.name() + "' (" + n.node.op_type() + "): " + what.str();
   auto check = RuntimeCheckOp::create(n.b, n.loc, *any, n.b.getStringAttr(message));

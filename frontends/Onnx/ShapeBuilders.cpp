@@ -735,7 +735,8 @@ const OpBuilderEntry *findOpBuilder(StringRef domain, StringRef opType, int opse
                      convTransposeBuilders(), signalBuilders(), quantBuilders(),
                      einsumBuilders(), controlFlowBuilders(),
                      recurrentBuilders(), gridSampleBuilders(), sequenceBuilders(), trainingBuilders(),
-                     mlBuilders(), contribBuilders(), rangeBuilders()})
+                     mlBuilders(), contribBuilders(), rangeBuilders(),
+                     dataDependentBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && domain == e.domain && opset >= e.minOpset)
         return &e;

@@ -12,7 +12,13 @@ LogicalResult checkDynamicDims(func::FuncOp func) {
     auto rt = dyn_cast<RankedTensorType>(t);
     return rt && !rt.hasStaticShape();
   };
-  if (!llvm::any_of(func.getArgumentTypes(), hasDynamic))
+  // Dynamic dims come from the arguments (--dims) or from ops whose result sizes the
+  // model computes (NonZero).
+  if (!llvm::any_of(func.getArgumentTypes(), hasDynamic) &&
+      !func.walk([&](Operation *op) {
+             return llvm::any_of(op->getResultTypes(), hasDynamic) ? WalkResult::interrupt()
+                                                                   : WalkResult::advance();
+           }).wasInterrupted())
     return success();
   graph::SymbolicShapes shapes(func);
   for (BlockArgument arg : func.getArguments()) {

@@ -63,6 +63,7 @@ struct ConvertGraphToLinalgPass
     dlc::conversion::populateReductionLoweringPatterns(patterns);
     dlc::conversion::populateDataMovementLoweringPatterns(patterns);
     dlc::conversion::populateIndexingLoweringPatterns(patterns);
+    dlc::conversion::populateDataDependentLoweringPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
     // Recomputed forward values stay apart from the ones they copy (CSE).

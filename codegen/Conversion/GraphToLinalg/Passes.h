@@ -49,6 +49,8 @@ void populatePoolingLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// Ops whose result sizes the model computes when it runs (NonZero).
+void populateDataDependentLoweringPatterns(mlir::RewritePatternSet &patterns);
 } // namespace dlc::conversion
 
 #endif

@@ -520,6 +520,22 @@ def Graph_PadOp : Graph_Op<"pad", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+def Graph_NonZeroOp : Graph_Op<"nonzero", [Pure]> {
+  let summary = "ONNX NonZero: the coordinates of the non-zero elements, [rank, count]";
+  let description = [{
+    Column j holds the coordinates of the j-th non-zero element in row-major
+    order (a 0-d input counts as one element of a 1-D tensor: one row). NaN is
+    non-zero. The count is known only when the model runs: the result is
+    `tensor<R x ? x i64>`, and `count` names the symbolic dim the model computes
+    (declared in the function's `dlc.dim_ranges` and `dlc.computed_dims`, range
+    [0, number of elements]).
+  }];
+  let arguments = (ins Graph_Tensor:$input, StrAttr:$count);
+  let results = (outs Graph_IntTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_ShapeOp : Graph_Op<"shape", [Pure, InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (folds to a constant)";
   let arguments = (ins Graph_Tensor:$input);

@@ -25,6 +25,10 @@ inline constexpr llvm::StringLiteral kValueAttr = "dlc.value";
 /// function's `dlc.dim_ranges`, a dictionary from each symbol to [min, max] (i64 array).
 inline constexpr llvm::StringLiteral kDimsAttr = "dlc.dims";
 inline constexpr llvm::StringLiteral kDimRangesAttr = "dlc.dim_ranges";
+/// The symbols among `dlc.dim_ranges` whose values the model computes when it runs (the
+/// number of non-zeros of a NonZero, ...): a string array on the main function. No input
+/// sets them; the entry writes each run's value into the dims table (dlc_abi.h).
+inline constexpr llvm::StringLiteral kComputedDimsAttr = "dlc.computed_dims";
 /// Module attribute of a training step: one dictionary per parameter it updates.
 inline constexpr llvm::StringLiteral kStateAttr = "dlc.state";
 

@@ -705,6 +705,17 @@ LogicalResult ScatterNDOp::verify() {
   return verifyScatter(*this, getData(), getIndices(), getUpdates(), getReduction());
 }
 
+LogicalResult NonZeroOp::verify() {
+  auto out = getOutput().getType();
+  int64_t rows = std::max<int64_t>(getInput().getType().getRank(), 1);
+  if (out.getRank() != 2 || out.getDimSize(0) != rows || !out.isDynamicDim(1) ||
+      !out.getElementType().isInteger(64))
+    return emitOpError("result must be tensor<") << rows << "x?xi64>, got " << out;
+  if (getCount().empty())
+    return emitOpError("needs the name of its count's symbolic dim");
+  return success();
+}
+
 LogicalResult RuntimeCheckOp::verify() {
   if (getFlag().getType().getRank() != 0)
     return emitOpError("flag must be a 0-d tensor");

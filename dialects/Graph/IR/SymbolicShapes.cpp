@@ -249,6 +249,9 @@ struct Rules {
       return staticDims(result);
     if (isa<ShapeOp>(op))
       return staticDims(result);
+    // Data-dependent sizes: a symbol of their own, computed when the model runs.
+    if (auto nz = dyn_cast<NonZeroOp>(op))
+      return Dims{Size::constant(result.getDimSize(0)), Size::symbol(nz.getCount())};
     // An expand to sizes it gives (a gradient broadcast back to a dynamic shape).
     if (auto e = dyn_cast<ExpandOp>(op); e && e.getDims()) {
       Dims out;
@@ -670,6 +673,25 @@ FailureOr<SymbolicDims> SymbolicShapes::dims(Value v, std::string *why) {
 }
 
 std::optional<SymbolicDims> SymbolicShapes::values(Value v) { return entry(v).values; }
+
+std::string declareComputedDim(func::FuncOp func, StringRef base, int64_t max) {
+  Builder b(func.getContext());
+  auto ranges = func->getAttrOfType<DictionaryAttr>(kDimRangesAttr);
+  std::string name = base.str();
+  for (int k = 2; ranges && ranges.get(name); ++k)
+    name = (base + "_" + Twine(k)).str();
+  SmallVector<NamedAttribute> entries;
+  if (ranges)
+    entries.append(ranges.begin(), ranges.end());
+  entries.push_back(b.getNamedAttr(name, b.getDenseI64ArrayAttr({0, max})));
+  func->setAttr(kDimRangesAttr, b.getDictionaryAttr(entries));
+  SmallVector<Attribute> computed;
+  if (auto old = func->getAttrOfType<ArrayAttr>(kComputedDimsAttr))
+    computed.append(old.begin(), old.end());
+  computed.push_back(b.getStringAttr(name));
+  func->setAttr(kComputedDimsAttr, b.getArrayAttr(computed));
+  return name;
+}
 
 std::optional<std::pair<int64_t, int64_t>> sizeBounds(func::FuncOp func, const SymbolicSize &size) {
   auto ranges = func ? func->getAttrOfType<DictionaryAttr>(kDimRangesAttr) : DictionaryAttr();

@@ -72,6 +72,11 @@ private:
 std::optional<std::pair<int64_t, int64_t>> sizeBounds(mlir::func::FuncOp func,
                                                       const SymbolicSize &size);
 
+/// Declares a symbolic dim the model computes when it runs (the count of a NonZero, ...):
+/// `base` (or `base_2`, ... when taken) with range [0, max] in the function's
+/// `dlc.dim_ranges`, listed in `dlc.computed_dims`. Returns its name.
+std::string declareComputedDim(mlir::func::FuncOp func, llvm::StringRef base, int64_t max);
+
 } // namespace dlc::graph
 
 #endif

@@ -88,3 +88,24 @@ func.func @main_graph(%x: tensor<?xf32> {dlc.name = "x", dlc.dtype = 1 : i32, dl
   // expected-error @-3 {{output 'y': dim 0 is 4*n, not one of the model's symbolic dims (--dims)}}
   return %x : tensor<?xf32>
 }
+
+// -----
+
+// A computed dim (NonZero's count): declared `computed` (an unused one is dropped), its
+// output a flat buffer of the greatest size viewed at the run's sizes, the count written
+// into the dims table, which dlc_main takes after the outputs.
+// CHECK: dlc.descriptor = "dlc-module 1\0Adim y.count 0 12 computed\0Ainput x 1 2 3 4\0Aoutput y 7 2 2 ?y.count\0A"
+// CHECK-LABEL: func.func @dlc_main(
+// CHECK-SAME: %{{.*}}: memref<3x4xf32>, %[[Y:.*]]: memref<24xi64>, %[[T:.*]]: memref<1xi64>)
+// CHECK: %[[N:.*]] = tensor.dim %[[R:.*]], %c1
+// CHECK: %[[I:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: memref.store %[[I]], %[[T]][%c0]
+// CHECK: %[[V:.*]] = memref.reinterpret_cast %[[Y]] to offset: [0], sizes: [2, %[[N]]], strides: [%[[N]], 1]
+// CHECK: bufferization.materialize_in_destination %[[R]] in restrict writable %[[V]]
+func.func @main_graph(%x: tensor<3x4xf32> {dlc.name = "x", dlc.dtype = 1 : i32})
+    -> (tensor<2x?xi64> {dlc.name = "y", dlc.dtype = 7 : i32, dlc.dims = ["", "y.count"]})
+    attributes {dlc.dim_ranges = {y.count = array<i64: 0, 12>, unused.count = array<i64: 0, 12>},
+                dlc.computed_dims = ["y.count", "unused.count"]} {
+  %0 = dlc_graph.nonzero %x {count = "y.count"} : tensor<3x4xf32> -> tensor<2x?xi64>
+  return %0 : tensor<2x?xi64>
+}

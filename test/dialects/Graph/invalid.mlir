@@ -557,3 +557,19 @@ func.func @split_dynamic_axis(%x: tensor<?x8xf32>) {
   %0:2 = dlc_graph.split %x {axis = 0 : i64, sizes = array<i64: 1, 1>} : tensor<?x8xf32> -> tensor<1x8xf32>, tensor<1x8xf32>
   return
 }
+
+// -----
+
+func.func @nonzero_rows(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{result must be tensor<2x?xi64>, got 'tensor<3x?xi64>'}}
+  %0 = dlc_graph.nonzero %x {count = "n"} : tensor<3x4xf32> -> tensor<3x?xi64>
+  return
+}
+
+// -----
+
+func.func @nonzero_static(%x: tensor<f32>) {
+  // expected-error @+1 {{result must be tensor<1x?xi64>, got 'tensor<1x5xi64>'}}
+  %0 = dlc_graph.nonzero %x {count = "n"} : tensor<f32> -> tensor<1x5xi64>
+  return
+}

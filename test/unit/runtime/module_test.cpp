@@ -555,6 +555,16 @@ TEST_CASE("symbolic dims: malformed uses", "[runtime][module][dims]") {
                           .c_str(),
                       DLC_ERROR_BAD_MODULE,
                       "descriptor line 2: dim 'batch' is used by no input");
+  // A computed dim (the model sets it) sizes outputs only, and at least one.
+  expectBadDescriptor((head + "dim n 0 9 computed\ninput x 1 1 ?n\noutput y 1 1 ?n\n").c_str(),
+                      DLC_ERROR_BAD_MODULE,
+                      "descriptor line 4: input 'x' dim 0 '?n' names a computed dim (only "
+                      "outputs may)");
+  expectBadDescriptor(
+      (head + "dim n 0 9 computed\ninput x 1 1 ?batch\noutput y 1 1 ?batch\n").c_str(),
+      DLC_ERROR_BAD_MODULE, "descriptor line 3: computed dim 'n' is used by no output");
+  expectBadDescriptor((head + "dim n 0 9 later\ninput x 1 1 ?batch\noutput y 1 1 ?n\n").c_str(),
+                      DLC_ERROR_BAD_MODULE, "dim 'n' has trailing 'later'");
   // No value records on a symbolic input (its size varies).
   expectBadDescriptor((head + "input x 7 1 ?batch\nvalue 00\noutput y 1 0\n").c_str(),
                       DLC_ERROR_BAD_MODULE,

@@ -446,6 +446,25 @@ int32_t recordDimsEntry(void **buffers, void *) {
   return 0;
 }
 
+// A data-dependent output: y = the positive elements of x [8], in order; the entry writes
+// their count (the computed dim) into the dims table, as generated code does. gCountBias
+// makes it report a wrong count.
+const char kComputedDescriptor[] = "dlc-module 1\n"
+                                   "dim count 0 8 computed\n"
+                                   "input x 1 1 8\n"
+                                   "output y 1 1 ?count\n";
+int64_t gCountBias = 0;
+int32_t positivesEntry(void **buffers, void *) {
+  const float *x = static_cast<const float *>(buffers[0]);
+  float *y = static_cast<float *>(buffers[1]);
+  int64_t n = 0;
+  for (int i = 0; i < 8; ++i)
+    if (x[i] > 0)
+      y[n++] = x[i];
+  static_cast<int64_t *>(buffers[2])[0] = n + gCountBias;
+  return 0;
+}
+
 std::vector<int64_t> shapeOf(const dlc_tensor_t *t) {
   const int64_t *shape = dlc_tensor_shape(t);
   return std::vector<int64_t>(shape, shape + dlc_tensor_rank(t));
@@ -672,4 +691,48 @@ TEST_CASE("static modules: no dims table, create_outputs_for as create_outputs",
   CHECK(dlc_session_create_outputs_for(s.get(), bad, 1, &out) == DLC_ERROR_SHAPE_MISMATCH);
   CHECK(out == nullptr);
   CHECK(message() == "input 'x': expected shape [2,3], got [3,2]");
+}
+
+TEST_CASE("an output with a computed dim takes each run's exact shape",
+          "[runtime][session][dims]") {
+  ModulePtr m = makeModule(kComputedDescriptor, positivesEntry);
+  REQUIRE(dlc_module_num_dims(m.get()) == 1);
+  CHECK(dlc_module_dim_is_computed(m.get(), 0) == 1);
+  CHECK(dlc_module_dim_is_computed(m.get(), 1) == 0);
+  SessionPtr s = makeSession(m.get(), 1);
+  // Created at the greatest size; no inputs needed, since no input sets the dim.
+  dlc_tensor_t *out = nullptr;
+  REQUIRE(dlc_session_create_outputs(s.get(), &out) == DLC_OK);
+  TensorPtr y(out);
+  CHECK(shapeOf(y.get()) == std::vector<int64_t>{8});
+  gCountBias = 0;
+  // The same output tensor serves runs of different counts, larger after smaller.
+  for (int positives : {3, 0, 8, 5}) {
+    INFO(positives << " positives");
+    TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {8});
+    for (int i = 0; i < 8; ++i)
+      floats(x)[i] = i < positives ? float(i + 1) : -1.0f;
+    const dlc_tensor_t *inputs[] = {x.get()};
+    dlc_tensor_t *outputs[] = {y.get()};
+    REQUIRE(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_OK);
+    CHECK(shapeOf(y.get()) == std::vector<int64_t>{positives});
+    CHECK(dlc_tensor_byte_size(y.get()) == size_t(positives) * sizeof(float));
+    for (int i = 0; i < positives; ++i)
+      CHECK(floats(y)[i] == float(i + 1));
+  }
+  // A buffer without room for the greatest size is refused before the run.
+  TensorPtr x = makeTensor(DLC_DTYPE_FLOAT, {8});
+  TensorPtr small = makeTensor(DLC_DTYPE_FLOAT, {7});
+  const dlc_tensor_t *inputs[] = {x.get()};
+  dlc_tensor_t *outputs[] = {small.get()};
+  CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_ERROR_SHAPE_MISMATCH);
+  CHECK(message() == "output 'y': shape [count] depends on values the model computes; its "
+                     "buffer must hold the greatest size (create it with "
+                     "dlc_session_create_outputs_for)");
+  // A count outside the declared range is the model's fault, reported as internal.
+  gCountBias = 9;
+  outputs[0] = y.get();
+  CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_ERROR_INTERNAL);
+  CHECK_THAT(message(), Catch::Contains("the run computed dim 'count' = 9, outside [0, 8]"));
+  gCountBias = 0;
 }

@@ -1,0 +1,144 @@
+// ONNX ops whose output sizes depend on input values (NonZero, Compress with a run-time
+// condition): their dims are symbols the model computes when it runs (dlc.computed_dims).
+#include "frontends/Onnx/NodeImporter.h"
+#include "frontends/Onnx/RuntimeChecks.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace dlc::graph;
+
+namespace dlc::onnx_frontend {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+/// A computed dim for the size of output `out` of this node, as large as `max`:
+/// named after the output ("y.count"), declared on the model function.
+FailureOr<std::string> computedDim(NodeImporter &n, StringRef what, int64_t max) {
+  auto func = dyn_cast_or_null<func::FuncOp>(n.b.getBlock()->getParentOp());
+  if (!func)
+    return n.error(what + " inside a subgraph (an If, Loop or Scan body) is not supported: its "
+                          "output size depends on values");
+  std::string base;
+  for (char c : n.node.output(0))
+    base += llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_';
+  return declareComputedDim(func, (base.empty() ? "nonzero" : base) + ".count", max);
+}
+
+/// The greatest element count of `v` (its dynamic dims at their range's max).
+FailureOr<int64_t> maxElements(NodeImporter &n, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.hasStaticShape())
+    return t.getNumElements();
+  auto dims = n.symbolicDims(v);
+  auto bounds = dims ? sizeBounds(n.dynamicFunc, sizeProduct(*dims)) : std::nullopt;
+  if (!bounds)
+    return n.error("the greatest size of the input's dynamic dims is not known");
+  return bounds->second;
+}
+
+/// [rank, count] coordinates of the non-zero elements of `x` (NaN counts).
+FailureOr<Value> nonZeroOf(NodeImporter &n, Value x) {
+  auto max = maxElements(n, x);
+  DLC_TRY(max);
+  auto sym = computedDim(n, "NonZero", *max);
+  DLC_TRY(sym);
+  int64_t rows = std::max<int64_t>(tensorType(x).getRank(), 1);
+  auto type = RankedTensorType::get({rows, ShapedType::kDynamic}, n.b.getI64Type());
+  return n.create<NonZeroOp>({x}, {n.named("count", n.b.getStringAttr(*sym))}, {type});
+}
+
+LogicalResult nonZero(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  DLC_TRY(x);
+  auto nz = nonZeroOf(n, *x);
+  DLC_TRY(nz);
+  out.push_back(*nz);
+  return success();
+}
+
+/// Compress with a condition known only when the model runs: a Gather of the indices of
+/// its true entries (those past the axis's length are dropped, as ONNX says).
+LogicalResult runtimeCompress(NodeImporter &n, Value data, Value cond, int64_t axis,
+                              Results &out) {
+  auto ct = tensorType(cond);
+  if (ct.getRank() != 1)
+    return n.error("condition must be a 1-D tensor, got rank " + Twine(ct.getRank()));
+  auto sizesOf = [&](Value v) -> std::optional<SmallVector<SymbolicSize>> {
+    auto t = tensorType(v);
+    if (!t.hasStaticShape())
+      return n.symbolicDims(v);
+    SmallVector<SymbolicSize> out;
+    for (int64_t d : t.getShape())
+      out.push_back(SymbolicSize::constant(d));
+    return out;
+  };
+  auto dataSizes = sizesOf(data), condSizes = sizesOf(cond);
+  if (!dataSizes || !condSizes)
+    return n.error("the sizes of the inputs' dynamic dims are not known");
+  if (axis < 0) { // no axis: the flattened data
+    SymbolicSize total = sizeProduct(*dataSizes);
+    auto flat = RankedTensorType::get(
+        {total.isStatic() ? total.coef : ShapedType::kDynamic}, tensorType(data).getElementType());
+    auto reshaped = n.create<ReshapeOp>(
+        {data}, {n.named("dims", n.b.getStrArrayAttr({total.isStatic() ? "" : total.str()}))},
+        {flat});
+    DLC_TRY(reshaped);
+    data = *reshaped;
+    dataSizes = SmallVector<SymbolicSize>{total};
+    axis = 0;
+  }
+  SymbolicSize len = (*dataSizes)[axis], clen = (*condSizes)[0];
+  if (!(clen == len) && !(len.isStatic() && clen.isStatic())) {
+    // Lengths known only when the model runs: a condition longer than the axis fails it.
+    auto lengthOf = [&](Value v, int64_t dim) -> FailureOr<Value> {
+      auto shape = n.create<ShapeOp>({v});
+      DLC_TRY(shape);
+      return n.create<SliceOp>({*shape}, {n.named("starts", n.b.getDenseI64ArrayAttr({dim})),
+                                          n.named("sizes", n.b.getDenseI64ArrayAttr({1})),
+                                          n.named("steps", n.b.getDenseI64ArrayAttr({1}))});
+    };
+    auto cl = lengthOf(cond, 0), dl = lengthOf(data, axis);
+    DLC_TRY(cl);
+    DLC_TRY(dl);
+    auto longer = n.create<GreaterOp>({*cl, *dl});
+    DLC_TRY(longer);
+    if (failed(checkAtRunTime(n, *longer, "the condition (input 1) is longer than the "
+                                          "compressed axis")))
+      return failure();
+  }
+  if (len.isStatic() && clen.coef > len.coef) {
+    auto sliced = n.create<SliceOp>({cond}, {n.named("starts", n.b.getDenseI64ArrayAttr({0})),
+                                             n.named("sizes", n.b.getDenseI64ArrayAttr({len.coef})),
+                                             n.named("steps", n.b.getDenseI64ArrayAttr({1}))});
+    DLC_TRY(sliced);
+    cond = *sliced;
+  }
+  auto nz = nonZeroOf(n, cond);
+  DLC_TRY(nz);
+  // [1, count] -> [count]: a grouping of dims, so no `dims` (symbolic sizes are read
+  // from the model's inputs; the count is computed).
+  auto idxType = RankedTensorType::get({ShapedType::kDynamic}, n.b.getI64Type());
+  auto idx = n.create<ReshapeOp>({*nz}, {}, {idxType});
+  DLC_TRY(idx);
+  auto y = n.create<GatherOp>({data, *idx}, {n.named("axis", n.b.getI64IntegerAttr(axis))});
+  DLC_TRY(y);
+  out.push_back(*y);
+  return success();
+}
+
+const OpBuilderEntry kDataDependent[] = {
+    {"NonZero", 9, nonZero},
+};
+
+} // namespace
+
+LogicalResult compressWithRuntimeCondition(NodeImporter &n, Value data, Value cond, int64_t axis,
+                                           SmallVectorImpl<Value> &out) {
+  return runtimeCompress(n, data, cond, axis, out);
+}
+
+ArrayRef<OpBuilderEntry> dataDependentBuilders() { return kDataDependent; }
+
+} // namespace dlc::onnx_frontend

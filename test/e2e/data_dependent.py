@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+# Data-dependent output shapes end to end: models whose output sizes depend on input values
+# (NonZero, Compress with a run-time condition), against ONNX Runtime.
+"""Check ops whose output sizes the model computes when it runs.
+
+Usage::
+
+    data_dependent.py --dlc build/bin/dlc [--keep] [CASE ...]
+
+Each model is compiled once (statically, and with ``--dims`` where the case gives
+ranges); ``dlc info`` must list the computed dims; then for every input set of the case
+(including ones with no selected element) and 1, 2 and 4 threads, ``dlc run`` must give
+ONNX Runtime's outputs exactly: the same shape and the same elements (these ops only
+select and move values; NaN matches NaN). ``errors``: a condition longer than the
+compressed axis fails the run naming the node, with exit code 1 and one ``error:`` line.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+THREADS = (1, 2, 4)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17):
+    g = helper.make_graph(nodes, "m", inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(m)
+    return m
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def select_chain():
+    """NonZero's coordinates transposed into GatherND tuples picking the non-zeros back out,
+    their sum (a reduction over the computed dim), and columns picked by a run-time
+    condition (Compress along axis 1)."""
+    nodes = [helper.make_node("NonZero", ["x"], ["where"]),
+             helper.make_node("Transpose", ["where"], ["tuples"], perm=[1, 0]),
+             helper.make_node("GatherND", ["x", "tuples"], ["picked"]),
+             helper.make_node("ReduceSum", ["picked"], ["total"], keepdims=0),
+             helper.make_node("Compress", ["x", "keep"], ["cols"], axis=1)]
+    return model(nodes, [vi("x", TensorProto.FLOAT, ["n", 5]), vi("keep", TensorProto.BOOL, [5])],
+                 [vi("where", TensorProto.INT64, [2, None]), vi("picked", TensorProto.FLOAT, [None]),
+                  vi("total", TensorProto.FLOAT, []), vi("cols", TensorProto.FLOAT, ["n", None])])
+
+
+def element_types():
+    """NonZero of int32, bool and a 3-D float (NaN and -0.0 included), and Compress of
+    the flattened input by a shorter condition (no axis)."""
+    nodes = [helper.make_node("NonZero", ["i"], ["nz_i"]),
+             helper.make_node("NonZero", ["b"], ["nz_b"]),
+             helper.make_node("NonZero", ["f"], ["nz_f"]),
+             helper.make_node("Compress", ["f", "keep"], ["flat"])]
+    return model(nodes, [vi("i", TensorProto.INT32, [6]), vi("b", TensorProto.BOOL, [2, 3]),
+                         vi("f", TensorProto.FLOAT, [2, 2, 3]), vi("keep", TensorProto.BOOL, [7])],
+                 [vi("nz_i", TensorProto.INT64, [1, None]), vi("nz_b", TensorProto.INT64, [2, None]),
+                  vi("nz_f", TensorProto.INT64, [3, None]), vi("flat", TensorProto.FLOAT, [None])])
+
+
+def feeds_for(m, sizes, rng, density):
+    feeds = {}
+    for inp in m.graph.input:
+        shape = [sizes.get(d.dim_param, 1) if d.dim_param else d.dim_value
+                 for d in inp.type.tensor_type.shape.dim]
+        mask = rng.random(shape) < density
+        t = inp.type.tensor_type.elem_type
+        if t == TensorProto.BOOL:
+            feeds[inp.name] = mask
+        elif t == TensorProto.INT32:
+            feeds[inp.name] = (rng.integers(-3, 4, shape) * mask).astype(np.int32)
+        else:
+            v = rng.standard_normal(shape).astype(np.float32)
+            v[rng.random(shape) < 0.1] = np.nan
+            feeds[inp.name] = np.where(mask, v, np.where(rng.random(shape) < 0.5, 0.0, -0.0)
+                                       ).astype(np.float32)
+    return feeds
+
+
+# name: (builder, --dims or None, [({symbol: size}, density of non-zeros), ...])
+CASES = {
+    "select_chain": (select_chain, "n=1..6", [({"n": 1}, 0.0), ({"n": 4}, 0.5), ({"n": 6}, 1.0),
+                                              ({"n": 3}, 0.3)]),
+    "element_types": (element_types, None, [({}, 0.0), ({}, 0.4), ({}, 1.0)]),
+}
+
+
+def run(cmd, cwd):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def same(got, ref):
+    return got.shape == ref.shape and got.dtype == ref.dtype and bool(
+        np.all((got == ref) | (np.isnan(got) & np.isnan(ref)) if got.dtype.kind == "f"
+               else got == ref))
+
+
+def check_case(dlc, name, work):
+    build, dims, runs = CASES[name]
+    m = build()
+    d = work / name
+    d.mkdir()
+    onnx.save(m, d / "model.onnx")
+    sess = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    compiles = [("static", [])] + ([("dynamic", ["--dims", dims])] if dims else [])
+    for kind, flags in compiles:
+        for sizes, density in runs:
+            if kind == "static" and dims and sizes != runs[0][0]:
+                continue  # the static compile has the first run's sizes
+            so = f"{kind}.so"
+            if not (d / so).exists():
+                shape_flags = []
+                if kind == "static" and dims:
+                    for i in m.graph.input:
+                        shape = [sizes[x.dim_param] if x.dim_param else x.dim_value
+                                 for x in i.type.tensor_type.shape.dim]
+                        if any(x.dim_param for x in i.type.tensor_type.shape.dim):
+                            shape_flags += ["--input-shape",
+                                            f"{i.name}=" + "x".join(map(str, shape))]
+                r = run([dlc, "compile", "model.onnx", *flags, *shape_flags, "-o", so], d)
+                if r.returncode:
+                    return f"{kind} compile failed: {r.stderr.strip()}"
+                info = run([dlc, "info", so], d).stdout
+                if "computed by the model" not in info:
+                    return f"dlc info lists no computed dim:\n{info}"
+            feeds = feeds_for(m, sizes, rng, density)
+            refs = sess.run(None, feeds)
+            args = []
+            for k, v in feeds.items():
+                np.save(d / f"{k}.npy", v)
+                args += ["--input", f"{k}={k}.npy"]
+            for threads in THREADS:
+                out = d / f"out_{threads}"
+                shutil.rmtree(out, ignore_errors=True)
+                r = run([dlc, "run", so, *args, "--threads", str(threads), "--output-dir",
+                         str(out)], d)
+                if r.returncode:
+                    return f"{kind} run {sizes} at {threads} threads failed: {r.stderr.strip()}"
+                for o, ref in zip(m.graph.output, refs):
+                    got = np.load(out / f"{o.name}.npy")
+                    if not same(got, np.asarray(ref)):
+                        return (f"{kind} {o.name} at {sizes}, density {density}, {threads} "
+                                f"threads: got {got.shape} {got.ravel()[:8]}, expected "
+                                f"{np.asarray(ref).shape} {np.asarray(ref).ravel()[:8]}")
+    return None
+
+
+def check_errors(dlc, work):
+    d = work / "errors"
+    d.mkdir()
+    m = model([helper.make_node("Compress", ["x", "keep"], ["y"], axis=0, name="picker")],
+              [vi("x", TensorProto.FLOAT, ["n", 2]), vi("keep", TensorProto.BOOL, ["k"])],
+              [vi("y", TensorProto.FLOAT, [None, 2])])
+    onnx.save(m, d / "c.onnx")
+    r = run([dlc, "compile", "c.onnx", "--dims", "n=1..8,k=1..8", "-o", "c.so"], d)
+    if r.returncode:
+        return f"compile failed: {r.stderr.strip()}"
+    np.save(d / "x.npy", np.ones((3, 2), np.float32))
+    np.save(d / "k.npy", np.ones(4, bool))
+    r = run([dlc, "run", "c.so", "--input", "x=x.npy", "--input", "keep=k.npy"], d)
+    lines = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    want = ["picker", "the condition (input 1) is longer than the compressed axis"]
+    if r.returncode != 1 or len(lines) != 1 or any(w not in r.stderr for w in want):
+        return f"long condition: exit {r.returncode}, stderr {r.stderr!r}, expected {want}"
+    # A shorter condition is fine (ONNX drops the rest of the axis).
+    np.save(d / "k2.npy", np.array([False, True]))
+    r = run([dlc, "run", "c.so", "--input", "x=x.npy", "--input", "keep=k2.npy", "--output-dir",
+             "o"], d)
+    if r.returncode or np.load(d / "o" / "y.npy").shape != (1, 2):
+        return f"short condition: exit {r.returncode}, stderr {r.stderr!r}"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dlc", required=True)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("cases", nargs="*")
+    args = ap.parse_args()
+    dlc = str(Path(args.dlc).resolve())
+    work = Path(tempfile.mkdtemp(prefix="dlc-data-dependent-"))
+    failures = 0
+    try:
+        for name in args.cases or [*CASES, "errors"]:
+            msg = check_errors(dlc, work) if name == "errors" else check_case(dlc, name, work)
+            print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
+            failures += bool(msg)
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
