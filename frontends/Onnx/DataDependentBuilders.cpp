@@ -128,8 +128,65 @@ LogicalResult runtimeCompress(NodeImporter &n, Value data, Value cond, int64_t a
   return success();
 }
 
+/// Unique: the distinct slices along `axis` (of the flattened input without one).
+LogicalResult unique(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  DLC_TRY(x);
+  auto sortedAttr = n.intAttr("sorted", 1);
+  DLC_TRY(sortedAttr);
+  auto t = tensorType(*x);
+  Value data = *x;
+  int64_t axis = 0;
+  if (n.hasAttr("axis")) {
+    auto a = n.intAttr("axis", 0);
+    DLC_TRY(a);
+    auto na = n.dimAxis(*a, t.getRank());
+    DLC_TRY(na);
+    axis = *na;
+  } else if (t.getRank() != 1) {
+    auto dims = t.hasStaticShape() ? std::optional<SmallVector<SymbolicSize>>() : n.symbolicDims(*x);
+    if (!t.hasStaticShape() && !dims)
+      return n.error("the sizes of the input's dynamic dims are not known");
+    SymbolicSize total = t.hasStaticShape() ? SymbolicSize::constant(t.getNumElements())
+                                            : sizeProduct(*dims);
+    auto flat = RankedTensorType::get({total.isStatic() ? total.coef : ShapedType::kDynamic},
+                                      t.getElementType());
+    SmallVector<NamedAttribute> attrs;
+    if (!total.isStatic())
+      attrs.push_back(n.named("dims", n.b.getStrArrayAttr({total.str()})));
+    auto reshaped = n.create<ReshapeOp>({*x}, attrs, {flat});
+    DLC_TRY(reshaped);
+    data = *reshaped;
+  }
+  auto dt = tensorType(data);
+  int64_t maxSlices = dt.getDimSize(axis);
+  if (ShapedType::isDynamic(maxSlices)) {
+    auto dims = n.symbolicDims(data);
+    auto bounds = dims ? sizeBounds(n.dynamicFunc, (*dims)[axis]) : std::nullopt;
+    if (!bounds)
+      return n.error("the greatest size of the input's dynamic axis is not known");
+    maxSlices = bounds->second;
+  }
+  auto sym = computedDim(n, "Unique", maxSlices);
+  DLC_TRY(sym);
+  SmallVector<int64_t> shape(dt.getShape());
+  shape[axis] = ShapedType::kDynamic;
+  auto i64 = n.b.getI64Type();
+  auto counted = RankedTensorType::get({ShapedType::kDynamic}, i64);
+  auto r = n.createMulti(UniqueOp::getOperationName(), {data},
+                         {n.named("axis", n.b.getI64IntegerAttr(axis)),
+                          n.named("sorted", n.b.getBoolAttr(*sortedAttr != 0)),
+                          n.named("count", n.b.getStringAttr(*sym))},
+                         {RankedTensorType::get(shape, dt.getElementType()), counted,
+                          RankedTensorType::get({dt.getDimSize(axis)}, i64), counted});
+  DLC_TRY(r);
+  out.append(r->begin(), r->end());
+  return success();
+}
+
 const OpBuilderEntry kDataDependent[] = {
     {"NonZero", 9, nonZero},
+    {"Unique", 11, unique},
 };
 
 } // namespace

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Data-dependent output shapes end to end: models whose output sizes depend on input values
-# (NonZero, Compress with a run-time condition), against ONNX Runtime.
+# (NonZero, Compress with a run-time condition, Unique), against ONNX Runtime.
 """Check ops whose output sizes the model computes when it runs.
 
 Usage::
@@ -69,7 +69,28 @@ def element_types():
                   vi("nz_f", TensorProto.INT64, [3, None]), vi("flat", TensorProto.FLOAT, [None])])
 
 
+def uniques():
+    """Unique of a flattened int64 tensor (sorted and in order of first occurrence) and of
+    the rows of a float matrix (sorted, axis 0), their values drawn from a few so that
+    they repeat; then the unique rows scaled (their computed dim flows on)."""
+    nodes = [helper.make_node("Unique", ["i"], ["u", "u_idx", "u_inv", "u_cnt"]),
+             helper.make_node("Unique", ["i"], ["v", "v_idx", "v_inv", "v_cnt"], sorted=0),
+             helper.make_node("Unique", ["rows"], ["r", "r_idx", "r_inv", "r_cnt"], axis=0),
+             helper.make_node("Mul", ["r", "two"], ["r2"])]
+    outs = [vi(name, TensorProto.INT64, [None])
+            for name in ("u", "u_idx", "u_inv", "u_cnt", "v", "v_idx", "v_inv", "v_cnt")]
+    outs += [vi("r_idx", TensorProto.INT64, [None]), vi("r_inv", TensorProto.INT64, [None]),
+             vi("r_cnt", TensorProto.INT64, [None]), vi("r2", TensorProto.FLOAT, [None, 3])]
+    return model(nodes, [vi("i", TensorProto.INT64, ["n", 1]),
+                         vi("rows", TensorProto.FLOAT, ["n", 3])], outs,
+                 [numpy_helper.from_array(np.array(2.0, np.float32), "two")])
+
+
 def feeds_for(m, sizes, rng, density):
+    if m.graph.node[0].op_type == "Unique":  # few distinct values, so that they repeat
+        k = max(1, int(density * 4))
+        return {"i": rng.integers(-k, k + 1, (sizes["n"], 1)).astype(np.int64),
+                "rows": rng.integers(0, k + 1, (sizes["n"], 3)).astype(np.float32) * 0.5}
     feeds = {}
     for inp in m.graph.input:
         shape = [sizes.get(d.dim_param, 1) if d.dim_param else d.dim_value
@@ -93,6 +114,8 @@ CASES = {
     "select_chain": (select_chain, "n=1..6", [({"n": 1}, 0.0), ({"n": 4}, 0.5), ({"n": 6}, 1.0),
                                               ({"n": 3}, 0.3)]),
     "element_types": (element_types, None, [({}, 0.0), ({}, 0.4), ({}, 1.0)]),
+    "uniques": (uniques, "n=1..12", [({"n": 4}, 0.2), ({"n": 1}, 0.5), ({"n": 12}, 0.5),
+                                     ({"n": 7}, 1.0)]),
 }
 
 

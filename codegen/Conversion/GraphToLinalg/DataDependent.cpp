@@ -1,10 +1,12 @@
-// Ops whose result sizes depend on values (NonZero) -> scf loops that count, then fill.
+// Ops whose result sizes depend on values (NonZero, Unique) -> scf loops that count, then fill.
 #include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -56,7 +58,9 @@ struct NonZeroLowering : OpConversionPattern<NonZeroOp> {
   LogicalResult matchAndRewrite(NonZeroOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
-    auto [flat, sizes] = flatten(b, loc, adaptor.getInput());
+    auto flattened = flatten(b, loc, adaptor.getInput());
+    Value flat = flattened.first;
+    SmallVector<Value> sizes = flattened.second;
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     Value n = inType.hasStaticShape() ? indexConst(b, loc, inType.getNumElements()) : Value();
     for (Value s : sizes)
@@ -101,10 +105,194 @@ struct NonZeroLowering : OpConversionPattern<NonZeroOp> {
   }
 };
 
+using Body = function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>;
+
+/// An scf.for over [lo, hi) carrying `inits`; `body` gives the next values.
+SmallVector<Value> loop(OpBuilder &b, Location loc, Value lo, Value hi, ValueRange inits,
+                        Body body) {
+  auto f = scf::ForOp::create(b, loc, lo, hi, indexConst(b, loc, 1), inits,
+                              [&](OpBuilder &nb, Location l, Value iv, ValueRange acc) {
+                                scf::YieldOp::create(nb, l, body(nb, l, iv, acc));
+                              });
+  return SmallVector<Value>(f.getResults().begin(), f.getResults().end());
+}
+
+/// `then` when `cond` holds, else `values` unchanged.
+SmallVector<Value> ifThen(OpBuilder &b, Location loc, Value cond, ValueRange values,
+                          function_ref<SmallVector<Value>(OpBuilder &, Location)> then) {
+  auto op = scf::IfOp::create(
+      b, loc, cond,
+      [&](OpBuilder &tb, Location tl) { scf::YieldOp::create(tb, tl, then(tb, tl)); },
+      [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, values); });
+  return SmallVector<Value>(op.getResults().begin(), op.getResults().end());
+}
+
+/// a < b in a total order: NaN after every number (and equal to NaN), bools false < true.
+Value totalLess(OpBuilder &b, Location loc, Value x, Value y) {
+  if (!isa<FloatType>(x.getType()))
+    return arith::CmpIOp::create(b, loc,
+                                 x.getType().isInteger(1) ? arith::CmpIPredicate::ult
+                                                          : arith::CmpIPredicate::slt,
+                                 x, y);
+  Value lt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, y);
+  Value xNum = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, x, x);
+  Value yNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y);
+  return arith::OrIOp::create(b, loc, lt, arith::AndIOp::create(b, loc, xNum, yNaN));
+}
+
+Value mul(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MulIOp::create(b, loc, x, y);
+}
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value eq(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+}
+
+/// Unique: slices along the axis compared lexicographically; O(slices^2 x slice size), for
+/// the modest sizes Unique sees in models. Each slice's first equal one, then each first
+/// occurrence's rank among them (sorted: how many are smaller; else how many come
+/// before), then the outputs in one pass.
+struct UniqueLowering : OpConversionPattern<UniqueOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(UniqueOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto flattened = flatten(b, loc, adaptor.getInput());
+    Value flat = flattened.first;
+    SmallVector<Value> sizes = flattened.second;
+    int64_t axis = op.getAxis();
+    Value c0 = indexConst(b, loc, 0), c1 = indexConst(b, loc, 1);
+    Value outer = c1, inner = c1, m = sizes[axis];
+    for (int64_t d = 0; d < int64_t(sizes.size()); ++d)
+      if (d != axis)
+        (d < axis ? outer : inner) = mul(b, loc, d < axis ? outer : inner, sizes[d]);
+    Value slice = mul(b, loc, outer, inner);
+    // Element j of slice k (of n slices) of a flat [outer, n, inner] tensor.
+    auto flatIndex = [&](OpBuilder &nb, Location l, Value k, Value j, Value n) {
+      Value o = arith::DivUIOp::create(nb, l, j, inner), i = arith::RemUIOp::create(nb, l, j, inner);
+      return add(nb, l, mul(nb, l, add(nb, l, mul(nb, l, o, n), k), inner), i);
+    };
+    auto at = [&](OpBuilder &nb, Location l, Value k, Value j) -> Value {
+      return tensor::ExtractOp::create(nb, l, flat, flatIndex(nb, l, k, j, m));
+    };
+    // -1, 0 or 1 as slice k1 is less than, equal to or greater than slice k2.
+    auto compare = [&](OpBuilder &nb, Location l, Value k1, Value k2) -> Value {
+      Value zero = arith::ConstantIntOp::create(nb, l, 0, 32);
+      return loop(nb, l, indexConst(nb, l, 0), slice, {zero},
+                  [&](OpBuilder &lb, Location ll, Value j, ValueRange acc) {
+                    Value undecided = eq(lb, ll, acc[0], arith::ConstantIntOp::create(lb, ll, 0, 32));
+                    return ifThen(lb, ll, undecided, acc, [&](OpBuilder &tb, Location tl) {
+                      Value x = at(tb, tl, k1, j), y = at(tb, tl, k2, j);
+                      Value r = arith::SelectOp::create(
+                          tb, tl, totalLess(tb, tl, y, x),
+                          arith::ConstantIntOp::create(tb, tl, 1, 32), acc[0]);
+                      r = arith::SelectOp::create(tb, tl, totalLess(tb, tl, x, y),
+                                                  arith::ConstantIntOp::create(tb, tl, -1, 32), r);
+                      return SmallVector<Value>{r};
+                    });
+                  })[0];
+    };
+    Type idx = b.getIndexType(), i64 = b.getI64Type();
+    // first[k]: the first slice equal to slice k.
+    Value first = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{m}, idx);
+    first = loop(b, loc, c0, m, {first}, [&](OpBuilder &nb, Location l, Value k, ValueRange acc) {
+      Value f = loop(nb, l, indexConst(nb, l, 0), k, {k},
+                     [&](OpBuilder &lb, Location ll, Value j, ValueRange fa) {
+                       return ifThen(lb, ll, eq(lb, ll, fa[0], k), fa,
+                                     [&](OpBuilder &tb, Location tl) {
+                                       Value c = compare(tb, tl, j, k);
+                                       Value same = eq(tb, tl, c, arith::ConstantIntOp::create(tb, tl, 0, 32));
+                                       return SmallVector<Value>{
+                                           arith::SelectOp::create(tb, tl, same, j, fa[0])};
+                                     });
+                     })[0];
+      return SmallVector<Value>{tensor::InsertOp::create(nb, l, f, acc[0], ValueRange{k})};
+    })[0];
+    auto isFirst = [&](OpBuilder &nb, Location l, Value k) {
+      return eq(nb, l, tensor::ExtractOp::create(nb, l, first, ValueRange{k}), k);
+    };
+    // rank[k] of each first occurrence k, and the number of uniques.
+    Value rank = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{m}, idx);
+    auto ranked = loop(b, loc, c0, m, {rank, c0}, [&](OpBuilder &nb, Location l, Value k,
+                                                        ValueRange acc) {
+      return ifThen(nb, l, isFirst(nb, l, k), acc, [&](OpBuilder &tb, Location tl) {
+        Value r = loop(tb, tl, indexConst(tb, tl, 0), m, {indexConst(tb, tl, 0)},
+                       [&](OpBuilder &lb, Location ll, Value j, ValueRange ra) {
+                         Value before =
+                             op.getSorted()
+                                 ? Value(ifThen(lb, ll, isFirst(lb, ll, j),
+                                                {arith::ConstantIntOp::create(lb, ll, 0, 1)},
+                                                [&](OpBuilder &cb, Location cl) {
+                                                  Value c = compare(cb, cl, j, k);
+                                                  return SmallVector<Value>{arith::CmpIOp::create(
+                                                      cb, cl, arith::CmpIPredicate::slt, c,
+                                                      arith::ConstantIntOp::create(cb, cl, 0, 32))};
+                                                })[0])
+                                 : arith::AndIOp::create(
+                                       lb, ll, isFirst(lb, ll, j),
+                                       arith::CmpIOp::create(lb, ll, arith::CmpIPredicate::ult, j, k));
+                         Value one = arith::SelectOp::create(lb, ll, before, indexConst(lb, ll, 1),
+                                                             indexConst(lb, ll, 0));
+                         return SmallVector<Value>{add(lb, ll, ra[0], one)};
+                       })[0];
+        return SmallVector<Value>{tensor::InsertOp::create(tb, tl, r, acc[0], ValueRange{k}),
+                                  add(tb, tl, acc[1], indexConst(tb, tl, 1))};
+      });
+    });
+    rank = ranked[0];
+    Value count = ranked[1];
+    // The outputs.
+    auto elt = cast<RankedTensorType>(flat.getType()).getElementType();
+    Value y = tensor::EmptyOp::create(
+        b, loc, ArrayRef<OpFoldResult>{mul(b, loc, mul(b, loc, outer, count), inner)}, elt);
+    Value indices = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count}, i64);
+    Value counts = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count}, i64);
+    counts = linalg::FillOp::create(b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, 0, 64)},
+                                    ValueRange{counts})
+                 .getResult(0);
+    Value inverse = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{getAsOpFoldResult(m)}, i64);
+    auto outs = loop(b, loc, c0, m, {y, indices, counts, inverse},
+                     [&](OpBuilder &nb, Location l, Value k, ValueRange acc) {
+      Value f = tensor::ExtractOp::create(nb, l, first, ValueRange{k});
+      Value r = tensor::ExtractOp::create(nb, l, rank, ValueRange{f});
+      Value r64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), r);
+      Value inv = tensor::InsertOp::create(nb, l, r64, acc[3], ValueRange{k});
+      Value seen = tensor::ExtractOp::create(nb, l, acc[2], ValueRange{r});
+      Value cnt = tensor::InsertOp::create(
+          nb, l, add(nb, l, seen, arith::ConstantIntOp::create(nb, l, 1, 64)), acc[2],
+          ValueRange{r});
+      auto firsts = ifThen(nb, l, eq(nb, l, f, k), {acc[0], acc[1]},
+                           [&](OpBuilder &tb, Location tl) {
+        Value k64 = arith::IndexCastOp::create(tb, tl, tb.getI64Type(), k);
+        Value ind = tensor::InsertOp::create(tb, tl, k64, acc[1], ValueRange{r});
+        Value out = loop(tb, tl, indexConst(tb, tl, 0), slice, {acc[0]},
+                         [&](OpBuilder &lb, Location ll, Value j, ValueRange ya) {
+                           Value v = at(lb, ll, k, j);
+                           return SmallVector<Value>{tensor::InsertOp::create(
+                               lb, ll, v, ya[0], ValueRange{flatIndex(lb, ll, r, j, count)})};
+                         })[0];
+        return SmallVector<Value>{out, ind};
+      });
+      return SmallVector<Value>{firsts[0], firsts[1], cnt, inv};
+    });
+    SmallVector<OpFoldResult> ySizes(sizes.begin(), sizes.end());
+    ySizes[axis] = count;
+    auto yType = op.getOutput().getType();
+    for (int64_t d = 0; d < yType.getRank(); ++d)
+      if (!yType.isDynamicDim(d))
+        ySizes[d] = b.getIndexAttr(yType.getDimSize(d));
+    Value shaped = reshapeDynamic(b, loc, outs[0], yType, ySizes);
+    b.replaceOp(op, {shaped, outs[1], outs[3], outs[2]});
+    return success();
+  }
+};
+
 } // namespace
 
 void populateDataDependentLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<NonZeroLowering>(patterns.getContext());
+  patterns.add<NonZeroLowering, UniqueLowering>(patterns.getContext());
 }
 
 } // namespace dlc::conversion

@@ -536,6 +536,26 @@ def Graph_NonZeroOp : Graph_Op<"nonzero", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_UniqueOp : Graph_Op<"unique", [Pure]> {
+  let summary = "ONNX Unique along an axis: the distinct slices, where each first occurs, "
+                "each slice's unique, and their counts";
+  let description = [{
+    The slices of `input` along `axis` that differ (elementwise equality; NaN
+    equals NaN), in ascending lexicographic order when `sorted`, else in order
+    of first occurrence. `output` is the input with the axis's size replaced by
+    their number, the symbolic dim `count` the model computes (declared in the
+    function's `dlc.dim_ranges` and `dlc.computed_dims`); `indices` [count]:
+    where each first occurs; `inverse` [axis size]: each slice's unique;
+    `counts` [count]: how often each occurs. The importer flattens the input
+    for ONNX's Unique without an axis.
+  }];
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis, BoolAttr:$sorted, StrAttr:$count);
+  let results = (outs Graph_Tensor:$output, Graph_IntTensor:$indices, Graph_IntTensor:$inverse,
+                      Graph_IntTensor:$counts);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type(results)";
+  let hasVerifier = 1;
+}
+
 def Graph_ShapeOp : Graph_Op<"shape", [Pure, InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (folds to a constant)";
   let arguments = (ins Graph_Tensor:$input);

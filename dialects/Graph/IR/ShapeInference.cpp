@@ -716,6 +716,26 @@ LogicalResult NonZeroOp::verify() {
   return success();
 }
 
+LogicalResult UniqueOp::verify() {
+  auto in = getInput().getType();
+  int64_t axis = getAxis();
+  if (in.getRank() < 1 || axis < 0 || axis >= in.getRank())
+    return emitOpError("axis ") << axis << " is out of range for rank " << in.getRank();
+  SmallVector<int64_t> shape(in.getShape());
+  shape[axis] = ShapedType::kDynamic;
+  auto i64 = IntegerType::get(getContext(), 64);
+  if (getOutput().getType() != RankedTensorType::get(shape, in.getElementType()) ||
+      getIndices().getType() != RankedTensorType::get({ShapedType::kDynamic}, i64) ||
+      getCounts().getType() != getIndices().getType() ||
+      getInverse().getType() != RankedTensorType::get({in.getDimSize(axis)}, i64))
+    return emitOpError("expected results ")
+           << RankedTensorType::get(shape, in.getElementType()) << ", tensor<?xi64>, "
+           << RankedTensorType::get({in.getDimSize(axis)}, i64) << ", tensor<?xi64>";
+  if (getCount().empty())
+    return emitOpError("needs the name of its count's symbolic dim");
+  return success();
+}
+
 LogicalResult RuntimeCheckOp::verify() {
   if (getFlag().getType().getRank() != 0)
     return emitOpError("flag must be a 0-d tensor");

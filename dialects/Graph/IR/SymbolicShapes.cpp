@@ -613,6 +613,23 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
     e.dims[split.getAxis()] = Size::constant(t.getDimSize(split.getAxis()));
     return e;
   }
+  // Unique: the input's sizes with the axis's replaced by the count it computes.
+  if (auto u = dyn_cast<UniqueOp>(op)) {
+    FailureOr<Dims> in = dimsOf(u.getInput());
+    if (failed(in)) {
+      e.failed = true;
+      return e;
+    }
+    Size count = Size::symbol(u.getCount());
+    unsigned r = cast<OpResult>(v).getResultNumber();
+    if (r == 0) {
+      e.dims = *in;
+      e.dims[u.getAxis()] = count;
+    } else {
+      e.dims = {r == 2 ? (*in)[u.getAxis()] : count};
+    }
+    return e;
+  }
   if (op->getNumResults() != 1 || op->getNumRegions() != 0) {
     if (dynamic) {
       e.failed = true;
