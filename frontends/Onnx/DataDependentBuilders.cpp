@@ -184,7 +184,110 @@ LogicalResult unique(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// NonMaxSuppression: its count bounds (batches x classes x min(boxes, max_output)) from
+/// the shapes and, when known, max_output; the thresholds are read when the model runs.
+LogicalResult nonMaxSuppression(NodeImporter &n, Results &out) {
+  auto boxes = n.requiredInput(0);
+  auto scores = n.requiredInput(1);
+  DLC_TRY(boxes);
+  DLC_TRY(scores);
+  auto center = n.intAttr("center_point_box", 0);
+  DLC_TRY(center);
+  if (*center != 0 && *center != 1)
+    return n.error("center_point_box must be 0 or 1, got " + Twine(*center));
+  auto bt = tensorType(*boxes), st = tensorType(*scores);
+  if (!isa<FloatType>(bt.getElementType()) || bt.getElementType() != st.getElementType())
+    return n.error("boxes and scores must be float tensors of one type");
+  if (bt.getRank() != 3 || (bt.getDimSize(2) != 4 && !bt.isDynamicDim(2)))
+    return n.error("boxes must have shape [batches, boxes, 4], got rank " + Twine(bt.getRank()) +
+                   (bt.getRank() == 3 ? " with last dim " + Twine(bt.getDimSize(2)) : Twine()));
+  if (st.getRank() != 3)
+    return n.error("scores must have shape [batches, classes, boxes], got rank " +
+                   Twine(st.getRank()));
+  auto sizesOf = [&](Value v) -> std::optional<SmallVector<SymbolicSize>> {
+    auto t = tensorType(v);
+    if (!t.hasStaticShape())
+      return n.symbolicDims(v);
+    SmallVector<SymbolicSize> s;
+    for (int64_t d : t.getShape())
+      s.push_back(SymbolicSize::constant(d));
+    return s;
+  };
+  auto bs = sizesOf(*boxes), ss = sizesOf(*scores);
+  if (!bs || !ss)
+    return n.error("the sizes of the inputs' dynamic dims are not known");
+  if ((*bs)[0] != (*ss)[0] || (*bs)[1] != (*ss)[2])
+    return n.error("boxes " + (*bs)[0].str() + "x" + (*bs)[1].str() + "x4 and scores " +
+                   (*ss)[0].str() + "x" + (*ss)[1].str() + "x" + (*ss)[2].str() +
+                   " disagree on the batches or the boxes");
+  // A dynamic last dim of the boxes (dlc compile --dims) must be 4 when the model runs.
+  if (bt.isDynamicDim(2)) {
+    auto shape = n.create<ShapeOp>({*boxes});
+    DLC_TRY(shape);
+    auto last = n.create<SliceOp>({*shape}, {n.named("starts", n.b.getDenseI64ArrayAttr({2})),
+                                             n.named("sizes", n.b.getDenseI64ArrayAttr({1})),
+                                             n.named("steps", n.b.getDenseI64ArrayAttr({1}))});
+    DLC_TRY(last);
+    auto four = n.create<EqualOp>({*last, n.intConstant(n.b.getI64Type(), 4)});
+    DLC_TRY(four);
+    auto wrong = n.create<NotOp>({*four});
+    DLC_TRY(wrong);
+    if (failed(checkAtRunTime(n, *wrong, "the boxes' last dim (input 0) must be 4")))
+      return failure();
+  }
+  // The scalars, as 0-d tensors (absent: 0 boxes, IoU threshold 0, no score threshold).
+  auto scalarInput = [&](unsigned i, Type elt, double dflt) -> FailureOr<Value> {
+    Value v = n.input(i);
+    if (!v)
+      return isa<FloatType>(elt) ? n.scalarConstant(elt, dflt) : n.intConstant(elt, int64_t(dflt));
+    auto t = tensorType(v);
+    if (!t.hasStaticShape() || t.getNumElements() != 1 || t.getElementType() != elt)
+      return n.error("input " + Twine(i) + " must hold one " +
+                     (isa<FloatType>(elt) ? "float" : "int64") + " value");
+    return n.reshape(v, {});
+  };
+  auto f32 = n.b.getF32Type();
+  auto maxOut = scalarInput(2, n.b.getI64Type(), 0);
+  DLC_TRY(maxOut);
+  auto iou = n.input(3) ? scalarInput(3, tensorType(n.input(3)).getElementType(), 0)
+                        : scalarInput(3, f32, 0);
+  DLC_TRY(iou);
+  auto score = n.input(4) ? scalarInput(4, tensorType(n.input(4)).getElementType(), 0)
+                          : scalarInput(4, f32, 0);
+  DLC_TRY(score);
+  for (Value v : {*iou, *score})
+    if (!isa<FloatType>(tensorType(v).getElementType()))
+      return n.error("the IoU and score thresholds must be floats");
+  // The greatest count: every box of every class, or max_output of them when known.
+  SymbolicSize total = (*bs)[0] * (*ss)[1];
+  auto boxBound = sizeBounds(n.dynamicFunc, (*bs)[1]);
+  auto pairBound = sizeBounds(n.dynamicFunc, total);
+  if (!boxBound || !pairBound)
+    return n.error("the greatest size of the inputs' dynamic dims is not known");
+  int64_t perClass = boxBound->second;
+  if (DenseElementsAttr known = n.knownInput(2))
+    perClass = std::clamp<int64_t>((*known.getValues<APInt>().begin()).getSExtValue(), 0, perClass);
+  else if (!n.input(2))
+    perClass = 0;
+  int64_t bound;
+  if (__builtin_mul_overflow(pairBound->second, perClass, &bound))
+    return n.error("the greatest number of selected boxes overflows int64");
+  auto sym = computedDim(n, "NonMaxSuppression", bound);
+  DLC_TRY(sym);
+  auto type = RankedTensorType::get({ShapedType::kDynamic, 3}, n.b.getI64Type());
+  auto r = n.create<NonMaxSuppressionOp>(
+      {*boxes, *scores, *maxOut, *iou, *score},
+      {n.named("center_point_box", n.b.getBoolAttr(*center == 1)),
+       n.named("has_score_threshold", n.b.getBoolAttr(n.input(4) != Value())),
+       n.named("count", n.b.getStringAttr(*sym))},
+      {type});
+  DLC_TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
 const OpBuilderEntry kDataDependent[] = {
+    {"NonMaxSuppression", 10, nonMaxSuppression},
     {"NonZero", 9, nonZero},
     {"Unique", 11, unique},
 };

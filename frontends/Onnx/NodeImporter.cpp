@@ -370,7 +370,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
       "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
       "Unsqueeze", "Squeeze", "Concat", "Mod", "Slice", "Split", "Expand", "Pad", "GatherElements", "GatherND",
-      "NonZero", "Compress", "Unique",
+      "NonZero", "Compress", "Unique", "NonMaxSuppression",
       // Elementwise: the result has the operands' (broadcast) dims.
       "Xor", "LessOrEqual", "GreaterOrEqual", "Floor", "Ceil", "Sin", "Cos", "Tan", "Asin",
       "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "Round", "IsNaN",

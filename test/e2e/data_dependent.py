@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Data-dependent output shapes end to end: models whose output sizes depend on input values
-# (NonZero, Compress with a run-time condition, Unique), against ONNX Runtime.
+# (NonZero, Compress with a run-time condition, Unique, NonMaxSuppression), against ONNX
+# Runtime.
 """Check ops whose output sizes the model computes when it runs.
 
 Usage::
@@ -86,7 +87,36 @@ def uniques():
                  [numpy_helper.from_array(np.array(2.0, np.float32), "two")])
 
 
+def nms():
+    """NonMaxSuppression of random boxes (corners in any order) with the output limit and
+    both thresholds given when the model runs, and of the same boxes as centers and sizes;
+    the selected boxes' coordinates gathered back (GatherND over the computed count)."""
+    nodes = [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou", "min_score"],
+                              ["sel"]),
+             helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou"],
+                              ["sel_c"], center_point_box=1),
+             helper.make_node("Slice", ["sel", "s0", "s3", "s1", "step2"], ["batch_box"]),
+             helper.make_node("GatherND", ["boxes", "batch_box"], ["picked"])]
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    return model(nodes, [vi("boxes", TensorProto.FLOAT, ["b", "n", 4]),
+                         vi("scores", TensorProto.FLOAT, ["b", 3, "n"]),
+                         vi("max_out", TensorProto.INT64, [1]), vi("iou", TensorProto.FLOAT, [1]),
+                         vi("min_score", TensorProto.FLOAT, [1])],
+                 [vi("sel", TensorProto.INT64, [None, 3]), vi("sel_c", TensorProto.INT64, [None, 3]),
+                  vi("picked", TensorProto.FLOAT, [None, 4])],
+                 # columns 0 and 2 (batch, box) of each selected row
+                 [c("s0", [0]), c("s3", [3]), c("s1", [1]), c("step2", [2])])
+
+
 def feeds_for(m, sizes, rng, density):
+    if m.graph.node[0].op_type == "NonMaxSuppression":
+        b, n = sizes["b"], sizes["n"]
+        corners = rng.uniform(0, 10, (b, n, 2, 2)).astype(np.float32)
+        return {"boxes": corners.reshape(b, n, 4),
+                "scores": rng.random((b, 3, n)).astype(np.float32),
+                "max_out": np.array([max(1, int(density * 8))], np.int64),
+                "iou": np.array([0.1 + 0.5 * density], np.float32),
+                "min_score": np.array([0.8 - 0.6 * density], np.float32)}
     if m.graph.node[0].op_type == "Unique":  # few distinct values, so that they repeat
         k = max(1, int(density * 4))
         return {"i": rng.integers(-k, k + 1, (sizes["n"], 1)).astype(np.int64),
@@ -114,6 +144,8 @@ CASES = {
     "select_chain": (select_chain, "n=1..6", [({"n": 1}, 0.0), ({"n": 4}, 0.5), ({"n": 6}, 1.0),
                                               ({"n": 3}, 0.3)]),
     "element_types": (element_types, None, [({}, 0.0), ({}, 0.4), ({}, 1.0)]),
+    "nms": (nms, "b=1..3,n=1..40", [({"b": 2, "n": 30}, 0.5), ({"b": 1, "n": 1}, 0.5),
+                                     ({"b": 3, "n": 40}, 1.0), ({"b": 2, "n": 7}, 0.1)]),
     "uniques": (uniques, "n=1..12", [({"n": 4}, 0.2), ({"n": 1}, 0.5), ({"n": 12}, 0.5),
                                      ({"n": 7}, 1.0)]),
 }

@@ -100,32 +100,11 @@ struct NonZeroLowering : OpConversionPattern<NonZeroOp> {
               [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, acc); });
           scf::YieldOp::create(nb, l, branch.getResults());
         });
+    markComputedDim(fill, op.getCount(), 0, 1);
     b.replaceOp(op, fill.getResult(0));
     return success();
   }
 };
-
-using Body = function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>;
-
-/// An scf.for over [lo, hi) carrying `inits`; `body` gives the next values.
-SmallVector<Value> loop(OpBuilder &b, Location loc, Value lo, Value hi, ValueRange inits,
-                        Body body) {
-  auto f = scf::ForOp::create(b, loc, lo, hi, indexConst(b, loc, 1), inits,
-                              [&](OpBuilder &nb, Location l, Value iv, ValueRange acc) {
-                                scf::YieldOp::create(nb, l, body(nb, l, iv, acc));
-                              });
-  return SmallVector<Value>(f.getResults().begin(), f.getResults().end());
-}
-
-/// `then` when `cond` holds, else `values` unchanged.
-SmallVector<Value> ifThen(OpBuilder &b, Location loc, Value cond, ValueRange values,
-                          function_ref<SmallVector<Value>(OpBuilder &, Location)> then) {
-  auto op = scf::IfOp::create(
-      b, loc, cond,
-      [&](OpBuilder &tb, Location tl) { scf::YieldOp::create(tb, tl, then(tb, tl)); },
-      [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, values); });
-  return SmallVector<Value>(op.getResults().begin(), op.getResults().end());
-}
 
 /// a < b in a total order: NaN after every number (and equal to NaN), bools false < true.
 Value totalLess(OpBuilder &b, Location loc, Value x, Value y) {
@@ -180,10 +159,10 @@ struct UniqueLowering : OpConversionPattern<UniqueOp> {
     // -1, 0 or 1 as slice k1 is less than, equal to or greater than slice k2.
     auto compare = [&](OpBuilder &nb, Location l, Value k1, Value k2) -> Value {
       Value zero = arith::ConstantIntOp::create(nb, l, 0, 32);
-      return loop(nb, l, indexConst(nb, l, 0), slice, {zero},
+      return buildLoop(nb, l, indexConst(nb, l, 0), slice, {zero},
                   [&](OpBuilder &lb, Location ll, Value j, ValueRange acc) {
                     Value undecided = eq(lb, ll, acc[0], arith::ConstantIntOp::create(lb, ll, 0, 32));
-                    return ifThen(lb, ll, undecided, acc, [&](OpBuilder &tb, Location tl) {
+                    return buildIfThen(lb, ll, undecided, acc, [&](OpBuilder &tb, Location tl) {
                       Value x = at(tb, tl, k1, j), y = at(tb, tl, k2, j);
                       Value r = arith::SelectOp::create(
                           tb, tl, totalLess(tb, tl, y, x),
@@ -197,10 +176,10 @@ struct UniqueLowering : OpConversionPattern<UniqueOp> {
     Type idx = b.getIndexType(), i64 = b.getI64Type();
     // first[k]: the first slice equal to slice k.
     Value first = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{m}, idx);
-    first = loop(b, loc, c0, m, {first}, [&](OpBuilder &nb, Location l, Value k, ValueRange acc) {
-      Value f = loop(nb, l, indexConst(nb, l, 0), k, {k},
+    first = buildLoop(b, loc, c0, m, {first}, [&](OpBuilder &nb, Location l, Value k, ValueRange acc) {
+      Value f = buildLoop(nb, l, indexConst(nb, l, 0), k, {k},
                      [&](OpBuilder &lb, Location ll, Value j, ValueRange fa) {
-                       return ifThen(lb, ll, eq(lb, ll, fa[0], k), fa,
+                       return buildIfThen(lb, ll, eq(lb, ll, fa[0], k), fa,
                                      [&](OpBuilder &tb, Location tl) {
                                        Value c = compare(tb, tl, j, k);
                                        Value same = eq(tb, tl, c, arith::ConstantIntOp::create(tb, tl, 0, 32));
@@ -215,14 +194,14 @@ struct UniqueLowering : OpConversionPattern<UniqueOp> {
     };
     // rank[k] of each first occurrence k, and the number of uniques.
     Value rank = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{m}, idx);
-    auto ranked = loop(b, loc, c0, m, {rank, c0}, [&](OpBuilder &nb, Location l, Value k,
+    auto ranked = buildLoop(b, loc, c0, m, {rank, c0}, [&](OpBuilder &nb, Location l, Value k,
                                                         ValueRange acc) {
-      return ifThen(nb, l, isFirst(nb, l, k), acc, [&](OpBuilder &tb, Location tl) {
-        Value r = loop(tb, tl, indexConst(tb, tl, 0), m, {indexConst(tb, tl, 0)},
+      return buildIfThen(nb, l, isFirst(nb, l, k), acc, [&](OpBuilder &tb, Location tl) {
+        Value r = buildLoop(tb, tl, indexConst(tb, tl, 0), m, {indexConst(tb, tl, 0)},
                        [&](OpBuilder &lb, Location ll, Value j, ValueRange ra) {
                          Value before =
                              op.getSorted()
-                                 ? Value(ifThen(lb, ll, isFirst(lb, ll, j),
+                                 ? Value(buildIfThen(lb, ll, isFirst(lb, ll, j),
                                                 {arith::ConstantIntOp::create(lb, ll, 0, 1)},
                                                 [&](OpBuilder &cb, Location cl) {
                                                   Value c = compare(cb, cl, j, k);
@@ -253,7 +232,7 @@ struct UniqueLowering : OpConversionPattern<UniqueOp> {
                                     ValueRange{counts})
                  .getResult(0);
     Value inverse = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{getAsOpFoldResult(m)}, i64);
-    auto outs = loop(b, loc, c0, m, {y, indices, counts, inverse},
+    auto outs = buildLoop(b, loc, c0, m, {y, indices, counts, inverse},
                      [&](OpBuilder &nb, Location l, Value k, ValueRange acc) {
       Value f = tensor::ExtractOp::create(nb, l, first, ValueRange{k});
       Value r = tensor::ExtractOp::create(nb, l, rank, ValueRange{f});
@@ -263,11 +242,11 @@ struct UniqueLowering : OpConversionPattern<UniqueOp> {
       Value cnt = tensor::InsertOp::create(
           nb, l, add(nb, l, seen, arith::ConstantIntOp::create(nb, l, 1, 64)), acc[2],
           ValueRange{r});
-      auto firsts = ifThen(nb, l, eq(nb, l, f, k), {acc[0], acc[1]},
+      auto firsts = buildIfThen(nb, l, eq(nb, l, f, k), {acc[0], acc[1]},
                            [&](OpBuilder &tb, Location tl) {
         Value k64 = arith::IndexCastOp::create(tb, tl, tb.getI64Type(), k);
         Value ind = tensor::InsertOp::create(tb, tl, k64, acc[1], ValueRange{r});
-        Value out = loop(tb, tl, indexConst(tb, tl, 0), slice, {acc[0]},
+        Value out = buildLoop(tb, tl, indexConst(tb, tl, 0), slice, {acc[0]},
                          [&](OpBuilder &lb, Location ll, Value j, ValueRange ya) {
                            Value v = at(lb, ll, k, j);
                            return SmallVector<Value>{tensor::InsertOp::create(
@@ -277,6 +256,7 @@ struct UniqueLowering : OpConversionPattern<UniqueOp> {
       });
       return SmallVector<Value>{firsts[0], firsts[1], cnt, inv};
     });
+    markComputedDim(outs[1].getDefiningOp(), op.getCount(), 1, 0);
     SmallVector<OpFoldResult> ySizes(sizes.begin(), sizes.end());
     ySizes[axis] = count;
     auto yType = op.getOutput().getType();

@@ -64,6 +64,7 @@ struct ConvertGraphToLinalgPass
     dlc::conversion::populateDataMovementLoweringPatterns(patterns);
     dlc::conversion::populateIndexingLoweringPatterns(patterns);
     dlc::conversion::populateDataDependentLoweringPatterns(patterns);
+    dlc::conversion::populateNonMaxSuppressionLoweringPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
     // Recomputed forward values stay apart from the ones they copy (CSE).

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
@@ -308,6 +309,32 @@ Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to,
       ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, to.getRank()))}, sizes);
 }
 
+SmallVector<Value> buildLoop(
+    OpBuilder &b, Location loc, Value lo, Value hi, ValueRange inits,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)> body) {
+  auto f = scf::ForOp::create(b, loc, lo, hi, indexConst(b, loc, 1), inits,
+                              [&](OpBuilder &nb, Location l, Value iv, ValueRange acc) {
+                                scf::YieldOp::create(nb, l, body(nb, l, iv, acc));
+                              });
+  return SmallVector<Value>(f.getResults().begin(), f.getResults().end());
+}
+
+SmallVector<Value> buildIfThen(OpBuilder &b, Location loc, Value cond, ValueRange values,
+                               function_ref<SmallVector<Value>(OpBuilder &, Location)> then) {
+  auto op = scf::IfOp::create(
+      b, loc, cond,
+      [&](OpBuilder &tb, Location tl) { scf::YieldOp::create(tb, tl, then(tb, tl)); },
+      [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, values); });
+  return SmallVector<Value>(op.getResults().begin(), op.getResults().end());
+}
+
+void markComputedDim(Operation *op, StringRef symbol, unsigned result, int64_t dim) {
+  Builder b(op->getContext());
+  op->setAttr(kComputedDimMark, b.getArrayAttr({b.getStringAttr(symbol),
+                                                 b.getI64IntegerAttr(result),
+                                                 b.getI64IntegerAttr(dim)}));
+}
+
 Value symbolicSize(OpBuilder &b, Location loc, Operation *in, StringRef size) {
   std::optional<graph::SymbolicSize> parsed = graph::SymbolicSize::parse(size);
   auto func = in->getParentOfType<func::FuncOp>();
@@ -324,6 +351,16 @@ Value symbolicSize(OpBuilder &b, Location loc, Operation *in, StringRef size) {
         if (s == sym && !dim)
           dim = tensor::DimOp::create(b, loc, arg, d);
     }
+    // A dim the model computes (NonZero's count): the size of the result its lowering
+    // marked (markComputedDim).
+    if (!dim)
+      func.walk([&](Operation *op) {
+        auto mark = op->getAttrOfType<ArrayAttr>(kComputedDimMark);
+        if (dim || !mark || mark.size() != 3 || cast<StringAttr>(mark[0]).getValue() != sym)
+          return;
+        dim = tensor::DimOp::create(b, loc, op->getResult(cast<IntegerAttr>(mark[1]).getInt()),
+                                    cast<IntegerAttr>(mark[2]).getInt());
+      });
     if (!dim)
       return {};
     for (int i = 0; i < power; ++i)

@@ -48,6 +48,23 @@ using dlc::graph::scalarConstant;
 /// The identity of max (lowest value) or min (highest value) for `elt`.
 mlir::Value extremeConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, bool lowest);
 
+/// An scf.for over [lo, hi) carrying `inits`; `body` (builder, location, induction
+/// variable, carried values) gives the next values. Returns the final ones.
+llvm::SmallVector<mlir::Value> buildLoop(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo, mlir::Value hi, mlir::ValueRange inits,
+    llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &, mlir::Location, mlir::Value,
+                                                      mlir::ValueRange)>
+        body);
+/// An scf.if giving `then`'s values when `cond` holds, else `values` unchanged.
+llvm::SmallVector<mlir::Value>
+buildIfThen(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond, mlir::ValueRange values,
+            llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &, mlir::Location)> then);
+
+/// Marks `op`'s result `result` as having the computed symbolic dim `symbol` (NonZero's
+/// count, ...) at dim `dim`, so that symbolicSize finds its size for the ops that follow.
+inline constexpr llvm::StringLiteral kComputedDimMark = "dlc.computed_dim";
+void markComputedDim(mlir::Operation *op, llvm::StringRef symbol, unsigned result, int64_t dim);
+
 /// Reshape of a tensor with dynamic dims: one collapse or expand where the dims group,
 /// else through 1-D; the target has at most one dynamic dim outside such groups.
 mlir::Value reshapeDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,

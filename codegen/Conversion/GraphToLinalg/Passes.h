@@ -51,6 +51,7 @@ void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// Ops whose result sizes the model computes when it runs (NonZero).
 void populateDataDependentLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateNonMaxSuppressionLoweringPatterns(mlir::RewritePatternSet &patterns);
 } // namespace dlc::conversion
 
 #endif

@@ -556,6 +556,28 @@ def Graph_UniqueOp : Graph_Op<"unique", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_NonMaxSuppressionOp : Graph_Op<"non_max_suppression", [Pure]> {
+  let summary = "ONNX NonMaxSuppression: greedy selection of boxes per batch and class";
+  let description = [{
+    `boxes` [B, N, 4] (corners in any order, or center and size with
+    `center_point_box`), `scores` [B, C, N]; `max_output` (0-d i64, clamped to
+    [0, N]), `iou_threshold` and `score_threshold` (0-d f32, the latter used
+    only with `has_score_threshold`) are read when the model runs. For each
+    batch and class, boxes are taken by descending score (ties: lower index)
+    while fewer than `max_output` are selected; one whose IoU with a selected
+    box exceeds the threshold is dropped. The result lists (batch, class, box)
+    of each selected box, in that order: [count, 3], `count` the symbolic dim
+    the model computes (declared in `dlc.dim_ranges` and `dlc.computed_dims`).
+  }];
+  let arguments = (ins Graph_FloatTensor:$boxes, Graph_FloatTensor:$scores,
+                       Graph_IntTensor:$max_output, Graph_FloatTensor:$iou_threshold,
+                       Graph_FloatTensor:$score_threshold, BoolAttr:$center_point_box,
+                       BoolAttr:$has_score_threshold, StrAttr:$count);
+  let results = (outs Graph_IntTensor:$selected);
+  let assemblyFormat = "$boxes `,` $scores `,` $max_output `,` $iou_threshold `,` $score_threshold attr-dict `:` type(operands) `->` type($selected)";
+  let hasVerifier = 1;
+}
+
 def Graph_ShapeOp : Graph_Op<"shape", [Pure, InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (folds to a constant)";
   let arguments = (ins Graph_Tensor:$input);

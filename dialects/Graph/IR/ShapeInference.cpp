@@ -736,6 +736,24 @@ LogicalResult UniqueOp::verify() {
   return success();
 }
 
+LogicalResult NonMaxSuppressionOp::verify() {
+  auto boxes = getBoxes().getType(), scores = getScores().getType();
+  if (boxes.getRank() != 3 || (boxes.getDimSize(2) != 4 && !boxes.isDynamicDim(2)) ||
+      scores.getRank() != 3)
+    return emitOpError("expected boxes [B, N, 4] and scores [B, C, N], got ")
+           << boxes << " and " << scores;
+  for (Value v : {getMaxOutput(), getIouThreshold(), getScoreThreshold()})
+    if (cast<RankedTensorType>(v.getType()).getRank() != 0)
+      return emitOpError("max_output and the thresholds must be 0-d tensors");
+  auto out = getSelected().getType();
+  if (out.getRank() != 2 || !out.isDynamicDim(0) || out.getDimSize(1) != 3 ||
+      !out.getElementType().isInteger(64))
+    return emitOpError("result must be tensor<?x3xi64>, got ") << out;
+  if (getCount().empty())
+    return emitOpError("needs the name of its count's symbolic dim");
+  return success();
+}
+
 LogicalResult RuntimeCheckOp::verify() {
   if (getFlag().getType().getRank() != 0)
     return emitOpError("flag must be a 0-d tensor");

@@ -252,6 +252,8 @@ struct Rules {
     // Data-dependent sizes: a symbol of their own, computed when the model runs.
     if (auto nz = dyn_cast<NonZeroOp>(op))
       return Dims{Size::constant(result.getDimSize(0)), Size::symbol(nz.getCount())};
+    if (auto nms = dyn_cast<NonMaxSuppressionOp>(op))
+      return Dims{Size::symbol(nms.getCount()), Size::constant(3)};
     // An expand to sizes it gives (a gradient broadcast back to a dynamic shape).
     if (auto e = dyn_cast<ExpandOp>(op); e && e.getDims()) {
       Dims out;
