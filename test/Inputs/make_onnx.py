@@ -180,10 +180,10 @@ def several_unsupported(declare_types=False):
     # Two unsupported op kinds, one of them twice; an unsupported attribute value;
     # and supported nodes downstream of a failure (checked when types are declared).
     nodes = [
-        h.make_node("NonMaxSuppression", ["x"], ["a"], name="nms_1"),
+        h.make_node("Multinomial", ["x"], ["a"], name="nms_1"),
         h.make_node("Relu", ["a"], ["b"], name="relu_after"),
         h.make_node("Transpose", ["b"], ["c"], perm=[0, 1, 2, 7], name="bad_perm"),
-        h.make_node("NonMaxSuppression", ["x"], ["d"], name="nms_2"),
+        h.make_node("Multinomial", ["x"], ["d"], name="nms_2"),
         h.make_node("FrobnicateTensor", ["x"], ["e"], name="frob"),
         h.make_node("Add", ["c", "d"], ["s"], name="add"),
         h.make_node("Add", ["s", "e"], ["y"], name="add2"),

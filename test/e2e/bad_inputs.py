@@ -22,7 +22,7 @@ which needs a working ``dlc compile`` of a trivial model):
   a_missing_file        dlc compile missing.onnx -o x.so
   b_truncated           first half of a valid model's bytes
   c_garbage             4 KiB of random bytes
-  d_unsupported_op      NonMaxSuppression node named weird_node
+  d_unsupported_op      Multinomial node named weird_node
   d2_unknown_op         made-up op FrobnicateTensor (default domain) named weird_node
   e_wrong_shape         dlc run model.onnx --input features=<[3,2] array, expects [2,3]>
   f_wrong_dtype         same with a float64 array instead of float32
@@ -85,15 +85,13 @@ def simple_model() -> onnx.ModelProto:
 
 
 def nms_model() -> onnx.ModelProto:
-    """A valid model whose only node is NonMaxSuppression (named weird_node)."""
+    """A valid model whose only node is Multinomial (named weird_node), an ONNX op dlc does
+    not implement (random sampling)."""
     f = TensorProto.FLOAT
-    node = helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out"],
-                            ["selected"], name="weird_node")
-    max_out = numpy_helper.from_array(np.array([3], np.int64), "max_out")
-    return _model([node], [helper.make_tensor_value_info("boxes", f, [1, 10, 4]),
-                           helper.make_tensor_value_info("scores", f, [1, 1, 10])],
-                  [helper.make_tensor_value_info("selected", TensorProto.INT64, [3, 3])],
-                  [max_out])
+    node = helper.make_node("Multinomial", ["logits"], ["samples"], name="weird_node",
+                            sample_size=3)
+    return _model([node], [helper.make_tensor_value_info("logits", f, [1, 10])],
+                  [helper.make_tensor_value_info("samples", TensorProto.INT32, [1, 3])], [])
 
 
 def unknown_op_model() -> onnx.ModelProto:
@@ -155,7 +153,7 @@ def case_c(dlc, d, t):
 
 def case_d(dlc, d, t):
     save(nms_model(), d / "nms.onnx")
-    return [dlc, "compile", "nms.onnx", "-o", "x.so"], ["weird_node", "NonMaxSuppression"]
+    return [dlc, "compile", "nms.onnx", "-o", "x.so"], ["weird_node", "Multinomial"]
 
 
 def case_d2(dlc, d, t):
