@@ -151,6 +151,26 @@ dlc_tensor_t *tensorFromProto(const ::onnx::TensorProto &t, const std::string &p
     n *= d;
     dims.push_back(d);
   }
+  // Strings: one string_data entry per element.
+  if (dtype == DLC_DTYPE_STRING) {
+    if (t.string_data_size() != n) {
+      error = path + ": expected " + std::to_string(n) + " strings, got " +
+              std::to_string(t.string_data_size());
+      return nullptr;
+    }
+    dlc_tensor_t *s = nullptr;
+    if (dlc_tensor_create(dtype, (int32_t)dims.size(), dims.data(), &s) != DLC_OK) {
+      error = path + ": " + dlc_status_message();
+      return nullptr;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      if (dlc_tensor_set_string(s, i, t.string_data(i).data(), t.string_data(i).size()) != DLC_OK) {
+        error = path + ": " + dlc_status_message();
+        dlc_tensor_free(s);
+        return nullptr;
+      }
+    return s;
+  }
   size_t elt = dlc_dtype_size(dtype);
   int bits = subByteBits(dtype);
   // Raw data of sub-byte types is packed; in memory each element takes a byte.
@@ -219,6 +239,14 @@ void tensorToProto(const dlc_tensor_t *tensor, const std::string &name, ::onnx::
   t.set_data_type(dlc_tensor_dtype(tensor));
   for (int32_t i = 0; i < dlc_tensor_rank(tensor); ++i)
     t.add_dims(dlc_tensor_shape(tensor)[i]);
+  if (dlc_tensor_dtype(tensor) == DLC_DTYPE_STRING) {
+    for (int64_t i = 0; i < dlc_tensor_num_elements(tensor); ++i) {
+      size_t size;
+      const char *data = dlc_tensor_string(tensor, i, &size);
+      t.add_string_data(std::string(data ? data : "", size));
+    }
+    return;
+  }
   if (subByteBits(dlc_tensor_dtype(tensor)))
     t.set_raw_data(pack(static_cast<const uint8_t *>(dlc_tensor_data(tensor)),
                         dlc_tensor_dtype(tensor), dlc_tensor_num_elements(tensor)));

@@ -22,7 +22,8 @@
  *       written as %XX (upper-case hex). <dtype> is the ONNX
  *       TensorProto.DataType number (1 float, 2 uint8, 3 int8, 4 uint16,
  *       5 int16, 6 int32, 7 int64, 9 bool, 10 float16, 11 double, 12 uint32,
- *       13 uint64, 16 bfloat16). A dim is a decimal integer >= 0 (static)
+ *       13 uint64, 16 bfloat16, 8 string: see dlc_abi_string_t). A dim is a
+ *       decimal integer >= 0 (static)
  *       or, in input and output records, "?<name>" (symbolic). Rank 0 =
  *       scalar.
  *
@@ -194,6 +195,12 @@ static inline dlc_abi_seal_t dlc_abi_seal_for(const void *data, uint64_t n) {
   return seal;
 }
 typedef void (*dlc_abi_parallel_body_fn)(void *closure, int64_t begin, int64_t end);
+
+/* A string element (dtype 8) as compiled code holds it: 16 bytes, the pointer to its
+ * UTF-8 bytes in the low 64 bits and their count in the high 64 (the layout of
+ * dlc_string_t, {const char *data; int64_t size}); passed by value to the runtime's
+ * string functions (dlc_runtime.h). */
+__extension__ typedef unsigned __int128 dlc_abi_string_t;
 
 #ifdef __cplusplus
 }

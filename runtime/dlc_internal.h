@@ -103,6 +103,23 @@ bool dlc_tensor_set_shape(dlc_tensor_t *t, const int64_t *shape);
 /* Bytes of data the tensor's buffer holds (its byte size when created or wrapped). */
 size_t dlc_tensor_capacity(const dlc_tensor_t *t);
 
+/* ---- strings (dlc_string.c) ---------------------------------------------- */
+
+/* The strings a run makes (concatenations, ...): blocks freed when the run ends. */
+typedef struct {
+  void *head;
+  bool failed; /* an allocation failed: the run's strings are incomplete */
+} dlc_string_arena_t;
+/* Makes `arena` this thread's, for the string functions compiled code calls. */
+void dlc_string_arena_begin(dlc_string_arena_t *arena);
+/* Frees what the run allocated there; this thread has no arena after. */
+void dlc_string_arena_end(dlc_string_arena_t *arena);
+/* Copies each element of the module's string outputs into the tensor's own storage
+ * (after a run: the entry left pointers into inputs, constants and the arena). */
+dlc_status_t dlc_string_outputs_copy(const dlc_module_t *m, dlc_tensor_t *const *outputs);
+/* Empties every element of the string outputs (a failed run: no dangling pointers). */
+void dlc_string_outputs_clear(const dlc_module_t *m, dlc_tensor_t *const *outputs);
+
 /* Parses the descriptor `text` (dlc_abi.h) into `m` (dlc_descriptor.c); errors name `where`
  * ("module '<path>'" or "in-process module") and the descriptor line. */
 dlc_status_t dlc_desc_parse(const char *where, const char *text, dlc_module_t *m);

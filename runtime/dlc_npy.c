@@ -35,12 +35,28 @@ static const struct {
     {'u', 8, DLC_DTYPE_UINT64},  {'b', 1, DLC_DTYPE_BOOL},
 };
 
-/* Maps a descr like "<f4" to a dtype. */
+/* Maps a descr like "<f4" to a dtype; strings ("<U7": UTF-32, "|S7": bytes) to
+ * DLC_DTYPE_STRING with their bytes per element in *string_bytes (else 0). */
 static dlc_status_t dlc_npy_parse_descr(const char *path, const char *descr,
-                                        dlc_dtype_t *dtype) {
+                                        dlc_dtype_t *dtype, size_t *string_bytes) {
   char order = descr[0];
   char kind = order ? descr[1] : '\0';
   const char *digits = kind ? descr + 2 : descr;
+  *string_bytes = 0;
+  if (kind == 'U' || kind == 'S') {
+    size_t width = 0;
+    bool valid = (order == '<' || order == '|' || order == '=' || (order == '>' && kind == 'S')) &&
+                 *digits >= '1' && *digits <= '9' && strlen(digits) <= 9;
+    for (const char *c = digits; valid && *c; ++c) {
+      valid = *c >= '0' && *c <= '9';
+      width = width * 10 + (size_t)(*c - '0');
+    }
+    if (!valid)
+      return dlc_fail(DLC_ERROR_UNSUPPORTED, "'%s': unsupported dtype '%s'", path, descr);
+    *dtype = DLC_DTYPE_STRING;
+    *string_bytes = kind == 'U' ? 4 * width : width;
+    return DLC_OK;
+  }
   unsigned size = 0;
   bool ok = (order == '<' || order == '>' || order == '|' || order == '=') &&
             *digits >= '1' && *digits <= '9' && strlen(digits) <= 2;
@@ -243,6 +259,100 @@ static uint32_t dlc_read_le(const unsigned char *p, int bytes) {
   return v;
 }
 
+/* Appends code point c as UTF-8 to out (4 bytes of room); its length, or 0 when c is
+ * not a Unicode scalar value. */
+static size_t dlc_utf8_put(uint32_t c, char *out) {
+  if (c < 0x80) {
+    out[0] = (char)c;
+    return 1;
+  }
+  if (c < 0x800) {
+    out[0] = (char)(0xC0 | (c >> 6));
+    out[1] = (char)(0x80 | (c & 0x3F));
+    return 2;
+  }
+  if (c >= 0xD800 && c <= 0xDFFF)
+    return 0;
+  if (c < 0x10000) {
+    out[0] = (char)(0xE0 | (c >> 12));
+    out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+    out[2] = (char)(0x80 | (c & 0x3F));
+    return 3;
+  }
+  if (c > 0x10FFFF)
+    return 0;
+  out[0] = (char)(0xF0 | (c >> 18));
+  out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+  out[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+  out[3] = (char)(0x80 | (c & 0x3F));
+  return 4;
+}
+
+/* Decodes the UTF-8 character at s[*i] (n bytes in all) and advances *i; -1 when the
+ * bytes there are not UTF-8 (overlong forms, surrogates and truncation included). */
+static int64_t dlc_utf8_get(const unsigned char *s, size_t n, size_t *i) {
+  unsigned char b = s[*i];
+  int len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+  if (!len || *i + (size_t)len > n)
+    return -1;
+  uint32_t c = len == 1 ? b : (uint32_t)(b & (0x7F >> len));
+  for (int k = 1; k < len; ++k) {
+    if ((s[*i + k] & 0xC0) != 0x80)
+      return -1;
+    c = (c << 6) | (s[*i + k] & 0x3F);
+  }
+  static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (c < least[len] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+    return -1;
+  *i += (size_t)len;
+  return c;
+}
+
+/* Reads the fixed-width string elements of a .npy (UTF-32 or bytes, NUL padded) into the
+ * string tensor t, as UTF-8. */
+static dlc_status_t dlc_npy_read_strings(FILE *f, const char *path, bool utf32, size_t width,
+                                         dlc_tensor_t *t) {
+  unsigned char *raw = malloc(width ? width : 1);
+  char *utf8 = malloc(width + 1); /* UTF-32 -> at most 4 bytes per 4 */
+  dlc_status_t st = raw && utf8 ? DLC_OK
+                                : dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "'%s': out of memory", path);
+  for (int64_t e = 0; st == DLC_OK && e < dlc_tensor_num_elements(t); ++e) {
+    if (fread(raw, 1, width, f) != width) {
+      st = dlc_fail(DLC_ERROR_IO, "cannot read the strings of '%s'", path);
+      break;
+    }
+    size_t len = 0;
+    if (utf32) {
+      size_t chars = width / 4;
+      while (chars && !(raw[4 * chars - 4] | raw[4 * chars - 3] | raw[4 * chars - 2] |
+                        raw[4 * chars - 1]))
+        --chars;
+      for (size_t k = 0; k < chars; ++k) {
+        uint32_t c = (uint32_t)raw[4 * k] | (uint32_t)raw[4 * k + 1] << 8 |
+                     (uint32_t)raw[4 * k + 2] << 16 | (uint32_t)raw[4 * k + 3] << 24;
+        size_t w = dlc_utf8_put(c, utf8 + len);
+        if (!w) {
+          st = dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                        "'%s': element %lld holds U+%X, not a Unicode character", path,
+                        (long long)e, (unsigned)c);
+          break;
+        }
+        len += w;
+      }
+    } else {
+      len = width;
+      while (len && !raw[len - 1])
+        --len;
+      memcpy(utf8, raw, len);
+    }
+    if (st == DLC_OK)
+      st = dlc_tensor_set_string(t, e, utf8, len);
+  }
+  free(raw);
+  free(utf8);
+  return st;
+}
+
 /* Everything after fopen, for a stream of `file_size` bytes; the caller
  * closes the stream. */
 static dlc_status_t dlc_npy_read(FILE *f, const char *path, uint64_t file_size,
@@ -308,7 +418,8 @@ static dlc_status_t dlc_npy_read(FILE *f, const char *path, uint64_t file_size,
     return st;
 
   dlc_dtype_t dtype = 0;
-  if ((st = dlc_npy_parse_descr(path, h.descr, &dtype)) != DLC_OK)
+  size_t string_bytes = 0;
+  if ((st = dlc_npy_parse_descr(path, h.descr, &dtype, &string_bytes)) != DLC_OK)
     return st;
   if (h.fortran_order)
     return dlc_fail(DLC_ERROR_UNSUPPORTED,
@@ -318,9 +429,13 @@ static dlc_status_t dlc_npy_read(FILE *f, const char *path, uint64_t file_size,
   char what[64 + 4096];
   snprintf(what, sizeof(what), "'%s'", path);
   size_t bytes;
-  if ((st = dlc_shape_check(what, dtype, h.rank, h.shape, NULL, &bytes)) !=
+  int64_t count;
+  if ((st = dlc_shape_check(what, dtype, h.rank, h.shape, &count, &bytes)) !=
       DLC_OK)
     return st;
+  /* Strings: the file holds fixed-width elements, not dlc_string_t's. */
+  if (string_bytes && __builtin_mul_overflow((size_t)count, string_bytes, &bytes))
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "'%s': string data too large", path);
   uint64_t data_offset = (uint64_t)preamble + header_len;
   uint64_t available = file_size - data_offset;
   char shape_text[128];
@@ -341,6 +456,15 @@ static dlc_status_t dlc_npy_read(FILE *f, const char *path, uint64_t file_size,
   dlc_tensor_t *t;
   if ((st = dlc_tensor_create(dtype, h.rank, h.shape, &t)) != DLC_OK)
     return st;
+  if (string_bytes) {
+    if (fseek(f, (long)data_offset, SEEK_SET) != 0 ||
+        (st = dlc_npy_read_strings(f, path, h.descr[1] == 'U', string_bytes, t)) != DLC_OK) {
+      dlc_tensor_free(t);
+      return st == DLC_OK ? dlc_fail(DLC_ERROR_IO, "cannot read '%s'", path) : st;
+    }
+    *out = t;
+    return DLC_OK;
+  }
   if (fseek(f, (long)data_offset, SEEK_SET) != 0 ||
       fread(dlc_tensor_data(t), 1, bytes, f) != bytes) {
     dlc_tensor_free(t);
@@ -482,13 +606,61 @@ static dlc_status_t dlc_write_atomically(const char *path, const void *a,
   return DLC_OK;
 }
 
+/* A string tensor's elements as NumPy's '<U<n>' data (UTF-32, NUL padded). */
+static dlc_status_t dlc_npy_encode_strings(const dlc_tensor_t *t, const char *path,
+                                           char descr[24], unsigned char **data,
+                                           size_t *bytes) {
+  int64_t count = dlc_tensor_num_elements(t);
+  size_t width = 1; /* NumPy writes <U1 for empty strings */
+  for (int64_t e = 0; e < count; ++e) {
+    size_t n, i = 0, chars = 0;
+    const unsigned char *s = (const unsigned char *)dlc_tensor_string(t, e, &n);
+    while (i < n) {
+      if (dlc_utf8_get(s, n, &i) < 0)
+        return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                        "cannot save '%s': element %lld is not UTF-8 text", path,
+                        (long long)e);
+      ++chars;
+    }
+    width = chars > width ? chars : width;
+  }
+  if (__builtin_mul_overflow((size_t)count, 4 * width, bytes) ||
+      !(*data = calloc(*bytes ? *bytes : 1, 1)))
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "cannot save '%s': out of memory", path);
+  for (int64_t e = 0; e < count; ++e) {
+    size_t n, i = 0, k = 0;
+    const unsigned char *s = (const unsigned char *)dlc_tensor_string(t, e, &n);
+    unsigned char *out = *data + (size_t)e * 4 * width;
+    while (i < n) {
+      uint32_t c = (uint32_t)dlc_utf8_get(s, n, &i);
+      for (int b = 0; b < 4; ++b)
+        out[4 * k + (size_t)b] = (unsigned char)(c >> (8 * b));
+      ++k;
+    }
+  }
+  snprintf(descr, 24, "<U%zu", width);
+  return DLC_OK;
+}
+
 dlc_status_t dlc_tensor_save_npy(const dlc_tensor_t *tensor,
                                  const char *path) {
   if (!tensor || !path)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
                     "dlc_tensor_save_npy: %s is null",
                     tensor ? "path" : "tensor");
-  const char *descr = dlc_npy_descr(dlc_tensor_dtype(tensor));
+  /* Strings: '<U<n>', n the most code points of an element (NumPy's str). */
+  char string_descr[24];
+  unsigned char *string_data = NULL;
+  size_t string_bytes = 0;
+  if (dlc_tensor_dtype(tensor) == DLC_DTYPE_STRING) {
+    dlc_status_t st = dlc_npy_encode_strings(tensor, path, string_descr, &string_data,
+                                             &string_bytes);
+    if (st != DLC_OK)
+      return st;
+  }
+  const char *descr = dlc_tensor_dtype(tensor) == DLC_DTYPE_STRING
+                          ? string_descr
+                          : dlc_npy_descr(dlc_tensor_dtype(tensor));
   if (!descr)
     return dlc_fail(DLC_ERROR_UNSUPPORTED,
                     "cannot save '%s': dtype %s has no .npy equivalent", path,
@@ -500,9 +672,11 @@ dlc_status_t dlc_tensor_save_npy(const dlc_tensor_t *tensor,
    * up to 64 padding bytes and the 12-byte preamble. */
   size_t cap = 96 + (size_t)rank * 24 + 21 + 64 + 12;
   char *header = malloc(cap);
-  if (!header)
+  if (!header) {
+    free(string_data);
     return dlc_fail(DLC_ERROR_OUT_OF_MEMORY,
                     "cannot save '%s': out of memory", path);
+  }
   size_t preamble = 10;
   size_t len = (size_t)snprintf(
       header + 12, cap - 12, "{'descr': '%s', 'fortran_order': False, 'shape': (",
@@ -537,8 +711,12 @@ dlc_status_t dlc_tensor_save_npy(const dlc_tensor_t *tensor,
   for (size_t i = 0; i < preamble - 8; ++i)
     start[8 + i] = (char)((header_len >> (8 * i)) & 0xff);
 
-  dlc_status_t st = dlc_write_atomically(path, start, total, dlc_tensor_data(tensor),
-                                         dlc_tensor_byte_size(tensor));
+  dlc_status_t st =
+      string_data || dlc_tensor_dtype(tensor) == DLC_DTYPE_STRING
+          ? dlc_write_atomically(path, start, total, string_data, string_bytes)
+          : dlc_write_atomically(path, start, total, dlc_tensor_data(tensor),
+                                 dlc_tensor_byte_size(tensor));
   free(header);
+  free(string_data);
   return st;
 }

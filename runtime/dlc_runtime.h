@@ -107,6 +107,11 @@ typedef int32_t dlc_dtype_t;
 #define DLC_DTYPE_INT16 5
 #define DLC_DTYPE_INT32 6
 #define DLC_DTYPE_INT64 7
+/* Strings: each element a dlc_string_t (16 bytes), UTF-8 bytes not NUL
+ * terminated. A tensor owns the bytes its elements point to once they are set
+ * with dlc_tensor_set_string (or loaded, or written by a run); a new tensor's
+ * elements are empty strings. */
+#define DLC_DTYPE_STRING 8
 #define DLC_DTYPE_BOOL 9 /* one byte per element, 0 or 1 */
 #define DLC_DTYPE_FLOAT16 10
 #define DLC_DTYPE_DOUBLE 11
@@ -127,6 +132,12 @@ typedef int32_t dlc_dtype_t;
 #define DLC_DTYPE_FLOAT8E8M0 24 /* unsigned power-of-two scale, one byte */
 #define DLC_DTYPE_UINT2 25
 #define DLC_DTYPE_INT2 26
+
+/* One element of a string tensor: `size` bytes at `data` (NULL when empty). */
+typedef struct {
+  const char *data;
+  int64_t size;
+} dlc_string_t;
 
 /* Bytes per element; 0 if dtype is not one of the DLC_DTYPE_* values. */
 DLC_API size_t dlc_dtype_size(dlc_dtype_t dtype);
@@ -179,17 +190,32 @@ DLC_API void *dlc_tensor_data(const dlc_tensor_t *tensor);
 DLC_API int64_t dlc_tensor_num_elements(const dlc_tensor_t *tensor);
 DLC_API size_t dlc_tensor_byte_size(const dlc_tensor_t *tensor);
 
+/* Element `index` (row-major, 0 <= index < num_elements) of a string tensor:
+ * its bytes (valid until the element is set again or the tensor is freed;
+ * NULL when empty) and their count in *size (may be NULL). NULL for another
+ * dtype or an index out of range. */
+DLC_API const char *dlc_tensor_string(const dlc_tensor_t *tensor, int64_t index,
+                                      size_t *size);
+/* Sets element `index` of a string tensor to a copy of `size` bytes at `data`
+ * (any bytes; dlc's string ops treat them as UTF-8). Errors: INVALID_ARGUMENT
+ * (another dtype, index out of range, NULL data with size > 0),
+ * OUT_OF_MEMORY. */
+DLC_API dlc_status_t dlc_tensor_set_string(dlc_tensor_t *tensor, int64_t index,
+                                           const char *data, size_t size);
+
 /* Reads a NumPy .npy file (format versions 1.0, 2.0 and 3.0) into a new
  * tensor that owns its data (as dlc_tensor_create); the caller frees it.
  * Supported dtypes: '<f2' '<f4' '<f8' '|i1' '<i2' '<i4' '<i8' '|u1' '<u2'
  * '<u4' '<u8' '|b1' ('=' and '<' are accepted for little-endian, and any
- * byte-order mark for one-byte types). Errors, each message naming `path`:
+ * byte-order mark for one-byte types), and strings: '<U<n>' (NumPy's str,
+ * UTF-32, read as UTF-8) and '|S<n>' (bytes), trailing NULs dropped, into a
+ * DLC_DTYPE_STRING tensor. Errors, each message naming `path`:
  *   NOT_FOUND        the file does not exist;
  *   IO               it cannot be opened or read, or is truncated (the
  *                    message gives the expected and actual byte counts);
  *   INVALID_ARGUMENT not a .npy file, malformed header, trailing bytes;
  *   UNSUPPORTED      fortran_order True, big-endian data, other dtypes
- *                    (complex, strings, objects, structured), version > 3;
+ *                    (complex, objects, structured), version > 3;
  *   OUT_OF_MEMORY. */
 DLC_API dlc_status_t dlc_tensor_load_npy(const char *path, dlc_tensor_t **out);
 
@@ -203,8 +229,9 @@ DLC_API dlc_status_t dlc_tensor_load_npy_buffer(const void *data, size_t size,
 /* Writes `tensor` to `path` as a version 1.0 .npy file (2.0 if the header
  * would exceed 64 KiB), C order, little-endian, byte-identical to NumPy's
  * np.save. Overwrites an existing file; on failure a partial file is
- * removed. Errors: INVALID_ARGUMENT (NULL arguments), UNSUPPORTED (bf16 has
- * no .npy dtype), IO (naming the path). */
+ * removed. A string tensor is written as '<U<n>' (n its longest element's
+ * code points). Errors: INVALID_ARGUMENT (NULL arguments, a string that is
+ * not UTF-8), UNSUPPORTED (bf16 has no .npy dtype), IO (naming the path). */
 DLC_API dlc_status_t dlc_tensor_save_npy(const dlc_tensor_t *tensor,
                                          const char *path);
 
@@ -444,6 +471,19 @@ DLC_API dlc_status_t dlc_session_create_outputs_for(const dlc_session_t *session
 DLC_API void dlc_runtime_parallel_for(void *runtime_ctx, int64_t n,
                                       dlc_abi_parallel_body_fn fn,
                                       void *closure);
+
+/* String functions compiled models call (dlc_abi.h: a string is passed as a
+ * dlc_abi_string_t, its pointer in the low 64 bits and its size in the high
+ * 64). Strings they make live until the run ends (the session's arena); an
+ * empty one is 0. Concat returns a + b; equal returns 1 when a and b have the
+ * same bytes, else 0; compare returns -1, 0 or 1 as a sorts before, with or
+ * after b (bytewise); regex_full_match returns 1 when all of s matches the
+ * RE2 pattern, else 0 (also for an invalid pattern, which the compiler
+ * rejects). */
+DLC_API dlc_abi_string_t dlc_rt_string_concat(dlc_abi_string_t a, dlc_abi_string_t b);
+DLC_API int32_t dlc_rt_string_equal(dlc_abi_string_t a, dlc_abi_string_t b);
+DLC_API int32_t dlc_rt_string_compare(dlc_abi_string_t a, dlc_abi_string_t b);
+DLC_API int32_t dlc_rt_regex_full_match(dlc_abi_string_t s, dlc_abi_string_t pattern);
 
 #ifdef __cplusplus
 } /* extern "C" */

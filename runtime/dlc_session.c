@@ -377,11 +377,16 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
    * process. Intermediates it had allocated are not returned to the allocator. */
   dlc_fault_guard_t guard;
   int32_t rc;
+  /* Strings the model makes live in this run's arena until they are copied out. */
+  dlc_string_arena_t strings;
+  dlc_string_arena_begin(&strings);
   if (sigsetjmp(guard.env, 0) == 0) {
     dlc_fault_push(&guard);
     rc = m->entry(session->buffers, session);
     dlc_fault_pop(&guard);
   } else {
+    dlc_string_outputs_clear(m, outputs);
+    dlc_string_arena_end(&strings);
     return dlc_fail(DLC_ERROR_INTERNAL,
                     "module '%s': the model's code raised %s at address %p; the run's "
                     "outputs are undefined (please report it)",
@@ -389,13 +394,20 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
   }
   /* A failed run-time check (an index out of range, ...): its message names the node. */
   if (rc > 0 && (size_t)rc <= m->num_errors)
-    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "%s", m->errors[rc - 1]);
-  if (rc != 0)
-    return dlc_fail(DLC_ERROR_INTERNAL, "module '%s': entry returned %d",
-                    m->path, (int)rc);
-  if (m->computed_dims)
-    return dlc_shape_computed_outputs(m, session->dims, outputs);
-  return DLC_OK;
+    st = dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "%s", m->errors[rc - 1]);
+  else if (rc != 0)
+    st = dlc_fail(DLC_ERROR_INTERNAL, "module '%s': entry returned %d", m->path, (int)rc);
+  else if (strings.failed)
+    st = dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "module '%s': out of memory for the run's strings",
+                  m->path);
+  else if (m->computed_dims)
+    st = dlc_shape_computed_outputs(m, session->dims, outputs);
+  if (st == DLC_OK)
+    st = dlc_string_outputs_copy(m, outputs);
+  if (st != DLC_OK)
+    dlc_string_outputs_clear(m, outputs);
+  dlc_string_arena_end(&strings);
+  return st;
 }
 
 /* Creates the outputs, their symbolic dims at `dims` (NULL: none). */

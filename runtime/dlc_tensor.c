@@ -17,6 +17,9 @@ struct dlc_tensor_t {
   int64_t num_elements;
   size_t byte_size;
   size_t capacity; /* bytes the data holds: byte_size when created or wrapped */
+  /* String tensors: the bytes each element owns (num_elements entries, NULL
+   * until an element is set; capacity / 16 slots). */
+  char **owned;
   int64_t shape[]; /* rank entries */
 };
 
@@ -49,6 +52,8 @@ size_t dlc_dtype_size(dlc_dtype_t dtype) {
   case DLC_DTYPE_DOUBLE:
   case DLC_DTYPE_UINT64:
     return 8;
+  case DLC_DTYPE_STRING:
+    return sizeof(dlc_string_t);
   default:
     return 0;
   }
@@ -58,6 +63,8 @@ const char *dlc_dtype_name(dlc_dtype_t dtype) {
   switch (dtype) {
   case DLC_DTYPE_FLOAT:
     return "f32";
+  case DLC_DTYPE_STRING:
+    return "string";
   case DLC_DTYPE_FLOAT8E4M3FN:
     return "f8e4m3fn";
   case DLC_DTYPE_FLOAT8E4M3FNUZ:
@@ -177,6 +184,7 @@ static dlc_status_t dlc_tensor_new(dlc_dtype_t dtype, int32_t rank,
   t->num_elements = count;
   t->byte_size = bytes;
   t->capacity = bytes;
+  t->owned = NULL;
   if (rank > 0)
     memcpy(t->shape, shape, (size_t)rank * sizeof(int64_t));
   *out = t;
@@ -258,9 +266,54 @@ bool dlc_tensor_set_shape(dlc_tensor_t *t, const int64_t *shape) {
 
 size_t dlc_tensor_capacity(const dlc_tensor_t *t) { return t ? t->capacity : 0; }
 
+const char *dlc_tensor_string(const dlc_tensor_t *t, int64_t index, size_t *size) {
+  if (size)
+    *size = 0;
+  if (!t || t->dtype != DLC_DTYPE_STRING || index < 0 || index >= t->num_elements)
+    return NULL;
+  const dlc_string_t *e = (const dlc_string_t *)t->data + index;
+  if (size)
+    *size = e->size > 0 ? (size_t)e->size : 0;
+  return e->size > 0 ? e->data : NULL;
+}
+
+dlc_status_t dlc_tensor_set_string(dlc_tensor_t *t, int64_t index, const char *data,
+                                   size_t size) {
+  if (!t || t->dtype != DLC_DTYPE_STRING)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_tensor_set_string: %s", t ? "not a string tensor" : "tensor is null");
+  if (index < 0 || index >= t->num_elements)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
+                    "dlc_tensor_set_string: index %lld out of range [0, %lld)",
+                    (long long)index, (long long)t->num_elements);
+  if (!data && size)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "dlc_tensor_set_string: data is null");
+  if (size > (size_t)INT64_MAX)
+    return dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "dlc_tensor_set_string: size too large");
+  /* One slot per element the buffer holds (an output shrunk by a run may grow again). */
+  if (!t->owned && !(t->owned = calloc(t->capacity / sizeof(dlc_string_t) + 1, sizeof(char *))))
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "string tensor: out of memory");
+  char *copy = NULL;
+  if (size && !(copy = malloc(size)))
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "string tensor: cannot allocate %zu bytes", size);
+  if (size)
+    memcpy(copy, data, size);
+  free(t->owned[index]);
+  t->owned[index] = copy;
+  dlc_string_t *e = (dlc_string_t *)t->data + index;
+  e->data = copy;
+  e->size = (int64_t)size;
+  return DLC_OK;
+}
+
 void dlc_tensor_free(dlc_tensor_t *tensor) {
   if (!tensor)
     return;
+  if (tensor->owned) {
+    for (size_t i = 0; i < tensor->capacity / sizeof(dlc_string_t); ++i)
+      free(tensor->owned[i]);
+    free(tensor->owned);
+  }
   if (tensor->owns_data)
     free(tensor->data);
   free(tensor);

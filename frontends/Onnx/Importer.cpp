@@ -1,5 +1,6 @@
 // ONNX ModelProto -> dlc_graph: model checks, graph inputs/initializers, node walk, outputs.
 #include "frontends/Onnx/Importer.h"
+#include "dialects/Graph/IR/DataType.h"
 #include "dialects/Graph/IR/Names.h"
 #include "dialects/Graph/IR/CheckedBuild.h"
 #include "frontends/Onnx/UnsignedBuilders.h"
@@ -317,6 +318,20 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
       return emitError(loc) << "input " << i << " ('" << node.input(i)
                             << "') has dynamic dims (--dims), which this op does not support yet "
                                "(give static shapes with --input-shape)";
+  }
+  // String tensors reach the string ops and the ops that only move elements.
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    if (!t || !dlc::graph::isStringElement(t.getElementType()))
+      continue;
+    const OpBuilderEntry *s = stringBuilderFor(node.op_type());
+    if (!s)
+      return emitError(loc) << "input " << i << " ('" << node.input(i)
+                             << "') is a string tensor, which this op does not take (strings "
+                                "reach the string ops, Equal and the ops that move elements)";
+    if (s->build)
+      entry = s;
+    break;
   }
   // Low-precision tensors (float8, int4, ...) only go through casts, quantization and
   // data movement: other ops would compute on their raw codes.
@@ -673,6 +688,14 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
       return emitError(fileLoc) << "initializer '" << t.name() << "' is defined twice";
     if (paramNames.contains(t.name()))
       continue; // an argument
+    if (t.data_type() == onnx::TensorProto::STRING) {
+      auto strings = tensorToStrings(t, fileLoc);
+      if (failed(strings))
+        return failure();
+      values[t.name()] = stringConstant(*builder, NameLoc::get(builder->getStringAttr(t.name())),
+                                        strings->first, strings->second);
+      continue;
+    }
     auto attr = tensorToAttr(t, baseDir, fileLoc, options.maxTensorBytes);
     if (failed(attr))
       return failure();

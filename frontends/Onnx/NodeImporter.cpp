@@ -55,6 +55,8 @@ Type elementTypeFor(MLIRContext *ctx, int t) {
   case onnx::TensorProto::INT32: case onnx::TensorProto::UINT32: return b.getIntegerType(32);
   case onnx::TensorProto::INT64: case onnx::TensorProto::UINT64: return b.getIntegerType(64);
   case onnx::TensorProto::BOOL: return b.getI1Type();
+  // Strings: a pointer and a size (dialects/Graph/IR/DataType.h).
+  case onnx::TensorProto::STRING: return b.getIntegerType(128);
   // Low-precision types are held one i8 per element (frontends/Onnx/LowPrecision.h).
   case kFloat8E4M3FN: case kFloat8E4M3FNUZ:
   case kFloat8E5M2: case kFloat8E5M2FNUZ:
@@ -77,6 +79,23 @@ static FailureOr<std::string> readExternal(const onnx::TensorProto &t, const std
   if (!readExternalData(t.name(), entries, baseDir, expectedBytes, bytes, error))
     return emitError(loc) << error;
   return bytes;
+}
+
+FailureOr<std::pair<RankedTensorType, std::vector<std::string>>>
+tensorToStrings(const onnx::TensorProto &t, Location loc) {
+  SmallVector<int64_t> shape;
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || (d > 0 && n > (int64_t(1) << 40) / d))
+      return emitError(loc) << "string tensor '" << t.name() << "' has invalid dims";
+    n *= d;
+    shape.push_back(d);
+  }
+  if (t.string_data_size() != n)
+    return emitError(loc) << "string tensor '" << t.name() << "' has " << t.string_data_size()
+                          << " strings for " << n << " elements";
+  return std::make_pair(RankedTensorType::get(shape, IntegerType::get(loc.getContext(), 128)),
+                        std::vector<std::string>(t.string_data().begin(), t.string_data().end()));
 }
 
 FailureOr<DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t, const std::string &baseDir,

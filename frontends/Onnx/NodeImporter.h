@@ -35,6 +35,9 @@ mlir::FailureOr<mlir::DenseElementsAttr> tensorToAttr(const onnx::TensorProto &t
                                                       mlir::Location loc,
                                                       uint64_t maxTensorBytes = 0);
 
+/// A STRING tensor proto's shape (i128 elements) and elements; errors at `loc`.
+mlir::FailureOr<std::pair<mlir::RankedTensorType, std::vector<std::string>>>
+tensorToStrings(const onnx::TensorProto &t, mlir::Location loc);
 /// Graph inputs whose value is known when compiling (the JIT's input files,
 /// `dlc compile --input-value`). A builder that needs a constant operand (axes,
 /// shapes, pads, ...) may take it from here; the input then becomes
@@ -265,6 +268,14 @@ llvm::ArrayRef<OpBuilderEntry> nnBuilders();
 llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 llvm::ArrayRef<OpBuilderEntry> rangeBuilders();
 llvm::ArrayRef<OpBuilderEntry> dataDependentBuilders(); // NonZero, ...
+llvm::ArrayRef<OpBuilderEntry> stringBuilders();        // StringConcat, RegexFullMatch, ...
+/// For a node with string inputs: its builder when strings need their own (Equal), an
+/// entry without a builder when the op's own builder only moves them (Reshape, ...), or
+/// null when the op does not take strings.
+const OpBuilderEntry *stringBuilderFor(llvm::StringRef opType);
+/// A constant string tensor of `shape`'s shape (i128 elements).
+mlir::Value stringConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType shape,
+                           llvm::ArrayRef<std::string> values);
 /// Compress of `data` along `axis` by a condition known only when the model runs.
 mlir::LogicalResult compressWithRuntimeCondition(NodeImporter &n, mlir::Value data,
                                                  mlir::Value cond, int64_t axis,

@@ -640,6 +640,12 @@ LogicalResult constantOp(NodeImporter &n, Results &out) {
   if (const auto *a = n.findAttr("value")) {
     if (a->type() != onnx::AttributeProto::TENSOR)
       return n.error("attribute 'value' must be TENSOR");
+    if (a->t().data_type() == onnx::TensorProto::STRING) {
+      auto strings = tensorToStrings(a->t(), n.loc);
+      DLC_TRY(strings);
+      out.push_back(stringConstant(n.b, n.loc, strings->first, strings->second));
+      return success();
+    }
     auto v = n.tensorAttr(a->t());
     DLC_TRY(v);
     out.push_back(n.constant(*v));
@@ -736,7 +742,7 @@ const OpBuilderEntry *findOpBuilder(StringRef domain, StringRef opType, int opse
                      einsumBuilders(), controlFlowBuilders(),
                      recurrentBuilders(), gridSampleBuilders(), sequenceBuilders(), trainingBuilders(),
                      mlBuilders(), contribBuilders(), rangeBuilders(),
-                     dataDependentBuilders()})
+                     dataDependentBuilders(), stringBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && domain == e.domain && opset >= e.minOpset)
         return &e;

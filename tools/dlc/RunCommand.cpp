@@ -182,10 +182,24 @@ int runCommand(int argc, char **argv) {
     dlc_module_output_info(r.module, i, &info);
     const dlc_tensor_t *t = r.outputs[i].get();
     double mn, mx, mean;
-    stats(t, mn, mx, mean);
     std::string line = "output '" + std::string(info.name) + "' " + dlc_dtype_name(info.dtype) +
                        shapeString(dlc_tensor_rank(t), dlc_tensor_shape(t));
-    std::printf("%s min %.6g max %.6g mean %.6g", line.c_str(), mn, mx, mean);
+    if (dlc_tensor_num_elements(t) == 0) {
+      std::printf("%s (empty)", line.c_str());
+    } else if (info.dtype == DLC_DTYPE_STRING) {
+      // The first few strings, quoted (at most 40 bytes each).
+      std::printf("%s", line.c_str());
+      for (int64_t e = 0; e < std::min<int64_t>(3, dlc_tensor_num_elements(t)); ++e) {
+        size_t n;
+        const char *s = dlc_tensor_string(t, e, &n);
+        std::printf(" \"%.*s%s\"", (int)std::min<size_t>(n, 40), s ? s : "", n > 40 ? "..." : "");
+      }
+      if (dlc_tensor_num_elements(t) > 3)
+        std::printf(" ...");
+    } else {
+      stats(t, mn, mx, mean);
+      std::printf("%s min %.6g max %.6g mean %.6g", line.c_str(), mn, mx, mean);
+    }
     if (!dir.empty() && !grouped.count(i)) {
       // NumPy has no bfloat16, float8 or sub-byte types: those are always TensorProto files.
       bool pb = format == "pb" || info.dtype == DLC_DTYPE_BFLOAT16 ||

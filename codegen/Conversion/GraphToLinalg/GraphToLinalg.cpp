@@ -46,12 +46,15 @@ struct ConvertGraphToLinalgPass
     });
     if (dynamicFailed)
       return signalPassFailure();
+    if (auto module = dyn_cast<ModuleOp>(getOperation()))
+      dlc::conversion::declareStringFunctions(module);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<dlc::graph::GraphDialect>();
     // Run-time checks stay until dlc-prepare-abi gives the entry its status.
     target.addLegalOp<dlc::graph::RuntimeCheckOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
-                           math::MathDialect, func::FuncDialect, scf::SCFDialect>();
+                           math::MathDialect, func::FuncDialect, scf::SCFDialect,
+                           memref::MemRefDialect>();
     RewritePatternSet patterns(ctx);
     dlc::conversion::populateElementwiseLoweringPatterns(patterns);
     dlc::conversion::populateContractionLoweringPatterns(patterns, packBlock, im2colPixels,
@@ -65,6 +68,7 @@ struct ConvertGraphToLinalgPass
     dlc::conversion::populateIndexingLoweringPatterns(patterns);
     dlc::conversion::populateDataDependentLoweringPatterns(patterns);
     dlc::conversion::populateNonMaxSuppressionLoweringPatterns(patterns);
+    dlc::conversion::populateStringLoweringPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
     // Recomputed forward values stay apart from the ones they copy (CSE).

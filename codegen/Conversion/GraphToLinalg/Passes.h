@@ -52,6 +52,10 @@ void populateIndexingLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// Ops whose result sizes the model computes when it runs (NonZero).
 void populateDataDependentLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateNonMaxSuppressionLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// String constants and elementwise calls of the runtime's string functions, which
+/// declareStringFunctions declares in the module first.
+void populateStringLoweringPatterns(mlir::RewritePatternSet &patterns);
+void declareStringFunctions(mlir::ModuleOp module);
 } // namespace dlc::conversion
 
 #endif

@@ -44,7 +44,8 @@ def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
                         "2 (i16 x i16, AVX2 vpmaddwd)">];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect", "::mlir::scf::SCFDialect"];
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::func::FuncDialect"];
 }
 
 #endif

@@ -18,6 +18,7 @@ enum class OnnxDtype : int32_t {
   Int16 = 5,
   Int32 = 6,
   Int64 = 7,
+  String = 8, // i128: a pointer and a size (runtime/dlc_abi.h, dlc_abi_string_t)
   Bool = 9,
   Float16 = 10,
   Double = 11,
@@ -25,6 +26,11 @@ enum class OnnxDtype : int32_t {
   UInt64 = 13,
   BFloat16 = 16,
 };
+
+/// Strings are held as i128 elements (no numeric ONNX type is): the pointer to their UTF-8
+/// bytes in the low 64 bits, their size in the high 64 (dlc_abi_string_t). Only data
+/// movement and the string ops take them.
+inline bool isStringElement(mlir::Type elt) { return elt.isInteger(128); }
 
 /// The ONNX data type of the element type `elt` as dlc_graph represents it (integers
 /// signless, so i8 is Int8), or Undefined for a type with no ONNX counterpart.
@@ -47,6 +53,8 @@ inline OnnxDtype onnxDtypeOf(mlir::Type elt) {
     return OnnxDtype::Int32;
   if (elt.isInteger(64))
     return OnnxDtype::Int64;
+  if (isStringElement(elt))
+    return OnnxDtype::String;
   return OnnxDtype::Undefined;
 }
 

@@ -578,6 +578,33 @@ def Graph_NonMaxSuppressionOp : Graph_Op<"non_max_suppression", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_StringConstantOp : Graph_Op<"string_constant", [Pure]> {
+  let summary = "a constant tensor of strings (i128 elements: pointer and size)";
+  let description = [{
+    `values` holds the elements in row-major order (any bytes; UTF-8 by ONNX);
+    the result's element type is i128, how dlc holds a string (DataType.h).
+  }];
+  let arguments = (ins StrArrayAttr:$values);
+  let results = (outs Graph_IntTensor:$output);
+  let assemblyFormat = "attr-dict `:` type($output)";
+  let hasVerifier = 1;
+}
+
+def Graph_StringCallOp : Graph_Op<"string_call", [Pure]> {
+  let summary = "elementwise call of a runtime string function (dlc_rt_string_concat, ...)";
+  let description = [{
+    For each element, calls `callee` (a runtime function of dlc_runtime.h) with
+    the operands' elements (all of the result's shape), then `literal` when
+    given (a compile-time string, e.g. a regex pattern). Strings are i128;
+    an i1 result takes the function's int32 result != 0.
+  }];
+  let arguments = (ins Variadic<Graph_Tensor>:$operands, StrAttr:$callee,
+                       OptionalAttr<StrAttr>:$literal);
+  let results = (outs Graph_IntTensor:$output);
+  let assemblyFormat = "$operands attr-dict `:` type($operands) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_ShapeOp : Graph_Op<"shape", [Pure, InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (folds to a constant)";
   let arguments = (ins Graph_Tensor:$input);

@@ -754,6 +754,25 @@ LogicalResult NonMaxSuppressionOp::verify() {
   return success();
 }
 
+LogicalResult StringConstantOp::verify() {
+  auto t = getOutput().getType();
+  if (!t.getElementType().isInteger(128) || !t.hasStaticShape() ||
+      t.getNumElements() != int64_t(getValues().size()))
+    return emitOpError("expected a static i128 tensor of ") << getValues().size()
+                                                          << " elements, got " << t;
+  return success();
+}
+
+LogicalResult StringCallOp::verify() {
+  auto out = getOutput().getType();
+  if (!out.getElementType().isInteger(128) && !out.getElementType().isInteger(1))
+    return emitOpError("result elements must be strings (i128) or i1");
+  for (Value v : getOperands())
+    if (cast<RankedTensorType>(v.getType()).getShape() != out.getShape())
+      return emitOpError("operands must have the result's shape");
+  return success();
+}
+
 LogicalResult RuntimeCheckOp::verify() {
   if (getFlag().getType().getRank() != 0)
     return emitOpError("flag must be a 0-d tensor");

@@ -1,0 +1,117 @@
+/* dlc_string.c - strings at run time: the run's arena for the strings compiled code makes,
+ * the string functions compiled models call, and copying string outputs into their tensors. */
+#include "dlc_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The arena of the run on this thread (dlc_session_run sets it around the entry). */
+static _Thread_local dlc_string_arena_t *dlc_current_arena;
+
+typedef struct dlc_string_block {
+  struct dlc_string_block *next;
+  size_t used, cap;
+  char data[];
+} dlc_string_block_t;
+
+void dlc_string_arena_begin(dlc_string_arena_t *arena) {
+  arena->head = NULL;
+  arena->failed = false;
+  dlc_current_arena = arena;
+}
+
+void dlc_string_arena_end(dlc_string_arena_t *arena) {
+  for (dlc_string_block_t *b = arena->head, *next; b; b = next) {
+    next = b->next;
+    free(b);
+  }
+  arena->head = NULL;
+  if (dlc_current_arena == arena)
+    dlc_current_arena = NULL;
+}
+
+/* n bytes that live until the run ends; NULL (and the run fails) when out of memory or
+ * called outside a run. */
+static char *dlc_string_alloc(size_t n) {
+  dlc_string_arena_t *a = dlc_current_arena;
+  if (!a)
+    return NULL;
+  dlc_string_block_t *b = a->head;
+  if (!b || b->cap - b->used < n) {
+    size_t cap = n > 65536 ? n : 65536;
+    if (!(b = malloc(sizeof(dlc_string_block_t) + cap))) {
+      a->failed = true;
+      return NULL;
+    }
+    b->used = 0;
+    b->cap = cap;
+    b->next = a->head;
+    a->head = b;
+  }
+  char *p = b->data + b->used;
+  b->used += n;
+  return p;
+}
+
+static dlc_string_t dlc_unpack(dlc_abi_string_t s) {
+  dlc_string_t out;
+  out.data = (const char *)(uintptr_t)(uint64_t)s;
+  out.size = (int64_t)(uint64_t)(s >> 64);
+  return out;
+}
+
+dlc_abi_string_t dlc_abi_string_pack(const char *data, int64_t size) {
+  return (dlc_abi_string_t)(uintptr_t)data | ((dlc_abi_string_t)(uint64_t)size << 64);
+}
+
+dlc_abi_string_t dlc_rt_string_concat(dlc_abi_string_t a, dlc_abi_string_t b) {
+  dlc_string_t x = dlc_unpack(a), y = dlc_unpack(b);
+  if (x.size + y.size == 0)
+    return 0;
+  char *p = dlc_string_alloc((size_t)(x.size + y.size));
+  if (!p)
+    return 0;
+  if (x.size)
+    memcpy(p, x.data, (size_t)x.size);
+  if (y.size)
+    memcpy(p + x.size, y.data, (size_t)y.size);
+  return dlc_abi_string_pack(p, x.size + y.size);
+}
+
+int32_t dlc_rt_string_equal(dlc_abi_string_t a, dlc_abi_string_t b) {
+  dlc_string_t x = dlc_unpack(a), y = dlc_unpack(b);
+  return x.size == y.size && (x.size == 0 || memcmp(x.data, y.data, (size_t)x.size) == 0);
+}
+
+int32_t dlc_rt_string_compare(dlc_abi_string_t a, dlc_abi_string_t b) {
+  dlc_string_t x = dlc_unpack(a), y = dlc_unpack(b);
+  size_t n = (size_t)(x.size < y.size ? x.size : y.size);
+  int c = n ? memcmp(x.data, y.data, n) : 0;
+  if (c)
+    return c < 0 ? -1 : 1;
+  return x.size < y.size ? -1 : x.size > y.size;
+}
+
+dlc_status_t dlc_string_outputs_copy(const dlc_module_t *m, dlc_tensor_t *const *outputs) {
+  for (size_t o = 0; o < m->num_outputs; ++o) {
+    if (m->decls[m->num_inputs + o].dtype != DLC_DTYPE_STRING)
+      continue;
+    dlc_tensor_t *t = outputs[o];
+    dlc_string_t *e = dlc_tensor_data(t);
+    for (int64_t i = 0; i < dlc_tensor_num_elements(t); ++i) {
+      dlc_string_t s = e[i]; /* the run's: set_string copies it before freeing the old */
+      dlc_status_t st = dlc_tensor_set_string(t, i, s.size > 0 ? s.data : NULL,
+                                              s.size > 0 ? (size_t)s.size : 0);
+      if (st != DLC_OK)
+        return st;
+    }
+  }
+  return DLC_OK;
+}
+
+void dlc_string_outputs_clear(const dlc_module_t *m, dlc_tensor_t *const *outputs) {
+  for (size_t o = 0; o < m->num_outputs; ++o)
+    if (m->decls[m->num_inputs + o].dtype == DLC_DTYPE_STRING)
+      for (int64_t i = 0; i < dlc_tensor_num_elements(outputs[o]); ++i)
+        dlc_tensor_set_string(outputs[o], i, NULL, 0);
+}
