@@ -151,8 +151,8 @@ TEST_CASE("descriptor parsing: malformed records", "[runtime][module]") {
                       "output 'y' has no dtype");
   expectBadDescriptor("dlc-module 1\noutput y 1\n", DLC_ERROR_BAD_MODULE,
                       "output 'y' has no rank");
-  expectBadDescriptor("dlc-module 1\noutput y 8 0\n", DLC_ERROR_BAD_MODULE,
-                      "output 'y' has unknown dtype '8'");
+  expectBadDescriptor("dlc-module 1\noutput y 14 0\n", DLC_ERROR_BAD_MODULE,
+                      "output 'y' has unknown dtype '14'");
   expectBadDescriptor("dlc-module 1\noutput y f32 0\n", DLC_ERROR_BAD_MODULE,
                       "output 'y' has unknown dtype 'f32'");
   expectBadDescriptor("dlc-module 1\noutput y 1 -1\n", DLC_ERROR_BAD_MODULE,

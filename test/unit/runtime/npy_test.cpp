@@ -1,4 +1,5 @@
 // npy_test.cpp - tests for dlc_tensor_load_npy / dlc_tensor_save_npy: round trips, NumPy byte compatibility, errors.
+#include <fstream>
 #include "test_util.h"
 
 #include <catch2/catch.hpp>
@@ -246,11 +247,20 @@ TEST_CASE("npy load rejects valid but unsupported files", "[runtime][npy]") {
                            "'shape': (3,), }",
                            data),
                   DLC_ERROR_UNSUPPORTED, "unsupported dtype '<c8'");
-  expectLoadError("unicode.npy",
-                  npyBytes("{'descr': '<U3', 'fortran_order': False, "
+  expectLoadError("unicode_be.npy",
+                  npyBytes("{'descr': '>U3', 'fortran_order': False, "
                            "'shape': (2,), }",
                            data),
-                  DLC_ERROR_UNSUPPORTED, "unsupported dtype '<U3'");
+                  DLC_ERROR_UNSUPPORTED, "unsupported dtype '>U3'");
+  // A UTF-32 code unit that is no character (a surrogate).
+  std::string surrogate(24, '\0');
+  surrogate[0] = '\x00';
+  surrogate[1] = '\xd8';
+  expectLoadError("surrogate.npy",
+                  npyBytes("{'descr': '<U3', 'fortran_order': False, "
+                           "'shape': (2,), }",
+                           surrogate),
+                  DLC_ERROR_INVALID_ARGUMENT, "element 0 holds U+D800");
   expectLoadError("structured.npy",
                   npyBytes("{'descr': [('a', '<f4')], 'fortran_order': "
                            "False, 'shape': (6,), }",
@@ -352,4 +362,41 @@ TEST_CASE("npy save reports unwritable paths and bf16", "[runtime][npy]") {
                          "': dtype bf16 has no .npy equivalent");
   CHECK(dlc_tensor_save_npy(nullptr, path.c_str()) ==
         DLC_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("npy strings load as UTF-8 and save as NumPy's str", "[runtime][npy][string]") {
+  // np.array(["ab", "\u00e9"]) as NumPy writes it ('<U2': UTF-32, NUL padded).
+  std::string utf32;
+  for (uint32_t c : {uint32_t('a'), uint32_t('b'), 0xE9u, 0u})
+    for (int k = 0; k < 4; ++k)
+      utf32 += char((c >> (8 * k)) & 0xFF);
+  const std::string dict = "{'descr': '<U2', 'fortran_order': False, 'shape': (2,), }";
+  std::string path = tmpPath("strings.npy");
+  {
+    std::ofstream(path, std::ios::binary) << npyBytes(dict.c_str(), utf32);
+  }
+  dlc_tensor_t *raw = nullptr;
+  REQUIRE(dlc_tensor_load_npy(path.c_str(), &raw) == DLC_OK);
+  TensorPtr t(raw);
+  CHECK(dlc_tensor_dtype(t.get()) == DLC_DTYPE_STRING);
+  size_t n;
+  const char *s0 = dlc_tensor_string(t.get(), 0, &n);
+  CHECK(std::string(s0, n) == "ab");
+  const char *s1 = dlc_tensor_string(t.get(), 1, &n);
+  CHECK(std::string(s1, n) == "\xc3\xa9");
+  // Saved back: the same bytes.
+  std::string out = tmpPath("strings_out.npy");
+  REQUIRE(dlc_tensor_save_npy(t.get(), out.c_str()) == DLC_OK);
+  CHECK(readFile(out) == npyBytes(dict.c_str(), utf32));
+  // Bytes ('|S3') load too; text that is not UTF-8 cannot be saved as str.
+  {
+    std::ofstream(path, std::ios::binary)
+        << npyBytes("{'descr': '|S3', 'fortran_order': False, 'shape': (1,), }",
+                    std::string("\xff\0\0", 3));
+  }
+  REQUIRE(dlc_tensor_load_npy(path.c_str(), &raw) == DLC_OK);
+  TensorPtr b(raw);
+  CHECK(std::string(dlc_tensor_string(b.get(), 0, &n), n) == "\xff");
+  CHECK(dlc_tensor_save_npy(b.get(), out.c_str()) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(message(), Catch::Contains("element 0 is not UTF-8 text"));
 }

@@ -25,8 +25,8 @@ TEST_CASE("status names are distinct and stable", "[runtime][status]") {
 
 TEST_CASE("status message is per thread", "[runtime][status]") {
   dlc_tensor_t *t = nullptr;
-  REQUIRE(dlc_tensor_create(8, 0, nullptr, &t) == DLC_ERROR_INVALID_ARGUMENT);
-  CHECK(message() == "tensor: unknown dtype 8");
+  REQUIRE(dlc_tensor_create(14, 0, nullptr, &t) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "tensor: unknown dtype 14");
   std::string other;
   std::thread([&] {
     other = dlc_status_message(); // nothing failed on this thread yet
@@ -34,11 +34,11 @@ TEST_CASE("status message is per thread", "[runtime][status]") {
     dlc_tensor_create(DLC_DTYPE_FLOAT, -1, nullptr, &u);
   }).join();
   CHECK(other.empty());
-  CHECK(message() == "tensor: unknown dtype 8");
+  CHECK(message() == "tensor: unknown dtype 14");
   // Success does not clear it.
   REQUIRE(dlc_tensor_create(DLC_DTYPE_FLOAT, 0, nullptr, &t) == DLC_OK);
   dlc_tensor_free(t);
-  CHECK(message() == "tensor: unknown dtype 8");
+  CHECK(message() == "tensor: unknown dtype 14");
 }
 
 TEST_CASE("dtype sizes and names follow ONNX numbering", "[runtime][dtype]") {
@@ -54,7 +54,7 @@ TEST_CASE("dtype sizes and names follow ONNX numbering", "[runtime][dtype]") {
       {DLC_DTYPE_INT64, 8, "i64"},   {DLC_DTYPE_BOOL, 1, "bool"},
       {DLC_DTYPE_FLOAT16, 2, "f16"}, {DLC_DTYPE_DOUBLE, 8, "f64"},
       {DLC_DTYPE_UINT32, 4, "u32"},  {DLC_DTYPE_UINT64, 8, "u64"},
-      {DLC_DTYPE_BFLOAT16, 2, "bf16"},
+      {DLC_DTYPE_BFLOAT16, 2, "bf16"},   {DLC_DTYPE_STRING, 16, "string"},
       // Low-precision types: one byte per element in memory.
       {DLC_DTYPE_FLOAT8E4M3FN, 1, "f8e4m3fn"}, {DLC_DTYPE_FLOAT8E4M3FNUZ, 1, "f8e4m3fnuz"},
       {DLC_DTYPE_FLOAT8E5M2, 1, "f8e5m2"},     {DLC_DTYPE_FLOAT8E5M2FNUZ, 1, "f8e5m2fnuz"},
@@ -69,7 +69,7 @@ TEST_CASE("dtype sizes and names follow ONNX numbering", "[runtime][dtype]") {
   CHECK(DLC_DTYPE_FLOAT == 1);
   CHECK(DLC_DTYPE_BOOL == 9);
   CHECK(DLC_DTYPE_BFLOAT16 == 16);
-  for (dlc_dtype_t bad : {0, 8, 14, 15, 27, -1}) {
+  for (dlc_dtype_t bad : {0, 14, 15, 27, -1}) {
     CHECK(dlc_dtype_size(bad) == 0);
     CHECK(std::string(dlc_dtype_name(bad)) == "unknown");
   }
@@ -152,4 +152,34 @@ TEST_CASE("accessors tolerate null", "[runtime][tensor]") {
   CHECK(dlc_tensor_shape(nullptr) == nullptr);
   CHECK(dlc_tensor_data(nullptr) == nullptr);
   CHECK(dlc_tensor_byte_size(nullptr) == 0);
+}
+
+TEST_CASE("string tensors own their elements", "[runtime][tensor][string]") {
+  const int64_t shape[] = {3};
+  dlc_tensor_t *t = nullptr;
+  REQUIRE(dlc_tensor_create(DLC_DTYPE_STRING, 1, shape, &t) == DLC_OK);
+  CHECK(dlc_tensor_byte_size(t) == 3 * sizeof(dlc_string_t));
+  size_t n = 7;
+  CHECK(dlc_tensor_string(t, 0, &n) == nullptr); // new elements are empty
+  CHECK(n == 0);
+  std::string text = "h\xc3\xa9llo";
+  REQUIRE(dlc_tensor_set_string(t, 1, text.data(), text.size()) == DLC_OK);
+  text[0] = 'X'; // copied, not borrowed
+  const char *s = dlc_tensor_string(t, 1, &n);
+  CHECK(std::string(s, n) == "h\xc3\xa9llo");
+  REQUIRE(dlc_tensor_set_string(t, 1, "ab", 2) == DLC_OK); // replaces (the old copy freed)
+  s = dlc_tensor_string(t, 1, &n);
+  CHECK(std::string(s, n) == "ab");
+  REQUIRE(dlc_tensor_set_string(t, 2, nullptr, 0) == DLC_OK);
+  CHECK(dlc_tensor_set_string(t, 3, "x", 1) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "dlc_tensor_set_string: index 3 out of range [0, 3)");
+  CHECK(dlc_tensor_set_string(t, 0, nullptr, 2) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(dlc_tensor_string(t, -1, &n) == nullptr);
+  dlc_tensor_free(t);
+  dlc_tensor_t *f = nullptr;
+  REQUIRE(dlc_tensor_create(DLC_DTYPE_FLOAT, 1, shape, &f) == DLC_OK);
+  CHECK(dlc_tensor_set_string(f, 0, "x", 1) == DLC_ERROR_INVALID_ARGUMENT);
+  CHECK(message() == "dlc_tensor_set_string: not a string tensor");
+  CHECK(dlc_tensor_string(f, 0, &n) == nullptr);
+  dlc_tensor_free(f);
 }

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# String tensors end to end: models with string inputs, constants and outputs through the
+# string ops and data movement, against ONNX Runtime.
+"""Check string tensors against ONNX Runtime.
+
+Usage::
+
+    strings.py --dlc build/bin/dlc [--keep]
+
+Each model is compiled once and run on string inputs given as NumPy ``.npy`` files
+(UTF-8 text with non-ASCII characters, empty strings) at 1 and 2 threads; every output must
+equal ONNX Runtime's exactly (strings compared as Python str). ``errors``: an invalid
+regular expression fails the compile naming the node; a number where a string is expected
+fails the run naming the input.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper
+
+S = TensorProto.STRING
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=20):
+    g = helper.make_graph(nodes, "m", inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(m)
+    return m
+
+
+def text_ops():
+    """Strings moved (Transpose, Reshape, Gather, Concat, Where) and computed on
+    (StringConcat with a constant suffix, Equal against a constant, RegexFullMatch)."""
+    suffix = helper.make_tensor("suffix", S, [1], [".txt".encode()])
+    target = helper.make_tensor("target", S, [], ["b\u00e9b\u00e9".encode()])
+    idx = helper.make_tensor("idx", TensorProto.INT64, [2], [2, 0])
+    nodes = [helper.make_node("Transpose", ["words"], ["t"], perm=[1, 0]),
+             helper.make_node("Reshape", ["t", "shape"], ["flat"]),
+             helper.make_node("Gather", ["flat", "idx"], ["picked"]),
+             helper.make_node("StringConcat", ["words", "suffix"], ["files"]),
+             helper.make_node("Equal", ["words", "target"], ["is_target"]),
+             helper.make_node("RegexFullMatch", ["words"], ["has_digits"], pattern=r"\w*\d+\w*"),
+             helper.make_node("Where", ["has_digits", "words", "suffix"], ["chosen"]),
+             helper.make_node("Concat", ["picked", "picked"], ["twice"], axis=0)]
+    shape = helper.make_tensor("shape", TensorProto.INT64, [1], [-1])
+    return model(nodes, [vi("words", S, [2, 3])],
+                 [vi("flat", S, [6]), vi("files", S, [2, 3]), vi("is_target", TensorProto.BOOL, [2, 3]),
+                  vi("has_digits", TensorProto.BOOL, [2, 3]), vi("chosen", S, [2, 3]),
+                  vi("twice", S, [4])],
+                 [suffix, target, idx, shape])
+
+
+INPUTS = [
+    np.array([["alpha", "b\u00e9b\u00e9", "x42"], ["", "\u65e5\u672c\u8a9e", "b\u00e9b\u00e9"]]),
+    np.array([["a1", "", "zz"], ["9", "b\u00e9b\u00e9 ", "\u00fc"]]),
+]
+
+
+def run(cmd, cwd):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def check_text_ops(dlc, work):
+    d = work / "text_ops"
+    d.mkdir()
+    m = text_ops()
+    onnx.save(m, d / "model.onnx")
+    r = run([dlc, "compile", "model.onnx", "-o", "model.so"], d)
+    if r.returncode:
+        return f"compile failed: {r.stderr.strip()}"
+    sess = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"])
+    for k, words in enumerate(INPUTS):
+        refs = sess.run(None, {"words": words.astype(object)})
+        np.save(d / "words.npy", words)
+        for threads in (1, 2):
+            out = d / f"out_{k}_{threads}"
+            r = run([dlc, "run", "model.so", "--input", "words=words.npy", "--threads",
+                     str(threads), "--output-dir", str(out)], d)
+            if r.returncode:
+                return f"run {k} failed: {r.stderr.strip()}"
+            for o, ref in zip(m.graph.output, refs):
+                got = np.load(out / f"{o.name}.npy")
+                ref = np.asarray(ref)
+                if ref.dtype == object:
+                    ref = ref.astype(str)
+                if got.shape != ref.shape or not np.array_equal(got, ref):
+                    return f"{o.name} on input {k}: got {got!r}, expected {ref!r}"
+    return None
+
+
+def check_errors(dlc, work):
+    d = work / "errors"
+    d.mkdir()
+    bad = model([helper.make_node("RegexFullMatch", ["s"], ["y"], pattern="a(b", name="matcher")],
+                [vi("s", S, [2])], [vi("y", TensorProto.BOOL, [2])])
+    onnx.save(bad, d / "bad.onnx")
+    r = run([dlc, "compile", "bad.onnx", "-o", "bad.so"], d)
+    want = ["node 'matcher'", "invalid pattern 'a(b'"]
+    if r.returncode != 1 or any(w not in r.stderr for w in want):
+        return f"bad pattern: exit {r.returncode}, stderr {r.stderr!r}, expected {want}"
+    onnx.save(text_ops(), d / "ok.onnx")
+    if run([dlc, "compile", "ok.onnx", "-o", "ok.so"], d).returncode:
+        return "compiling ok.onnx failed"
+    np.save(d / "numbers.npy", np.zeros((2, 3), np.float32))
+    r = run([dlc, "run", "ok.so", "--input", "words=numbers.npy"], d)
+    want = ["input 'words'", "expected dtype string, got f32"]
+    if r.returncode != 1 or any(w not in r.stderr for w in want):
+        return f"numbers for strings: exit {r.returncode}, stderr {r.stderr!r}, expected {want}"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dlc", required=True)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    dlc = str(Path(args.dlc).resolve())
+    work = Path(tempfile.mkdtemp(prefix="dlc-strings-"))
+    failures = 0
+    try:
+        for name, check in [("text_ops", check_text_ops), ("errors", check_errors)]:
+            msg = check(dlc, work)
+            print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
+            failures += bool(msg)
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
