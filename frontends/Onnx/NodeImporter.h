@@ -269,6 +269,7 @@ llvm::ArrayRef<OpBuilderEntry> shapeBuilders();
 llvm::ArrayRef<OpBuilderEntry> rangeBuilders();
 llvm::ArrayRef<OpBuilderEntry> dataDependentBuilders(); // NonZero, ...
 llvm::ArrayRef<OpBuilderEntry> stringBuilders();        // StringConcat, RegexFullMatch, ...
+llvm::ArrayRef<OpBuilderEntry> labelEncoderBuilders();  // ai.onnx.ml LabelEncoder
 /// For a node with string inputs: its builder when strings need their own (Equal), an
 /// entry without a builder when the op's own builder only moves them (Reshape, ...), or
 /// null when the op does not take strings.

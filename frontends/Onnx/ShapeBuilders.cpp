@@ -742,7 +742,7 @@ const OpBuilderEntry *findOpBuilder(StringRef domain, StringRef opType, int opse
                      einsumBuilders(), controlFlowBuilders(),
                      recurrentBuilders(), gridSampleBuilders(), sequenceBuilders(), trainingBuilders(),
                      mlBuilders(), contribBuilders(), rangeBuilders(),
-                     dataDependentBuilders(), stringBuilders()})
+                     dataDependentBuilders(), stringBuilders(), labelEncoderBuilders()})
     for (const OpBuilderEntry &e : table)
       if (opType == e.opType && domain == e.domain && opset >= e.minOpset)
         return &e;

@@ -111,7 +111,7 @@ const OpBuilderEntry *stringBuilderFor(StringRef opType) {
   static const char *kMoves[] = {
       "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat",
       "Split", "Slice", "Gather", "GatherElements", "GatherND", "Expand", "Tile", "Shape",
-      "Size", "Where", "Compress", "ScatterND", "ScatterElements", "Constant"};
+      "Size", "Where", "Compress", "ScatterND", "ScatterElements", "Constant", "LabelEncoder"};
   static const OpBuilderEntry kMove = {"", 0, nullptr};
   if (opType == "Equal")
     return &kStringEqual;

@@ -63,6 +63,23 @@ def text_ops():
                  [suffix, target, idx, shape])
 
 
+def encoders():
+    """LabelEncoder both ways: words to ids (unknown words to the default) and ids back to
+    words (unknown ids to the default string)."""
+    nodes = [helper.make_node("LabelEncoder", ["words"], ["ids"], domain="ai.onnx.ml",
+                              keys_strings=["alpha", "b\u00e9b\u00e9", "x42", ""],
+                              values_int64s=[10, 20, 30, 40], default_int64=-7),
+             helper.make_node("LabelEncoder", ["ids"], ["back"], domain="ai.onnx.ml",
+                              keys_int64s=[10, 20, 40], values_strings=["A", "\u00c9", "empty"],
+                              default_string="?")]
+    g = helper.make_graph(nodes, "m", [vi("words", S, [2, 3])],
+                          [vi("ids", TensorProto.INT64, [2, 3]), vi("back", S, [2, 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20),
+                                            helper.make_opsetid("ai.onnx.ml", 3)])
+    onnx.checker.check_model(m)
+    return m
+
+
 INPUTS = [
     np.array([["alpha", "b\u00e9b\u00e9", "x42"], ["", "\u65e5\u672c\u8a9e", "b\u00e9b\u00e9"]]),
     np.array([["a1", "", "zz"], ["9", "b\u00e9b\u00e9 ", "\u00fc"]]),
@@ -73,10 +90,9 @@ def run(cmd, cwd):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-def check_text_ops(dlc, work):
-    d = work / "text_ops"
+def check_model(dlc, work, name, m):
+    d = work / name
     d.mkdir()
-    m = text_ops()
     onnx.save(m, d / "model.onnx")
     r = run([dlc, "compile", "model.onnx", "-o", "model.so"], d)
     if r.returncode:
@@ -131,7 +147,11 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="dlc-strings-"))
     failures = 0
     try:
-        for name, check in [("text_ops", check_text_ops), ("errors", check_errors)]:
+        for name, check in [("text_ops", lambda dlc, work: check_model(dlc, work, "text_ops",
+                                                                       text_ops())),
+                            ("encoders", lambda dlc, work: check_model(dlc, work, "encoders",
+                                                                       encoders())),
+                            ("errors", check_errors)]:
             msg = check(dlc, work)
             print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
             failures += bool(msg)
