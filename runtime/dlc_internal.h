@@ -105,6 +105,13 @@ size_t dlc_tensor_capacity(const dlc_tensor_t *t);
 
 /* ---- strings (dlc_string.c) ---------------------------------------------- */
 
+/* Writes code point c as UTF-8 to out (4 bytes of room); its length, or 0 when c is
+ * not a Unicode scalar value (dlc_npy.c). */
+size_t dlc_utf8_encode(uint32_t c, char *out);
+/* Decodes the UTF-8 character at s[*i] (n bytes in all) and advances *i; -1 when the
+ * bytes there are not UTF-8 (overlong forms, surrogates and truncation included). */
+int64_t dlc_utf8_decode(const unsigned char *s, size_t n, size_t *i);
+
 /* The strings a run makes (concatenations, ...): blocks freed when the run ends. */
 typedef struct {
   void *head;

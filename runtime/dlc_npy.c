@@ -259,9 +259,7 @@ static uint32_t dlc_read_le(const unsigned char *p, int bytes) {
   return v;
 }
 
-/* Appends code point c as UTF-8 to out (4 bytes of room); its length, or 0 when c is
- * not a Unicode scalar value. */
-static size_t dlc_utf8_put(uint32_t c, char *out) {
+size_t dlc_utf8_encode(uint32_t c, char *out) {
   if (c < 0x80) {
     out[0] = (char)c;
     return 1;
@@ -288,9 +286,7 @@ static size_t dlc_utf8_put(uint32_t c, char *out) {
   return 4;
 }
 
-/* Decodes the UTF-8 character at s[*i] (n bytes in all) and advances *i; -1 when the
- * bytes there are not UTF-8 (overlong forms, surrogates and truncation included). */
-static int64_t dlc_utf8_get(const unsigned char *s, size_t n, size_t *i) {
+int64_t dlc_utf8_decode(const unsigned char *s, size_t n, size_t *i) {
   unsigned char b = s[*i];
   int len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
   if (!len || *i + (size_t)len > n)
@@ -330,7 +326,7 @@ static dlc_status_t dlc_npy_read_strings(FILE *f, const char *path, bool utf32, 
       for (size_t k = 0; k < chars; ++k) {
         uint32_t c = (uint32_t)raw[4 * k] | (uint32_t)raw[4 * k + 1] << 8 |
                      (uint32_t)raw[4 * k + 2] << 16 | (uint32_t)raw[4 * k + 3] << 24;
-        size_t w = dlc_utf8_put(c, utf8 + len);
+        size_t w = dlc_utf8_encode(c, utf8 + len);
         if (!w) {
           st = dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
                         "'%s': element %lld holds U+%X, not a Unicode character", path,
@@ -616,7 +612,7 @@ static dlc_status_t dlc_npy_encode_strings(const dlc_tensor_t *t, const char *pa
     size_t n, i = 0, chars = 0;
     const unsigned char *s = (const unsigned char *)dlc_tensor_string(t, e, &n);
     while (i < n) {
-      if (dlc_utf8_get(s, n, &i) < 0)
+      if (dlc_utf8_decode(s, n, &i) < 0)
         return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
                         "cannot save '%s': element %lld is not UTF-8 text", path,
                         (long long)e);
@@ -632,7 +628,7 @@ static dlc_status_t dlc_npy_encode_strings(const dlc_tensor_t *t, const char *pa
     const unsigned char *s = (const unsigned char *)dlc_tensor_string(t, e, &n);
     unsigned char *out = *data + (size_t)e * 4 * width;
     while (i < n) {
-      uint32_t c = (uint32_t)dlc_utf8_get(s, n, &i);
+      uint32_t c = (uint32_t)dlc_utf8_decode(s, n, &i);
       for (int b = 0; b < 4; ++b)
         out[4 * k + (size_t)b] = (unsigned char)(c >> (8 * b));
       ++k;

@@ -479,11 +479,15 @@ DLC_API void dlc_runtime_parallel_for(void *runtime_ctx, int64_t n,
  * same bytes, else 0; compare returns -1, 0 or 1 as a sorts before, with or
  * after b (bytewise); regex_full_match returns 1 when all of s matches the
  * RE2 pattern, else 0 (also for an invalid pattern, which the compiler
- * rejects). */
+ * rejects); lower and upper map each character with Unicode's simple case
+ * mapping (glibc's C.UTF-8 tables), only ASCII letters when `locale` is "C"
+ * or "POSIX", keeping bytes that are not UTF-8. */
 DLC_API dlc_abi_string_t dlc_rt_string_concat(dlc_abi_string_t a, dlc_abi_string_t b);
 DLC_API int32_t dlc_rt_string_equal(dlc_abi_string_t a, dlc_abi_string_t b);
 DLC_API int32_t dlc_rt_string_compare(dlc_abi_string_t a, dlc_abi_string_t b);
 DLC_API int32_t dlc_rt_regex_full_match(dlc_abi_string_t s, dlc_abi_string_t pattern);
+DLC_API dlc_abi_string_t dlc_rt_string_lower(dlc_abi_string_t s, dlc_abi_string_t locale);
+DLC_API dlc_abi_string_t dlc_rt_string_upper(dlc_abi_string_t s, dlc_abi_string_t locale);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,9 +1,15 @@
 /* dlc_string.c - strings at run time: the run's arena for the strings compiled code makes,
  * the string functions compiled models call, and copying string outputs into their tensors. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* newlocale, towlower_l */
+#endif
 #include "dlc_internal.h"
 
+#include <locale.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wctype.h>
 
 /* The arena of the run on this thread (dlc_session_run sets it around the entry). */
 static _Thread_local dlc_string_arena_t *dlc_current_arena;
@@ -90,6 +96,62 @@ int32_t dlc_rt_string_compare(dlc_abi_string_t a, dlc_abi_string_t b) {
   if (c)
     return c < 0 ? -1 : 1;
   return x.size < y.size ? -1 : x.size > y.size;
+}
+
+/* Unicode case mapping (glibc's C.UTF-8 tables: one code point to one), made once. */
+static locale_t dlc_utf8_locale;
+static pthread_once_t dlc_utf8_once = PTHREAD_ONCE_INIT;
+static void dlc_utf8_init(void) { dlc_utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", 0); }
+
+/* Whether `locale` is the C (POSIX) locale, whose case mapping is ASCII's alone. */
+static bool dlc_ascii_locale(dlc_abi_string_t locale) {
+  dlc_string_t l = dlc_unpack(locale);
+  size_t n = (size_t)l.size;
+  return (n == 1 && l.data[0] == 'C') || (n == 5 && memcmp(l.data, "POSIX", 5) == 0);
+}
+
+/* `s` with each character mapped by towlower or towupper (ASCII letters only in the C
+ * locale); bytes that are not UTF-8 are kept as they are. */
+static dlc_abi_string_t dlc_change_case(dlc_abi_string_t s, dlc_abi_string_t locale, bool upper) {
+  pthread_once(&dlc_utf8_once, dlc_utf8_init);
+  bool ascii = dlc_ascii_locale(locale);
+  dlc_string_t x = dlc_unpack(s);
+  if (x.size == 0)
+    return 0;
+  /* A mapped character takes at most 4 bytes, as does any input character (1 to 4). */
+  char *out = dlc_string_alloc((size_t)x.size * 4);
+  if (!out)
+    return 0;
+  const unsigned char *p = (const unsigned char *)x.data;
+  size_t i = 0, n = (size_t)x.size, len = 0;
+  while (i < n) {
+    size_t at = i;
+    int64_t c = dlc_utf8_decode(p, n, &i);
+    if (c < 0) {
+      out[len++] = (char)p[at];
+      i = at + 1;
+      continue;
+    }
+    wint_t m = (wint_t)c;
+    if (dlc_utf8_locale && !ascii)
+      m = upper ? towupper_l(m, dlc_utf8_locale) : towlower_l(m, dlc_utf8_locale);
+    else if (c < 128) /* the C locale, or no C.UTF-8: ASCII only */
+      m = (wint_t)(upper ? (c >= 'a' && c <= 'z' ? c - 32 : c) : (c >= 'A' && c <= 'Z' ? c + 32 : c));
+    size_t w = dlc_utf8_encode((uint32_t)m, out + len);
+    if (!w) { /* cannot happen for a mapped scalar value; keep the original bytes */
+      memcpy(out + len, p + at, i - at);
+      w = i - at;
+    }
+    len += w;
+  }
+  return dlc_abi_string_pack(out, (int64_t)len);
+}
+
+dlc_abi_string_t dlc_rt_string_lower(dlc_abi_string_t s, dlc_abi_string_t locale) {
+  return dlc_change_case(s, locale, false);
+}
+dlc_abi_string_t dlc_rt_string_upper(dlc_abi_string_t s, dlc_abi_string_t locale) {
+  return dlc_change_case(s, locale, true);
 }
 
 dlc_status_t dlc_string_outputs_copy(const dlc_module_t *m, dlc_tensor_t *const *outputs) {

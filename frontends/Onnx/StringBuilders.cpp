@@ -1,7 +1,8 @@
 // ONNX ops on string tensors (held as i128: pointer and size, dialects/Graph/IR/DataType.h):
-// string constants, the string ops (StringConcat, RegexFullMatch), Equal on strings, and
+// string constants, the string ops (StringConcat, RegexFullMatch, StringNormalizer), Equal
+// on strings, and
 // which other ops may move strings.
-#include "frontends/Onnx/NodeImporter.h"
+#include "frontends/Onnx/Expr.h"
 
 #include "dialects/Graph/IR/DataType.h"
 
@@ -90,7 +91,91 @@ LogicalResult regexFullMatch(NodeImporter &n, Results &out) {
   return stringCall(n, "dlc_rt_regex_full_match", 1, true, out, *pattern);
 }
 
+/// A one-input call of `callee` on string tensor `x` (same shape), with `literal` last.
+FailureOr<Value> mapStrings(NodeImporter &n, Value x, StringRef callee, StringRef literal) {
+  return n.create<StringCallOp>({x}, {n.named("callee", n.b.getStringAttr(callee)),
+                                      n.named("literal", n.b.getStringAttr(literal))},
+                                {tensorType(x)});
+}
+
+/// StringNormalizer: stopwords removed (compared after lowering both when case-insensitive),
+/// then the case changed; an input left empty gives one empty string. The kept count is
+/// computed when the model runs.
+LogicalResult stringNormalizer(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  DLC_TRY(x);
+  auto action = n.stringAttr("case_change_action", "NONE");
+  auto sensitive = n.intAttr("is_case_sensitive", 0);
+  auto locale = n.stringAttr("locale", "");
+  DLC_TRY(action);
+  DLC_TRY(sensitive);
+  DLC_TRY(locale);
+  if (*action != "NONE" && *action != "LOWER" && *action != "UPPER")
+    return n.error("case_change_action must be NONE, LOWER or UPPER, got '" + *action + "'");
+  // Unicode's simple case mapping is every locale's but those with rules of their own.
+  StringRef lang = StringRef(*locale).take_until([](char c) { return c == '_' || c == '-'; });
+  if (lang == "tr" || lang == "az" || lang == "lt")
+    return n.error("locale '" + *locale + "' has case rules of its own, which are not supported");
+  auto t = tensorType(*x);
+  if (!isStringElement(t.getElementType()) || !t.hasStaticShape() ||
+      !(t.getRank() == 1 || (t.getRank() == 2 && t.getDimSize(0) == 1)))
+    return n.error("input must be a string tensor of shape [C] or [1, C]");
+  Value cased = *x;
+  if (*action != "NONE") {
+    auto c = mapStrings(n, *x, *action == "LOWER" ? "dlc_rt_string_lower" : "dlc_rt_string_upper",
+                        *locale);
+    DLC_TRY(c);
+    cased = *c;
+  }
+  std::vector<std::string> stopwords;
+  if (const auto *a = n.findAttr("stopwords"))
+    stopwords.assign(a->strings().begin(), a->strings().end());
+  if (stopwords.empty()) {
+    out.push_back(cased);
+    return success();
+  }
+  int64_t c = t.getDimSize(t.getRank() - 1), s = stopwords.size();
+  Expr e{n, n.b.getI32Type()};
+  // x [C, 1] == stopwords [S] (both lowered when case-insensitive): [C, S].
+  Value words = e.reshape(*x, {c, 1});
+  Value stops = stringConstant(n.b, n.loc, RankedTensorType::get({s}, t.getElementType()), stopwords);
+  if (e.failed)
+    return failure();
+  if (!*sensitive) {
+    auto w = mapStrings(n, words, "dlc_rt_string_lower", *locale);
+    auto st = mapStrings(n, stops, "dlc_rt_string_lower", *locale);
+    DLC_TRY(w);
+    DLC_TRY(st);
+    words = *w;
+    stops = *st;
+  }
+  SmallVector<graph::SymbolicSize> grid = {graph::SymbolicSize::constant(c),
+                                           graph::SymbolicSize::constant(s)};
+  auto a = n.expandTo(words, grid), b = n.expandTo(stops, grid);
+  DLC_TRY(a);
+  DLC_TRY(b);
+  auto eq = n.create<StringCallOp>({*a, *b}, {n.named("callee", n.b.getStringAttr("dlc_rt_string_equal"))},
+                                   {RankedTensorType::get({c, s}, n.b.getI1Type())});
+  DLC_TRY(eq);
+  Value stop = e.op<GreaterOp>({e.reduce<ReduceMaxOp>(e.cast(*eq, n.b.getI32Type()), {1}, false),
+                                e.c(0)});
+  Value keep = e.op<NotOp>({stop});
+  // One more entry, "", kept only when no word is: the empty result's one empty string.
+  Value none = e.op<NotOp>({e.op<GreaterOp>({e.reduce<ReduceMaxOp>(e.cast(keep, n.b.getI32Type()), {0},
+                                                                   false),
+                                             e.c(0)})});
+  Value keepAll = e.op<ConcatOp>({keep, e.reshape(none, {1})}, {n.named("axis", n.b.getI64IntegerAttr(0))});
+  SmallVector<int64_t> oneShape(t.getShape());
+  oneShape.back() = 1;
+  Value empty = stringConstant(n.b, n.loc, RankedTensorType::get(oneShape, t.getElementType()), {""});
+  Value padded = e.op<ConcatOp>({cased, empty}, {n.named("axis", n.b.getI64IntegerAttr(t.getRank() - 1))});
+  if (e.failed)
+    return failure();
+  return compressWithRuntimeCondition(n, padded, keepAll, t.getRank() - 1, out);
+}
+
 const OpBuilderEntry kStrings[] = {
+    {"StringNormalizer", 10, stringNormalizer},
     {"StringConcat", 20, stringConcat},
     {"RegexFullMatch", 20, regexFullMatch},
 };

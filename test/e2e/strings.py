@@ -80,6 +80,14 @@ def encoders():
     return m
 
 
+def normalizer():
+    """StringNormalizer: case-insensitive stopwords, then upper case (non-ASCII letters
+    included), over a [1, C] input."""
+    nodes = [helper.make_node("StringNormalizer", ["row"], ["norm"], case_change_action="UPPER",
+                              is_case_sensitive=0, stopwords=["ALPHA", "\u00fc"], locale="C")]
+    return model(nodes, [vi("row", S, [1, 6])], [vi("norm", S, [1, None])], opset=17)
+
+
 INPUTS = [
     np.array([["alpha", "b\u00e9b\u00e9", "x42"], ["", "\u65e5\u672c\u8a9e", "b\u00e9b\u00e9"]]),
     np.array([["a1", "", "zz"], ["9", "b\u00e9b\u00e9 ", "\u00fc"]]),
@@ -99,11 +107,13 @@ def check_model(dlc, work, name, m):
         return f"compile failed: {r.stderr.strip()}"
     sess = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"])
     for k, words in enumerate(INPUTS):
-        refs = sess.run(None, {"words": words.astype(object)})
+        name = m.graph.input[0].name
+        words = words.reshape([x.dim_value for x in m.graph.input[0].type.tensor_type.shape.dim])
+        refs = sess.run(None, {name: words.astype(object)})
         np.save(d / "words.npy", words)
         for threads in (1, 2):
             out = d / f"out_{k}_{threads}"
-            r = run([dlc, "run", "model.so", "--input", "words=words.npy", "--threads",
+            r = run([dlc, "run", "model.so", "--input", f"{name}=words.npy", "--threads",
                      str(threads), "--output-dir", str(out)], d)
             if r.returncode:
                 return f"run {k} failed: {r.stderr.strip()}"
@@ -151,6 +161,8 @@ def main():
                                                                        text_ops())),
                             ("encoders", lambda dlc, work: check_model(dlc, work, "encoders",
                                                                        encoders())),
+                            ("normalizer", lambda dlc, work: check_model(dlc, work, "normalizer",
+                                                                         normalizer())),
                             ("errors", check_errors)]:
             msg = check(dlc, work)
             print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)

@@ -1,4 +1,5 @@
 // session_test.cpp - tests for dlc_session_t: running in-process and dlopen'ed models, argument validation.
+#include <cstring>
 #include "test_util.h"
 
 #include <catch2/catch.hpp>
@@ -465,6 +466,26 @@ int32_t positivesEntry(void **buffers, void *) {
   return 0;
 }
 
+// A string model: y = upper(x) in the locale `gLocale`, z = x + x, as compiled code calls
+// the runtime's string functions (the strings live in the run's arena until copied out).
+const char kStringDescriptor[] = "dlc-module 1\n"
+                                 "input x 8 1 2\n"
+                                 "output y 8 1 2\n"
+                                 "output z 8 1 2\n";
+const char *gLocale = "en_US";
+int32_t upperEntry(void **buffers, void *) {
+  auto *x = static_cast<const dlc_abi_string_t *>(buffers[0]);
+  auto *y = static_cast<dlc_abi_string_t *>(buffers[1]);
+  auto *z = static_cast<dlc_abi_string_t *>(buffers[2]);
+  dlc_abi_string_t locale =
+      (dlc_abi_string_t)(uintptr_t)gLocale | ((dlc_abi_string_t)std::strlen(gLocale) << 64);
+  for (int i = 0; i < 2; ++i) {
+    y[i] = dlc_rt_string_upper(x[i], locale);
+    z[i] = dlc_rt_string_concat(x[i], x[i]);
+  }
+  return 0;
+}
+
 std::vector<int64_t> shapeOf(const dlc_tensor_t *t) {
   const int64_t *shape = dlc_tensor_shape(t);
   return std::vector<int64_t>(shape, shape + dlc_tensor_rank(t));
@@ -735,4 +756,31 @@ TEST_CASE("an output with a computed dim takes each run's exact shape",
   CHECK(dlc_session_run(s.get(), inputs, 1, outputs, 1) == DLC_ERROR_INTERNAL);
   CHECK_THAT(message(), Catch::Contains("the run computed dim 'count' = 9, outside [0, 8]"));
   gCountBias = 0;
+}
+
+TEST_CASE("string outputs own their bytes after the run", "[runtime][session][string]") {
+  ModulePtr m = makeModule(kStringDescriptor, upperEntry);
+  SessionPtr s = makeSession(m.get(), 1);
+  TensorPtr x = makeTensor(DLC_DTYPE_STRING, {2});
+  const std::string a = "b\xc3\xa9" "b\xc3\xa9 \xc3\xbc" "n\xc3\xaf 42", b = "";
+  REQUIRE(dlc_tensor_set_string(x.get(), 0, a.data(), a.size()) == DLC_OK);
+  const dlc_tensor_t *inputs[] = {x.get()};
+  dlc_tensor_t *outs[2] = {nullptr, nullptr};
+  REQUIRE(dlc_session_create_outputs(s.get(), outs) == DLC_OK);
+  TensorPtr y(outs[0]), z(outs[1]);
+  auto str = [](const dlc_tensor_t *t, int64_t i) {
+    size_t n;
+    const char *p = dlc_tensor_string(t, i, &n);
+    return std::string(p ? p : "", n);
+  };
+  for (const char *locale : {"en_US", "C"}) {
+    gLocale = locale;
+    REQUIRE(dlc_session_run(s.get(), inputs, 1, outs, 2) == DLC_OK);
+    // Unicode's case mapping, or ASCII's alone in the C locale.
+    CHECK(str(y.get(), 0) == (std::string(locale) == "C"
+                                  ? "B\xc3\xa9" "B\xc3\xa9 \xc3\xbc" "N\xc3\xaf 42"
+                                  : "B\xc3\x89" "B\xc3\x89 \xc3\x9c" "N\xc3\x8f 42"));
+    CHECK(str(y.get(), 1) == b);
+    CHECK(str(z.get(), 0) == a + a);
+  }
 }

@@ -183,3 +183,17 @@ TEST_CASE("string tensors own their elements", "[runtime][tensor][string]") {
   CHECK(dlc_tensor_string(f, 0, &n) == nullptr);
   dlc_tensor_free(f);
 }
+
+TEST_CASE("the string functions compare bytes", "[runtime][string]") {
+  auto pack = [](const char *s) {
+    return (dlc_abi_string_t)(uintptr_t)s | ((dlc_abi_string_t)(uint64_t)strlen(s) << 64);
+  };
+  CHECK(dlc_rt_string_equal(pack("ab"), pack("ab")) == 1);
+  CHECK(dlc_rt_string_equal(pack("ab"), pack("abc")) == 0);
+  CHECK(dlc_rt_string_equal(pack(""), 0) == 1);
+  CHECK(dlc_rt_string_compare(pack("ab"), pack("abc")) == -1);
+  CHECK(dlc_rt_string_compare(pack("b"), pack("abc")) == 1);
+  CHECK(dlc_rt_string_compare(pack("abc"), pack("abc")) == 0);
+  // Outside a run there is no arena: functions that make strings make none (0).
+  CHECK(dlc_rt_string_concat(pack("a"), pack("b")) == 0);
+}
