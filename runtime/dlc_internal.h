@@ -100,6 +100,9 @@ struct dlc_module_t {
  * outputs with computed dims are created at their greatest size and shrunk after
  * each run. Returns false (changing nothing) when it does not fit. */
 bool dlc_tensor_set_shape(dlc_tensor_t *t, const int64_t *shape);
+/* Makes the tensor's buffer hold at least `bytes` (its contents then undefined; string
+ * elements empty): false when it cannot (memory it does not own, or out of memory). */
+bool dlc_tensor_reserve(dlc_tensor_t *t, size_t bytes);
 /* Bytes of data the tensor's buffer holds (its byte size when created or wrapped). */
 size_t dlc_tensor_capacity(const dlc_tensor_t *t);
 
@@ -112,13 +115,20 @@ size_t dlc_utf8_encode(uint32_t c, char *out);
  * bytes there are not UTF-8 (overlong forms, surrogates and truncation included). */
 int64_t dlc_utf8_decode(const unsigned char *s, size_t n, size_t *i);
 
-/* The strings a run makes (concatenations, ...): blocks freed when the run ends. */
+/* What one run on this thread lends the functions compiled code calls: the strings it
+ * makes (concatenations, ...: blocks freed when the run ends), and its outputs, which
+ * dlc_rt_output_adopt fills (outputs sized by computed dims without a bound). */
 typedef struct {
   void *head;
   bool failed; /* an allocation failed: the run's strings are incomplete */
+  dlc_tensor_t *const *outputs;
+  size_t num_outputs;
+  int64_t failed_output; /* an output dlc_rt_output_adopt could not fill, else -1 */
+  int64_t failed_bytes;  /* the bytes it needed */
 } dlc_string_arena_t;
-/* Makes `arena` this thread's, for the string functions compiled code calls. */
-void dlc_string_arena_begin(dlc_string_arena_t *arena);
+/* Makes `arena` this thread's, for the functions compiled code calls. */
+void dlc_string_arena_begin(dlc_string_arena_t *arena, dlc_tensor_t *const *outputs,
+                            size_t num_outputs);
 /* Frees what the run allocated there; this thread has no arena after. */
 void dlc_string_arena_end(dlc_string_arena_t *arena);
 /* Copies each element of the module's string outputs into the tensor's own storage

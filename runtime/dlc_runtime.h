@@ -486,6 +486,19 @@ DLC_API dlc_abi_string_t dlc_rt_string_concat(dlc_abi_string_t a, dlc_abi_string
 DLC_API int32_t dlc_rt_string_equal(dlc_abi_string_t a, dlc_abi_string_t b);
 DLC_API int32_t dlc_rt_string_compare(dlc_abi_string_t a, dlc_abi_string_t b);
 DLC_API int32_t dlc_rt_regex_full_match(dlc_abi_string_t s, dlc_abi_string_t pattern);
+/* StringSplit: Python's s.split(delim, maxsplit) (an empty delim: runs of
+ * whitespace; maxsplit < 0: no limit): the number of parts, and part k as a
+ * view into s (0 past the last). */
+DLC_API int64_t dlc_rt_string_split_count(dlc_abi_string_t s, dlc_abi_string_t delim,
+                                          int64_t maxsplit);
+DLC_API dlc_abi_string_t dlc_rt_string_split_part(dlc_abi_string_t s, dlc_abi_string_t delim,
+                                                  int64_t maxsplit, int64_t k);
+/* Fills output `output` of the run on this thread with `bytes` bytes at address
+ * `data`, growing the output tensor's buffer as needed: how compiled code
+ * returns an output whose computed dims have no bound (dlc_abi.h). A failure
+ * (the tensor wraps caller memory too small for them, out of memory) fails the
+ * run after the entry returns. */
+DLC_API void dlc_rt_output_adopt(int64_t output, int64_t data, int64_t bytes);
 DLC_API dlc_abi_string_t dlc_rt_string_lower(dlc_abi_string_t s, dlc_abi_string_t locale);
 DLC_API dlc_abi_string_t dlc_rt_string_upper(dlc_abi_string_t s, dlc_abi_string_t locale);
 

@@ -257,10 +257,13 @@ static dlc_status_t dlc_check_output(const dlc_module_t *m, size_t o,
   bool same = rank == decl->rank;
   /* A computed dim is written by the run: the buffer must hold its greatest size. */
   int64_t count = 1;
-  bool computed = false;
+  bool computed = false, unbounded = false;
   for (int32_t d = 0; same && d < rank; ++d) {
     int32_t k = decl->dim_symbols[d];
     if (k >= 0 && m->dims[k].computed) {
+      /* Without a bound the run grows the buffer (dlc_rt_output_adopt). */
+      if (m->dims[k].max == DLC_ABI_MAX_DIM)
+        unbounded = true;
       computed = true;
       count = count < 0 || __builtin_mul_overflow(count, m->dims[k].max, &count) ? -1 : count;
       continue;
@@ -269,7 +272,7 @@ static dlc_status_t dlc_check_output(const dlc_module_t *m, size_t o,
     count = count < 0 || __builtin_mul_overflow(count, shape[d], &count) ? -1 : count;
   }
   size_t need;
-  if (same && computed &&
+  if (same && computed && !unbounded &&
       (count < 0 ||
        __builtin_mul_overflow((size_t)count, dlc_dtype_size(decl->dtype), &need) ||
        need > dlc_tensor_capacity(t))) {
@@ -379,7 +382,7 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
   int32_t rc;
   /* Strings the model makes live in this run's arena until they are copied out. */
   dlc_string_arena_t strings;
-  dlc_string_arena_begin(&strings);
+  dlc_string_arena_begin(&strings, outputs, num_outputs);
   if (sigsetjmp(guard.env, 0) == 0) {
     dlc_fault_push(&guard);
     rc = m->entry(session->buffers, session);
@@ -400,6 +403,14 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
   else if (strings.failed)
     st = dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "module '%s': out of memory for the run's strings",
                   m->path);
+  else if (strings.failed_output >= 0)
+    st = dlc_fail(DLC_ERROR_OUT_OF_MEMORY,
+                  "output '%s': cannot hold this run's %lld bytes (a tensor wrapping caller "
+                  "memory does not grow; create it with dlc_session_create_outputs_for)",
+                  (size_t)strings.failed_output < m->num_outputs
+                      ? out_decls[strings.failed_output].name
+                      : "?",
+                  (long long)strings.failed_bytes);
   else if (m->computed_dims)
     st = dlc_shape_computed_outputs(m, session->dims, outputs);
   if (st == DLC_OK)
@@ -428,7 +439,10 @@ static dlc_status_t dlc_create_outputs(const dlc_module_t *m, const int64_t *dim
     /* Computed dims at their greatest size: the run shrinks them. */
     for (int32_t i = 0; d->symbolic && i < d->rank; ++i) {
       int32_t k = d->dim_symbols[i];
-      shape[i] = k < 0 ? d->shape[i] : m->dims[k].computed ? m->dims[k].max : dims[k];
+      shape[i] = k < 0                  ? d->shape[i]
+                 : !m->dims[k].computed ? dims[k]
+                 : m->dims[k].max == DLC_ABI_MAX_DIM ? 0 /* the run grows it */
+                                                     : m->dims[k].max;
     }
     st = dlc_tensor_create(d->dtype, d->rank, d->symbolic ? shape : d->shape,
                            &outputs[o]);

@@ -20,9 +20,14 @@ typedef struct dlc_string_block {
   char data[];
 } dlc_string_block_t;
 
-void dlc_string_arena_begin(dlc_string_arena_t *arena) {
+void dlc_string_arena_begin(dlc_string_arena_t *arena, dlc_tensor_t *const *outputs,
+                            size_t num_outputs) {
   arena->head = NULL;
   arena->failed = false;
+  arena->outputs = outputs;
+  arena->num_outputs = num_outputs;
+  arena->failed_output = -1;
+  arena->failed_bytes = 0;
   dlc_current_arena = arena;
 }
 
@@ -152,6 +157,98 @@ dlc_abi_string_t dlc_rt_string_lower(dlc_abi_string_t s, dlc_abi_string_t locale
 }
 dlc_abi_string_t dlc_rt_string_upper(dlc_abi_string_t s, dlc_abi_string_t locale) {
   return dlc_change_case(s, locale, true);
+}
+
+/* Python's str.isspace for one code point. */
+static bool dlc_is_space(int64_t c) {
+  return (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+         c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/* The code point at s[i] (a byte that is not UTF-8 counts as itself) and its length. */
+static int64_t dlc_char_at(const unsigned char *s, size_t n, size_t i, size_t *len) {
+  size_t j = i;
+  int64_t c = dlc_utf8_decode(s, n, &j);
+  *len = c < 0 ? 1 : j - i;
+  return c < 0 ? s[i] : c;
+}
+
+/* Python's s.split(delim or None, maxsplit): the number of parts, and part `want` (when
+ * 0 <= want < that number) in *part, a view into s. */
+static int64_t dlc_split(dlc_string_t s, dlc_string_t d, int64_t maxsplit, int64_t want,
+                         dlc_string_t *part) {
+  const unsigned char *p = (const unsigned char *)s.data;
+  size_t n = (size_t)s.size, i = 0, len;
+  int64_t count = 0;
+#define DLC_PART(from, to)                                                                  \
+  do {                                                                                      \
+    if (count == want) {                                                                    \
+      part->data = s.data + (from);                                                         \
+      part->size = (int64_t)((to) - (from));                                                \
+    }                                                                                       \
+    ++count;                                                                                \
+  } while (0)
+  if (d.size <= 0) { /* runs of whitespace; none at either end */
+    for (;;) {
+      while (i < n && dlc_is_space(dlc_char_at(p, n, i, &len)))
+        i += len;
+      if (i == n)
+        break;
+      if (maxsplit >= 0 && count == maxsplit) {
+        DLC_PART(i, n);
+        break;
+      }
+      size_t start = i;
+      while (i < n && !dlc_is_space(dlc_char_at(p, n, i, &len)))
+        i += len;
+      DLC_PART(start, i);
+    }
+    return count;
+  }
+  size_t m = (size_t)d.size, start = 0;
+  for (;;) {
+    size_t at = start;
+    while (at + m <= n && memcmp(p + at, d.data, m) != 0)
+      ++at;
+    if ((maxsplit >= 0 && count == maxsplit) || at + m > n) {
+      DLC_PART(start, n);
+      break;
+    }
+    DLC_PART(start, at);
+    start = at + m;
+  }
+#undef DLC_PART
+  return count;
+}
+
+int64_t dlc_rt_string_split_count(dlc_abi_string_t s, dlc_abi_string_t delim, int64_t maxsplit) {
+  dlc_string_t part;
+  return dlc_split(dlc_unpack(s), dlc_unpack(delim), maxsplit, -1, &part);
+}
+
+dlc_abi_string_t dlc_rt_string_split_part(dlc_abi_string_t s, dlc_abi_string_t delim,
+                                          int64_t maxsplit, int64_t k) {
+  dlc_string_t part = {NULL, 0};
+  dlc_split(dlc_unpack(s), dlc_unpack(delim), maxsplit, k, &part);
+  return part.size > 0 ? dlc_abi_string_pack(part.data, part.size) : 0;
+}
+
+void dlc_rt_output_adopt(int64_t output, int64_t data, int64_t bytes) {
+  dlc_string_arena_t *a = dlc_current_arena;
+  if (!a || !a->outputs || output < 0 || (size_t)output >= a->num_outputs || bytes < 0) {
+    if (a)
+      a->failed_output = output;
+    return;
+  }
+  dlc_tensor_t *t = a->outputs[output];
+  if (!dlc_tensor_reserve(t, (size_t)bytes)) {
+    a->failed_output = output;
+    a->failed_bytes = bytes;
+    return;
+  }
+  if (bytes)
+    memcpy(dlc_tensor_data(t), (const void *)(uintptr_t)data, (size_t)bytes);
 }
 
 dlc_status_t dlc_string_outputs_copy(const dlc_module_t *m, dlc_tensor_t *const *outputs) {

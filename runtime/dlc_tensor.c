@@ -266,6 +266,33 @@ bool dlc_tensor_set_shape(dlc_tensor_t *t, const int64_t *shape) {
 
 size_t dlc_tensor_capacity(const dlc_tensor_t *t) { return t ? t->capacity : 0; }
 
+/* Frees the bytes string elements own (the slots array included). */
+static void dlc_tensor_free_strings(dlc_tensor_t *t) {
+  if (!t->owned)
+    return;
+  for (size_t i = 0; i < t->capacity / sizeof(dlc_string_t); ++i)
+    free(t->owned[i]);
+  free(t->owned);
+  t->owned = NULL;
+}
+
+bool dlc_tensor_reserve(dlc_tensor_t *t, size_t bytes) {
+  if (bytes <= t->capacity)
+    return true;
+  if (!t->owns_data)
+    return false;
+  size_t padded = (bytes + DLC_TENSOR_ALIGNMENT - 1) & ~(size_t)(DLC_TENSOR_ALIGNMENT - 1);
+  void *data = NULL;
+  if (padded < bytes || posix_memalign(&data, DLC_TENSOR_ALIGNMENT, padded) != 0)
+    return false;
+  memset(data, 0, padded);
+  dlc_tensor_free_strings(t);
+  free(t->data);
+  t->data = data;
+  t->capacity = bytes;
+  return true;
+}
+
 const char *dlc_tensor_string(const dlc_tensor_t *t, int64_t index, size_t *size) {
   if (size)
     *size = 0;
@@ -309,11 +336,7 @@ dlc_status_t dlc_tensor_set_string(dlc_tensor_t *t, int64_t index, const char *d
 void dlc_tensor_free(dlc_tensor_t *tensor) {
   if (!tensor)
     return;
-  if (tensor->owned) {
-    for (size_t i = 0; i < tensor->capacity / sizeof(dlc_string_t); ++i)
-      free(tensor->owned[i]);
-    free(tensor->owned);
-  }
+  dlc_tensor_free_strings(tensor);
   if (tensor->owns_data)
     free(tensor->data);
   free(tensor);

@@ -106,11 +106,12 @@ void lowerRuntimeChecks(func::FuncOp entry, Value status) {
   }
 }
 
-/// Writes `value`, an output with computed dims, into `flat` (its greatest size) viewed
-/// row-major at the value's sizes, and stores each computed dim into the dims table.
+/// Writes `value`, output `output` with computed dims, into `flat` (its greatest size)
+/// viewed row-major at the value's sizes, and stores each computed dim into the dims
+/// table. Without `flat` (no bound), into a buffer of its own handed to the runtime.
 void materializeComputed(OpBuilder &b, Location loc, Value value, Value flat, Value table,
                          ArrayRef<std::string> symbols, const llvm::StringSet<> &computed,
-                         const llvm::StringMap<int64_t> &symbolIndex) {
+                         const llvm::StringMap<int64_t> &symbolIndex, unsigned output) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<OpFoldResult> sizes, strides(type.getRank());
   for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -141,9 +142,39 @@ void materializeComputed(OpBuilder &b, Location loc, Value value, Value flat, Va
                                      getValueOrCreateConstantIndexOp(b, loc, sizes[d]))
                    .getResult();
   }
+  Value elements = getValueOrCreateConstantIndexOp(b, loc, stride);
+  if (type.getRank() > 0)
+    elements = arith::MulIOp::create(b, loc, elements,
+                                     getValueOrCreateConstantIndexOp(b, loc, sizes[0]));
+  Value own;
+  if (!flat)
+    flat = own = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, type.getElementType()),
+        ValueRange{elements});
   auto view = memref::ReinterpretCastOp::create(b, loc, flat, b.getIndexAttr(0), sizes, strides);
   bufferization::MaterializeInDestinationOp::create(b, loc, Type(), value, view, b.getUnitAttr(),
                                                     b.getUnitAttr());
+  if (!own)
+    return;
+  auto module = value.getParentRegion()->getParentOfType<ModuleOp>();
+  auto i64 = b.getI64Type();
+  auto adopt = module.lookupSymbol<func::FuncOp>("dlc_rt_output_adopt");
+  if (!adopt) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    adopt = func::FuncOp::create(b, loc, "dlc_rt_output_adopt",
+                                 b.getFunctionType({i64, i64, i64}, {}));
+    adopt.setPrivate();
+  }
+  Type elt = type.getElementType();
+  int64_t eltBytes = elt.isInteger(1) ? 1 : elt.getIntOrFloatBitWidth() / 8;
+  Value address = arith::IndexCastOp::create(
+      b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, own));
+  Value bytes = arith::IndexCastOp::create(
+      b, loc, i64, arith::MulIOp::create(b, loc, elements, arith::ConstantIndexOp::create(b, loc, eltBytes)));
+  func::CallOp::create(b, loc, adopt,
+                       ValueRange{arith::ConstantIntOp::create(b, loc, i64, output), address, bytes});
+  // Freed by the buffer deallocation passes (they take no explicit deallocs).
 }
 
 struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
@@ -250,13 +281,23 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
     }
     // An output with computed dims is a flat buffer of its greatest size (the runtime
     // allocates that much), viewed at this run's sizes; the dims table follows the outputs.
-    SmallVector<bool> computedOutput(ft.getNumResults(), false);
+    // Without a bound (StringSplit's count), the entry hands the output to the runtime
+    // (dlc_rt_output_adopt), which grows the caller's tensor.
+    SmallVector<bool> computedOutput(ft.getNumResults(), false),
+        adoptedOutput(ft.getNumResults(), false);
     for (unsigned i = 0; i < ft.getNumResults(); ++i) {
       auto rt = cast<RankedTensorType>(ft.getResult(i));
       SmallVector<std::string> symbols = dimSymbols(func.getResultAttrDict(i), rt);
       if (llvm::none_of(symbols, [&](const std::string &s) { return computed.contains(s); }))
         continue;
       computedOutput[i] = true;
+      if (llvm::any_of(symbols, [&](const std::string &s) {
+            return computed.contains(s) && maxOf.lookup(s) >= dlc::graph::kUnboundedDim;
+          })) {
+        adoptedOutput[i] = true;
+        bufferTypes[ft.getNumInputs() + i] = MemRefType::get({1}, rt.getElementType());
+        continue;
+      }
       int64_t capacity = 1;
       for (auto [d, sym] : llvm::zip(rt.getShape(), symbols))
         if (__builtin_mul_overflow(capacity, ShapedType::isDynamic(d) ? maxOf.lookup(sym) : d,
@@ -304,10 +345,11 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
         continue;
       Value value = map.lookupOrDefault(v), dest = body->getArgument(ft.getNumInputs() + i);
       if (computedOutput[i]) {
-        materializeComputed(b, loc, value, dest, body->getArguments().back(),
+        materializeComputed(b, loc, value, adoptedOutput[i] ? Value() : dest,
+                            body->getArguments().back(),
                             dimSymbols(func.getResultAttrDict(i),
                                        cast<RankedTensorType>(v.getType())),
-                            computed, symbolIndex);
+                            computed, symbolIndex, i);
         continue;
       }
       // A result that is a slice of an input (Split, Slice) is copied from the input's

@@ -390,6 +390,8 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
       "Unsqueeze", "Squeeze", "Concat", "Mod", "Slice", "Split", "Expand", "Pad", "GatherElements", "GatherND",
       "NonZero", "Compress", "Unique", "NonMaxSuppression",
+      // String ops (elementwise over the inputs' dims).
+      "StringConcat", "RegexFullMatch",
       // Elementwise: the result has the operands' (broadcast) dims.
       "Xor", "LessOrEqual", "GreaterOrEqual", "Floor", "Ceil", "Sin", "Cos", "Tan", "Asin",
       "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "Round", "IsNaN",

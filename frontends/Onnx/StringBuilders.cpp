@@ -5,6 +5,9 @@
 #include "frontends/Onnx/Expr.h"
 
 #include "dialects/Graph/IR/DataType.h"
+#include "dialects/Graph/IR/Names.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <re2/re2.h>
 
@@ -16,30 +19,35 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-/// The inputs broadcast (NumPy rules) to one static shape.
+/// The inputs broadcast (NumPy rules) to one shape (dynamic dims by their symbols).
 FailureOr<SmallVector<Value>> broadcastAll(NodeImporter &n, ArrayRef<Value> values) {
-  SmallVector<int64_t> shape;
+  SmallVector<SymbolicSize> shape;
+  auto one = SymbolicSize::constant(1);
   for (Value v : values) {
     auto t = tensorType(v);
-    if (!t.hasStaticShape())
-      return n.error("string tensors with dynamic dims are not supported");
-    ArrayRef<int64_t> s = t.getShape();
+    SmallVector<SymbolicSize> s;
+    if (t.hasStaticShape()) {
+      for (int64_t d : t.getShape())
+        s.push_back(SymbolicSize::constant(d));
+    } else if (auto dims = n.symbolicDims(v)) {
+      s = *dims;
+    } else {
+      return n.error("the sizes of the string inputs' dynamic dims are not known");
+    }
     if (s.size() > shape.size())
-      shape.insert(shape.begin(), s.size() - shape.size(), 1);
+      shape.insert(shape.begin(), s.size() - shape.size(), one);
     for (size_t i = 0; i < s.size(); ++i) {
-      int64_t &d = shape[shape.size() - s.size() + i];
-      if (d == 1)
+      SymbolicSize &d = shape[shape.size() - s.size() + i];
+      if (d == one)
         d = s[i];
-      else if (s[i] != 1 && s[i] != d)
-        return n.error("cannot broadcast the string inputs' shapes together");
+      else if (s[i] != one && s[i] != d)
+        return n.error("cannot broadcast the string inputs' shapes together (" + d.str() +
+                       " against " + s[i].str() + ")");
     }
   }
-  SmallVector<SymbolicSize> target;
-  for (int64_t d : shape)
-    target.push_back(SymbolicSize::constant(d));
   SmallVector<Value> out;
   for (Value v : values) {
-    auto e = n.expandTo(v, target);
+    auto e = n.expandTo(v, shape);
     DLC_TRY(e);
     out.push_back(*e);
   }
@@ -174,7 +182,49 @@ LogicalResult stringNormalizer(NodeImporter &n, Results &out) {
   return compressWithRuntimeCondition(n, padded, keepAll, t.getRank() - 1, out);
 }
 
+/// StringSplit: the parts' last dim is computed when the model runs (at most maxsplit + 1,
+/// else without a bound: the runtime grows the output).
+LogicalResult stringSplit(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  DLC_TRY(x);
+  auto delimiter = n.stringAttr("delimiter", "");
+  DLC_TRY(delimiter);
+  auto t = tensorType(*x);
+  if (!isStringElement(t.getElementType()))
+    return n.error("input must be a string tensor");
+  if (!t.hasStaticShape())
+    return n.error("an input with dynamic dims is not supported");
+  int64_t maxsplit = -1;
+  if (n.hasAttr("maxsplit")) {
+    auto m = n.intAttr("maxsplit", -1);
+    DLC_TRY(m);
+    if (*m < 0)
+      return n.error("maxsplit must be >= 0, got " + Twine(*m));
+    maxsplit = *m;
+  }
+  auto func = dyn_cast_or_null<func::FuncOp>(n.b.getBlock()->getParentOp());
+  if (!func)
+    return n.error("StringSplit inside a subgraph (an If, Loop or Scan body) is not supported");
+  std::string base;
+  for (char c : n.node.output(0))
+    base += llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_';
+  std::string sym = declareComputedDim(func, (base.empty() ? "split" : base) + ".count",
+                                       maxsplit >= 0 ? maxsplit + 1 : kUnboundedDim);
+  SmallVector<int64_t> shape(t.getShape());
+  shape.push_back(ShapedType::kDynamic);
+  auto r = n.createMulti(StringSplitOp::getOperationName(), {*x},
+                         {n.named("delimiter", n.b.getStringAttr(*delimiter)),
+                          n.named("maxsplit", n.b.getI64IntegerAttr(maxsplit)),
+                          n.named("count", n.b.getStringAttr(sym))},
+                         {RankedTensorType::get(shape, t.getElementType()),
+                          RankedTensorType::get(t.getShape(), n.b.getI64Type())});
+  DLC_TRY(r);
+  out.append(r->begin(), r->end());
+  return success();
+}
+
 const OpBuilderEntry kStrings[] = {
+    {"StringSplit", 20, stringSplit},
     {"StringNormalizer", 10, stringNormalizer},
     {"StringConcat", 20, stringConcat},
     {"RegexFullMatch", 20, regexFullMatch},

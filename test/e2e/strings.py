@@ -88,9 +88,26 @@ def normalizer():
     return model(nodes, [vi("row", S, [1, 6])], [vi("norm", S, [1, None])], opset=17)
 
 
+def splitter():
+    """StringSplit on whitespace (its count without a bound: the runtime grows the output),
+    on a delimiter with maxsplit, and the parts joined back with StringConcat."""
+    nodes = [helper.make_node("StringSplit", ["words"], ["parts", "counts"]),
+             helper.make_node("StringSplit", ["words"], ["halves", "hcounts"], delimiter="\u00e9",
+                              maxsplit=1),
+             helper.make_node("StringConcat", ["halves", "parts_sep"], ["marked"])]
+    sep = helper.make_tensor("parts_sep", S, [1], ["|".encode()])
+    return model(nodes, [vi("words", S, [2, 3])],
+                 [vi("parts", S, [2, 3, None]), vi("counts", TensorProto.INT64, [2, 3]),
+                  vi("halves", S, [2, 3, None]), vi("marked", S, [2, 3, None])], [sep])
+
+
 INPUTS = [
     np.array([["alpha", "b\u00e9b\u00e9", "x42"], ["", "\u65e5\u672c\u8a9e", "b\u00e9b\u00e9"]]),
     np.array([["a1", "", "zz"], ["9", "b\u00e9b\u00e9 ", "\u00fc"]]),
+    # Runs of spaces, more parts. (Only spaces: ONNX Runtime splits on ' ' alone, where
+    # ONNX's reference, and dlc, split on all whitespace as Python's str.split does.)
+    np.array([[" one  two   three ", "a b  c d e f", "  "],
+              ["\u00e9\u00e9x\u00e9", "x", "long text with many many words in it"]]),
 ]
 
 
@@ -163,6 +180,8 @@ def main():
                                                                        encoders())),
                             ("normalizer", lambda dlc, work: check_model(dlc, work, "normalizer",
                                                                          normalizer())),
+                            ("splitter", lambda dlc, work: check_model(dlc, work, "splitter",
+                                                                       splitter())),
                             ("errors", check_errors)]:
             msg = check(dlc, work)
             print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)

@@ -5,6 +5,7 @@
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -90,8 +91,16 @@ struct StringCallLowering : OpConversionPattern<StringCallOp> {
       Value address = bytesAddress(b, loc, op, *lit);
       literal = packString(b, loc, address, 0, lit->size());
     }
-    // Row-major over the flattened operands.
-    int64_t n = type.getNumElements();
+    // Row-major over the flattened operands (their sizes the result's).
+    Value first = adaptor.getOperands()[0];
+    SmallVector<OpFoldResult> sizes;
+    Value count = indexConst(b, loc, 1);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      sizes.push_back(tensor::getMixedSize(b, loc, first, d));
+      count = arith::MulIOp::create(b, loc, count,
+                                    getValueOrCreateConstantIndexOp(b, loc, sizes.back()));
+    }
+    int64_t n = type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic;
     auto flatOf = [&](Value v) {
       auto t = cast<RankedTensorType>(v.getType());
       return reshapeTensor(b, loc, v, RankedTensorType::get({n}, t.getElementType()));
@@ -99,8 +108,11 @@ struct StringCallLowering : OpConversionPattern<StringCallOp> {
     SmallVector<Value> flats;
     for (Value v : adaptor.getOperands())
       flats.push_back(flatOf(v));
-    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n}, type.getElementType());
-    Value out = buildLoop(b, loc, indexConst(b, loc, 0), indexConst(b, loc, n), {init},
+    Value init = tensor::EmptyOp::create(
+        b, loc,
+        ArrayRef<OpFoldResult>{n == ShapedType::kDynamic ? OpFoldResult(count) : b.getIndexAttr(n)},
+        type.getElementType());
+    Value out = buildLoop(b, loc, indexConst(b, loc, 0), count, {init},
                           [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
       SmallVector<Value> args;
       for (Value f : flats)
@@ -113,7 +125,61 @@ struct StringCallLowering : OpConversionPattern<StringCallOp> {
                                   arith::ConstantIntOp::create(nb, l, 0, 32));
       return SmallVector<Value>{tensor::InsertOp::create(nb, l, r, acc[0], ValueRange{i})};
     })[0];
-    b.replaceOp(op, reshapeTensor(b, loc, out, type));
+    b.replaceOp(op, type.hasStaticShape() ? reshapeTensor(b, loc, out, type)
+                                          : reshapeDynamic(b, loc, out, type, sizes));
+    return success();
+  }
+};
+
+/// StringSplit: one pass counts each element's parts (and their most), a second writes
+/// the parts (views into the input's strings) into [elements, most], padded with "".
+struct StringSplitLowering : OpConversionPattern<StringSplitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(StringSplitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto countFn = module.lookupSymbol<func::FuncOp>("dlc_rt_string_split_count");
+    auto partFn = module.lookupSymbol<func::FuncOp>("dlc_rt_string_split_part");
+    if (!countFn || !partFn)
+      return op.emitError("no declaration of the runtime's split functions");
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    if (!inType.hasStaticShape())
+      return op.emitError("StringSplit of a tensor with dynamic dims is not supported");
+    int64_t n = inType.getNumElements();
+    Type str = inType.getElementType(), i64 = b.getI64Type();
+    Value flat = reshapeTensor(b, loc, adaptor.getInput(), RankedTensorType::get({n}, str));
+    Value delim = packString(b, loc, bytesAddress(b, loc, op, op.getDelimiter()), 0,
+                             op.getDelimiter().size());
+    Value maxsplit = arith::ConstantIntOp::create(b, loc, i64, op.getMaxsplit());
+    Value c0 = indexConst(b, loc, 0), cn = indexConst(b, loc, n);
+    Value counts = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n}, i64);
+    auto counted = buildLoop(b, loc, c0, cn, {counts, arith::ConstantIntOp::create(b, loc, i64, 0)},
+                             [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+      Value s = tensor::ExtractOp::create(nb, l, flat, ValueRange{i});
+      Value k = func::CallOp::create(nb, l, countFn, ValueRange{s, delim, maxsplit}).getResult(0);
+      return SmallVector<Value>{tensor::InsertOp::create(nb, l, k, acc[0], ValueRange{i}),
+                                arith::MaxSIOp::create(nb, l, acc[1], k)};
+    });
+    Value most = arith::IndexCastOp::create(b, loc, b.getIndexType(), counted[1]);
+    Value parts = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(n), most}, str);
+    parts = buildLoop(b, loc, c0, cn, {parts}, [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+      Value s = tensor::ExtractOp::create(nb, l, flat, ValueRange{i});
+      return buildLoop(nb, l, indexConst(nb, l, 0), most, acc,
+                       [&](OpBuilder &lb, Location ll, Value j, ValueRange pa) {
+        Value k = arith::IndexCastOp::create(lb, ll, i64, j);
+        Value part =
+            func::CallOp::create(lb, ll, partFn, ValueRange{s, delim, maxsplit, k}).getResult(0);
+        return SmallVector<Value>{tensor::InsertOp::create(lb, ll, part, pa[0], ValueRange{i, j})};
+      });
+    })[0];
+    markComputedDim(parts.getDefiningOp(), op.getCount(), 0, 1);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d : inType.getShape())
+      sizes.push_back(b.getIndexAttr(d));
+    sizes.push_back(most);
+    Value shaped = reshapeDynamic(b, loc, parts, op.getParts().getType(), sizes);
+    b.replaceOp(op, {shaped, reshapeTensor(b, loc, counted[0], op.getCounts().getType())});
     return success();
   }
 };
@@ -137,10 +203,23 @@ void declareStringFunctions(ModuleOp module) {
     auto f = func::FuncOp::create(b, op.getLoc(), op.getCallee(), b.getFunctionType(args, result));
     f.setPrivate();
   }
+  // StringSplit's.
+  bool splits = false;
+  module.walk([&](graph::StringSplitOp) { splits = true; });
+  Type str = b.getIntegerType(128), i64 = b.getI64Type();
+  if (splits && !module.lookupSymbol("dlc_rt_string_split_count")) {
+    func::FuncOp::create(b, module.getLoc(), "dlc_rt_string_split_count",
+                         b.getFunctionType({str, str, i64}, {i64}))
+        .setPrivate();
+    func::FuncOp::create(b, module.getLoc(), "dlc_rt_string_split_part",
+                         b.getFunctionType({str, str, i64, i64}, {str}))
+        .setPrivate();
+  }
 }
 
 void populateStringLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<StringConstantLowering, StringCallLowering>(patterns.getContext());
+  patterns.add<StringConstantLowering, StringCallLowering, StringSplitLowering>(
+      patterns.getContext());
 }
 
 } // namespace dlc::conversion

@@ -605,6 +605,22 @@ def Graph_StringCallOp : Graph_Op<"string_call", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_StringSplitOp : Graph_Op<"string_split", [Pure]> {
+  let summary = "ONNX StringSplit: each string's parts, padded with empty strings";
+  let description = [{
+    Python's `s.split(delimiter or None, maxsplit)` of each element (an empty
+    `delimiter`: runs of whitespace; `maxsplit` < 0: no limit). `parts` has the
+    input's shape plus a last dim `count`, the most parts of any element, which
+    the model computes (`dlc.dim_ranges`, `dlc.computed_dims`); `counts`, the
+    input's shape, holds each element's number of parts.
+  }];
+  let arguments = (ins Graph_IntTensor:$input, StrAttr:$delimiter, I64Attr:$maxsplit,
+                       StrAttr:$count);
+  let results = (outs Graph_IntTensor:$parts, Graph_IntTensor:$counts);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type(results)";
+  let hasVerifier = 1;
+}
+
 def Graph_ShapeOp : Graph_Op<"shape", [Pure, InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (folds to a constant)";
   let arguments = (ins Graph_Tensor:$input);

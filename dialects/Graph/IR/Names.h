@@ -29,6 +29,10 @@ inline constexpr llvm::StringLiteral kDimRangesAttr = "dlc.dim_ranges";
 /// number of non-zeros of a NonZero, ...): a string array on the main function. No input
 /// sets them; the entry writes each run's value into the dims table (dlc_abi.h).
 inline constexpr llvm::StringLiteral kComputedDimsAttr = "dlc.computed_dims";
+/// The max of a computed dim without a bound (StringSplit's count): 2^40, the ABI's
+/// largest dim (DLC_ABI_MAX_DIM). Such outputs are grown by the runtime as the run
+/// returns them, not allocated at their greatest size.
+inline constexpr int64_t kUnboundedDim = int64_t(1) << 40;
 /// Module attribute of a training step: one dictionary per parameter it updates.
 inline constexpr llvm::StringLiteral kStateAttr = "dlc.state";
 

@@ -773,6 +773,18 @@ LogicalResult StringCallOp::verify() {
   return success();
 }
 
+LogicalResult StringSplitOp::verify() {
+  auto in = getInput().getType();
+  SmallVector<int64_t> shape(in.getShape());
+  shape.push_back(ShapedType::kDynamic);
+  if (!in.getElementType().isInteger(128) ||
+      getParts().getType() != RankedTensorType::get(shape, in.getElementType()) ||
+      getCounts().getType() != RankedTensorType::get(in.getShape(), IntegerType::get(getContext(), 64)))
+    return emitOpError("expected string parts [input dims..., ?] and i64 counts of the input's "
+                       "shape");
+  return success();
+}
+
 LogicalResult RuntimeCheckOp::verify() {
   if (getFlag().getType().getRank() != 0)
     return emitOpError("flag must be a 0-d tensor");

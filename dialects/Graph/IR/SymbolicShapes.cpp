@@ -385,6 +385,9 @@ struct Rules {
       return reshape(r, result);
     // Shape-preserving ops: the first operand's sizes (a LayerNorm's scale and bias, a
     // Clip's bounds are static).
+    // String calls: every operand has the result's sizes (the importer expands them).
+    if (isa<StringCallOp>(op))
+      return dimsOf(op->getOperand(0));
     if (isa<IdentityOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, BatchNormOp, ClipOp>(op)) {
       for (Value v : op->getOperands().drop_front())
         if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
@@ -630,6 +633,18 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
     } else {
       e.dims = {r == 2 ? (*in)[u.getAxis()] : count};
     }
+    return e;
+  }
+  // StringSplit: the input's sizes, the parts with the count they compute after them.
+  if (auto split = dyn_cast<StringSplitOp>(op)) {
+    FailureOr<Dims> in = dimsOf(split.getInput());
+    if (failed(in)) {
+      e.failed = true;
+      return e;
+    }
+    e.dims = *in;
+    if (cast<OpResult>(v).getResultNumber() == 0)
+      e.dims.push_back(Size::symbol(split.getCount()));
     return e;
   }
   if (op->getNumResults() != 1 || op->getNumRegions() != 0) {
