@@ -47,7 +47,10 @@
  *       an output at its greatest size (each computed dim at <max>); the
  *       entry writes the run's value of each computed dim into the dims table
  *       (below) and the output's data densely, row-major at those sizes, from
- *       the start of its buffer.
+ *       the start of its buffer. A computed dim whose <max> is
+ *       DLC_ABI_MAX_DIM has no bound: its outputs are not allocated by the
+ *       caller; the entry passes each one's data to dlc_rt_output_adopt
+ *       (dlc_runtime.h), and its buffers[] slot is not read.
  *       An input with a symbolic dim cannot have a `value` record. A
  *       descriptor without `dim` records is static, exactly as before. A
  *       dynamic one (a batch of 1 to 64 images):
