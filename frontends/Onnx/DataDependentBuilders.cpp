@@ -1,5 +1,6 @@
 // ONNX ops whose output sizes depend on input values (NonZero, Compress with a run-time
-// condition): their dims are symbols the model computes when it runs (dlc.computed_dims).
+// condition, Unique, NonMaxSuppression): their dims are symbols the model computes when it
+// runs (dlc.computed_dims).
 #include "frontends/Onnx/NodeImporter.h"
 #include "frontends/Onnx/RuntimeChecks.h"
 
@@ -9,12 +10,9 @@ using namespace mlir;
 using namespace dlc::graph;
 
 namespace dlc::onnx_frontend {
-namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-/// A computed dim for the size of output `out` of this node, as large as `max`:
-/// named after the output ("y.count"), declared on the model function.
 FailureOr<std::string> computedDim(NodeImporter &n, StringRef what, int64_t max) {
   auto func = dyn_cast_or_null<func::FuncOp>(n.b.getBlock()->getParentOp());
   if (!func)
@@ -23,8 +21,10 @@ FailureOr<std::string> computedDim(NodeImporter &n, StringRef what, int64_t max)
   std::string base;
   for (char c : n.node.output(0))
     base += llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_';
-  return declareComputedDim(func, (base.empty() ? "nonzero" : base) + ".count", max);
+  return declareComputedDim(func, (base.empty() ? what.lower() : base) + ".count", max);
 }
+
+namespace {
 
 /// The greatest element count of `v` (its dynamic dims at their range's max).
 FailureOr<int64_t> maxElements(NodeImporter &n, Value v) {
@@ -65,16 +65,7 @@ LogicalResult runtimeCompress(NodeImporter &n, Value data, Value cond, int64_t a
   auto ct = tensorType(cond);
   if (ct.getRank() != 1)
     return n.error("condition must be a 1-D tensor, got rank " + Twine(ct.getRank()));
-  auto sizesOf = [&](Value v) -> std::optional<SmallVector<SymbolicSize>> {
-    auto t = tensorType(v);
-    if (!t.hasStaticShape())
-      return n.symbolicDims(v);
-    SmallVector<SymbolicSize> out;
-    for (int64_t d : t.getShape())
-      out.push_back(SymbolicSize::constant(d));
-    return out;
-  };
-  auto dataSizes = sizesOf(data), condSizes = sizesOf(cond);
+  auto dataSizes = n.sizesOf(data), condSizes = n.sizesOf(cond);
   if (!dataSizes || !condSizes)
     return n.error("the sizes of the inputs' dynamic dims are not known");
   if (axis < 0) { // no axis: the flattened data
@@ -204,16 +195,7 @@ LogicalResult nonMaxSuppression(NodeImporter &n, Results &out) {
   if (st.getRank() != 3)
     return n.error("scores must have shape [batches, classes, boxes], got rank " +
                    Twine(st.getRank()));
-  auto sizesOf = [&](Value v) -> std::optional<SmallVector<SymbolicSize>> {
-    auto t = tensorType(v);
-    if (!t.hasStaticShape())
-      return n.symbolicDims(v);
-    SmallVector<SymbolicSize> s;
-    for (int64_t d : t.getShape())
-      s.push_back(SymbolicSize::constant(d));
-    return s;
-  };
-  auto bs = sizesOf(*boxes), ss = sizesOf(*scores);
+  auto bs = n.sizesOf(*boxes), ss = n.sizesOf(*scores);
   if (!bs || !ss)
     return n.error("the sizes of the inputs' dynamic dims are not known");
   if ((*bs)[0] != (*ss)[0] || (*bs)[1] != (*ss)[2])

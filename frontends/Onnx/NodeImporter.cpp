@@ -404,6 +404,18 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
   return llvm::is_contained(kOps, opType);
 }
 
+std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::sizesOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t)
+    return std::nullopt;
+  if (!t.hasStaticShape())
+    return symbolicDims(v);
+  SmallVector<graph::SymbolicSize> out;
+  for (int64_t d : t.getShape())
+    out.push_back(graph::SymbolicSize::constant(d));
+  return out;
+}
+
 std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::symbolicDims(Value v) {
   if (!v || !dynamicFunc)
     return std::nullopt;

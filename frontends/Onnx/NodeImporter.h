@@ -79,6 +79,8 @@ public:
   std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicInts(unsigned i);
   /// The sizes of `v`'s dims, when known.
   std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicDims(mlir::Value v);
+  /// The same for any tensor: its static sizes as constants, or its symbolic ones.
+  std::optional<llvm::SmallVector<graph::SymbolicSize>> sizesOf(mlir::Value v);
   /// `v` broadcast (NumPy rules) to `target`'s sizes, static or symbolic: a dlc_graph.expand
   /// that gives its dynamic dims' sizes (`dims`), or `v` itself when nothing changes.
   mlir::FailureOr<mlir::Value> expandTo(mlir::Value v, llvm::ArrayRef<graph::SymbolicSize> target);
@@ -277,6 +279,9 @@ const OpBuilderEntry *stringBuilderFor(llvm::StringRef opType);
 /// A constant string tensor of `shape`'s shape (i128 elements).
 mlir::Value stringConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType shape,
                            llvm::ArrayRef<std::string> values);
+/// A symbolic dim the model computes for the size of this node's first output (named after
+/// it, "y.count"), at most `max`; `what` names the op in the error inside a subgraph.
+mlir::FailureOr<std::string> computedDim(NodeImporter &n, llvm::StringRef what, int64_t max);
 /// Compress of `data` along `axis` by a condition known only when the model runs.
 mlir::LogicalResult compressWithRuntimeCondition(NodeImporter &n, mlir::Value data,
                                                  mlir::Value cond, int64_t axis,

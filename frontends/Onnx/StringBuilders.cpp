@@ -24,16 +24,10 @@ FailureOr<SmallVector<Value>> broadcastAll(NodeImporter &n, ArrayRef<Value> valu
   SmallVector<SymbolicSize> shape;
   auto one = SymbolicSize::constant(1);
   for (Value v : values) {
-    auto t = tensorType(v);
-    SmallVector<SymbolicSize> s;
-    if (t.hasStaticShape()) {
-      for (int64_t d : t.getShape())
-        s.push_back(SymbolicSize::constant(d));
-    } else if (auto dims = n.symbolicDims(v)) {
-      s = *dims;
-    } else {
+    auto sizes = n.sizesOf(v);
+    if (!sizes)
       return n.error("the sizes of the string inputs' dynamic dims are not known");
-    }
+    SmallVector<SymbolicSize> s = *sizes;
     if (s.size() > shape.size())
       shape.insert(shape.begin(), s.size() - shape.size(), one);
     for (size_t i = 0; i < s.size(); ++i) {
@@ -202,20 +196,14 @@ LogicalResult stringSplit(NodeImporter &n, Results &out) {
       return n.error("maxsplit must be >= 0, got " + Twine(*m));
     maxsplit = *m;
   }
-  auto func = dyn_cast_or_null<func::FuncOp>(n.b.getBlock()->getParentOp());
-  if (!func)
-    return n.error("StringSplit inside a subgraph (an If, Loop or Scan body) is not supported");
-  std::string base;
-  for (char c : n.node.output(0))
-    base += llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_';
-  std::string sym = declareComputedDim(func, (base.empty() ? "split" : base) + ".count",
-                                       maxsplit >= 0 ? maxsplit + 1 : kUnboundedDim);
+  auto sym = computedDim(n, "StringSplit", maxsplit >= 0 ? maxsplit + 1 : kUnboundedDim);
+  DLC_TRY(sym);
   SmallVector<int64_t> shape(t.getShape());
   shape.push_back(ShapedType::kDynamic);
   auto r = n.createMulti(StringSplitOp::getOperationName(), {*x},
                          {n.named("delimiter", n.b.getStringAttr(*delimiter)),
                           n.named("maxsplit", n.b.getI64IntegerAttr(maxsplit)),
-                          n.named("count", n.b.getStringAttr(sym))},
+                          n.named("count", n.b.getStringAttr(*sym))},
                          {RankedTensorType::get(shape, t.getElementType()),
                           RankedTensorType::get(t.getShape(), n.b.getI64Type())});
   DLC_TRY(r);
