@@ -125,7 +125,13 @@ typedef struct {
   size_t num_outputs;
   int64_t failed_output; /* an output dlc_rt_output_adopt could not fill, else -1 */
   int64_t failed_bytes;  /* the bytes it needed */
+  char error[320];       /* a function's failure (an image it cannot decode, ...), or "" */
 } dlc_string_arena_t;
+/* n bytes (n >= 1) from this thread's run arena, freed when the run ends; NULL outside a run
+ * or when out of memory (the run then fails). */
+void *dlc_run_alloc(size_t n);
+/* Fails this thread's run with a printf-formatted message (the first one is kept). */
+void dlc_run_fail(const char *fmt, ...) DLC_PRINTF(1, 2);
 /* Makes `arena` this thread's, for the functions compiled code calls. */
 void dlc_string_arena_begin(dlc_string_arena_t *arena, dlc_tensor_t *const *outputs,
                             size_t num_outputs);

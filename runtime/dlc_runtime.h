@@ -499,6 +499,16 @@ DLC_API dlc_abi_string_t dlc_rt_string_split_part(dlc_abi_string_t s, dlc_abi_st
  * (the tensor wraps caller memory too small for them, out of memory) fails the
  * run after the entry returns. */
 DLC_API void dlc_rt_output_adopt(int64_t output, int64_t data, int64_t bytes);
+/* ImageDecoder: decodes the `size` bytes at address `data` (JPEG, PNG, WebP,
+ * TIFF, JPEG 2000, BMP or binary PNM) into 8-bit pixels, `format` 0 RGB, 1 BGR
+ * or 2 grayscale (PIL's luma), kept in the run's arena. Returns a handle, or 0
+ * when the bytes are no image it decodes: the run then fails with a message
+ * naming `node` and why. image_dim gives its height (k = 0), width (1) and
+ * channels (2); image_byte its bytes, row-major. */
+DLC_API int64_t dlc_rt_image_decode(int64_t data, int64_t size, int64_t format,
+                                    dlc_abi_string_t node);
+DLC_API int64_t dlc_rt_image_dim(int64_t image, int64_t k);
+DLC_API int32_t dlc_rt_image_byte(int64_t image, int64_t index);
 DLC_API dlc_abi_string_t dlc_rt_string_lower(dlc_abi_string_t s, dlc_abi_string_t locale);
 DLC_API dlc_abi_string_t dlc_rt_string_upper(dlc_abi_string_t s, dlc_abi_string_t locale);
 

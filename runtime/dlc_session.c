@@ -403,6 +403,8 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
   else if (strings.failed)
     st = dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "module '%s': out of memory for the run's strings",
                   m->path);
+  else if (strings.error[0])
+    st = dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "%s", strings.error);
   else if (strings.failed_output >= 0)
     st = dlc_fail(DLC_ERROR_OUT_OF_MEMORY,
                   "output '%s': cannot hold this run's %lld bytes (a tensor wrapping caller "

@@ -6,6 +6,8 @@
 #include "dlc_internal.h"
 
 #include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ void dlc_string_arena_begin(dlc_string_arena_t *arena, dlc_tensor_t *const *outp
   arena->num_outputs = num_outputs;
   arena->failed_output = -1;
   arena->failed_bytes = 0;
+  arena->error[0] = '\0';
   dlc_current_arena = arena;
 }
 
@@ -62,6 +65,20 @@ static char *dlc_string_alloc(size_t n) {
   char *p = b->data + b->used;
   b->used += n;
   return p;
+}
+
+void *dlc_run_alloc(size_t n) { return dlc_string_alloc(n ? n : 1); }
+
+void dlc_run_fail(const char *fmt, ...) {
+  dlc_string_arena_t *a = dlc_current_arena;
+  if (!a || a->error[0])
+    return; /* the first failure is the one reported */
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(a->error, sizeof(a->error), fmt, args);
+  va_end(args);
+  if (!a->error[0])
+    snprintf(a->error, sizeof(a->error), "the run failed");
 }
 
 static dlc_string_t dlc_unpack(dlc_abi_string_t s) {

@@ -3,6 +3,7 @@
 // runs (dlc.computed_dims).
 #include "frontends/Onnx/NodeImporter.h"
 #include "frontends/Onnx/RuntimeChecks.h"
+#include "dialects/Graph/IR/Names.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -13,7 +14,8 @@ namespace dlc::onnx_frontend {
 
 using Results = SmallVectorImpl<Value>;
 
-FailureOr<std::string> computedDim(NodeImporter &n, StringRef what, int64_t max) {
+FailureOr<std::string> computedDim(NodeImporter &n, StringRef what, int64_t max,
+                                   StringRef suffix) {
   auto func = dyn_cast_or_null<func::FuncOp>(n.b.getBlock()->getParentOp());
   if (!func)
     return n.error(what + " inside a subgraph (an If, Loop or Scan body) is not supported: its "
@@ -21,7 +23,7 @@ FailureOr<std::string> computedDim(NodeImporter &n, StringRef what, int64_t max)
   std::string base;
   for (char c : n.node.output(0))
     base += llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_';
-  return declareComputedDim(func, (base.empty() ? what.lower() : base) + ".count", max);
+  return declareComputedDim(func, (base.empty() ? what.lower() : base) + "." + suffix.str(), max);
 }
 
 namespace {
@@ -268,7 +270,37 @@ LogicalResult nonMaxSuppression(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// ImageDecoder: the height and width are computed when the model runs, without a bound.
+LogicalResult imageDecoder(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0);
+  DLC_TRY(x);
+  auto format = n.stringAttr("pixel_format", "RGB");
+  DLC_TRY(format);
+  int64_t code = *format == "RGB" ? 0 : *format == "BGR" ? 1 : *format == "Grayscale" ? 2 : -1;
+  if (code < 0)
+    return n.error("pixel_format must be RGB, BGR or Grayscale, got '" + *format + "'");
+  auto t = tensorType(*x);
+  if (t.getRank() != 1 || !t.getElementType().isInteger(8))
+    return n.error("the encoded image must be 1-D uint8 bytes");
+  auto h = computedDim(n, "ImageDecoder", kUnboundedDim, "height");
+  DLC_TRY(h);
+  auto w = computedDim(n, "ImageDecoder", kUnboundedDim, "width");
+  DLC_TRY(w);
+  auto type = RankedTensorType::get({ShapedType::kDynamic, ShapedType::kDynamic, code == 2 ? 1 : 3},
+                                    n.b.getI8Type());
+  auto r = n.create<ImageDecodeOp>({*x}, {n.named("pixel_format", n.b.getI64IntegerAttr(code)),
+                                          n.named("height", n.b.getStringAttr(*h)),
+                                          n.named("width", n.b.getStringAttr(*w)),
+                                          n.named("node", n.b.getStringAttr(n.node.name()))},
+                                   {type});
+  DLC_TRY(r);
+  n.markUnsigned(*r);
+  out.push_back(*r);
+  return success();
+}
+
 const OpBuilderEntry kDataDependent[] = {
+    {"ImageDecoder", 20, imageDecoder},
     {"NonMaxSuppression", 10, nonMaxSuppression},
     {"NonZero", 9, nonZero},
     {"Unique", 11, unique},

@@ -389,7 +389,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
       "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
       "Unsqueeze", "Squeeze", "Concat", "Mod", "Slice", "Split", "Expand", "Pad", "GatherElements", "GatherND",
-      "NonZero", "Compress", "Unique", "NonMaxSuppression",
+      "NonZero", "Compress", "Unique", "NonMaxSuppression", "ImageDecoder",
       // String ops (elementwise over the inputs' dims).
       "StringConcat", "RegexFullMatch",
       // Elementwise: the result has the operands' (broadcast) dims.

@@ -279,9 +279,11 @@ const OpBuilderEntry *stringBuilderFor(llvm::StringRef opType);
 /// A constant string tensor of `shape`'s shape (i128 elements).
 mlir::Value stringConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType shape,
                            llvm::ArrayRef<std::string> values);
-/// A symbolic dim the model computes for the size of this node's first output (named after
-/// it, "y.count"), at most `max`; `what` names the op in the error inside a subgraph.
-mlir::FailureOr<std::string> computedDim(NodeImporter &n, llvm::StringRef what, int64_t max);
+/// A symbolic dim the model computes for a size of this node's first output (named after
+/// it and `suffix`, "y.count"), at most `max`; `what` names the op in the error inside a
+/// subgraph.
+mlir::FailureOr<std::string> computedDim(NodeImporter &n, llvm::StringRef what, int64_t max,
+                                         llvm::StringRef suffix = "count");
 /// Compress of `data` along `axis` by a condition known only when the model runs.
 mlir::LogicalResult compressWithRuntimeCondition(NodeImporter &n, mlir::Value data,
                                                  mlir::Value cond, int64_t axis,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Data-dependent output shapes end to end: models whose output sizes depend on input values
 # (NonZero, Compress with a run-time condition, Unique, NonMaxSuppression), against ONNX
-# Runtime.
+# Runtime; ImageDecoder against images encoded here.
 """Check ops whose output sizes the model computes when it runs.
 
 Usage::
@@ -212,6 +212,67 @@ def check_case(dlc, name, work):
     return None
 
 
+def encode_images(rng, h, w):
+    """One random RGB image as binary PNM (P6), BMP (24-bit, bottom-up, padded rows) and PNG
+    (8-bit RGB, zlib), written here so that no image library is needed."""
+    import struct
+    import zlib
+    rgb = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    pnm = f"P6\n# made by data_dependent.py\n{w} {h}\n255\n".encode() + rgb.tobytes()
+    stride = (w * 3 + 3) // 4 * 4
+    rows = b"".join(rgb[y, :, ::-1].tobytes().ljust(stride, b"\0") for y in range(h - 1, -1, -1))
+    bmp = (b"BM" + struct.pack("<IHHI", 54 + len(rows), 0, 0, 54) +
+           struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, len(rows), 2835, 2835, 0, 0) + rows)
+    chunk = lambda kind, data: (struct.pack(">I", len(data)) + kind + data +
+                                struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    raw = b"".join(b"\0" + rgb[y].tobytes() for y in range(h))
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+           chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    return rgb, {"pnm": pnm, "bmp": bmp, "png": png}
+
+
+def check_images(dlc, work):
+    """ImageDecoder (its height and width computed, without a bound) of PNM, BMP and PNG
+    images of two sizes, RGB and grayscale, and the pixels' mean (the decoded image flows
+    on): exactly NumPy's decoding and PIL's luma. Garbage bytes fail the run naming the node."""
+    d = work / "images"
+    d.mkdir()
+    nodes = [helper.make_node("ImageDecoder", ["bytes"], ["rgb"], name="decode"),
+             helper.make_node("ImageDecoder", ["bytes"], ["gray"], pixel_format="Grayscale"),
+             helper.make_node("Cast", ["rgb"], ["f"], to=TensorProto.FLOAT),
+             helper.make_node("ReduceMean", ["f"], ["mean"], keepdims=0)]
+    m = model(nodes, [vi("bytes", TensorProto.UINT8, ["n"])],
+              [vi("rgb", TensorProto.UINT8, [None, None, 3]),
+               vi("gray", TensorProto.UINT8, [None, None, 1]), vi("mean", TensorProto.FLOAT, [])],
+              opset=20)
+    onnx.save(m, d / "model.onnx")
+    r = run([dlc, "compile", "model.onnx", "--dims", "n=1..100000", "-o", "m.so"], d)
+    if r.returncode:
+        return f"compile failed: {r.stderr.strip()}"
+    rng = np.random.default_rng(5)
+    for h, w in [(5, 7), (33, 2)]:
+        rgb, files = encode_images(rng, h, w)
+        luma = ((rgb[..., 0].astype(np.uint32) * 19595 + rgb[..., 1].astype(np.uint32) * 38470 +
+                 rgb[..., 2].astype(np.uint32) * 7471 + 0x8000) >> 16).astype(np.uint8)[..., None]
+        for kind, data in files.items():
+            np.save(d / "bytes.npy", np.frombuffer(data, np.uint8))
+            out = d / f"out_{kind}_{h}"
+            r = run([dlc, "run", "m.so", "--input", "bytes=bytes.npy", "--output-dir", str(out)], d)
+            if r.returncode:
+                return f"{kind} {h}x{w}: run failed: {r.stderr.strip()}"
+            got, gray = np.load(out / "rgb.npy"), np.load(out / "gray.npy")
+            mean = float(np.load(out / "mean.npy"))
+            if not (np.array_equal(got, rgb) and np.array_equal(gray, luma)) or \
+                    abs(mean - rgb.astype(np.float64).mean()) > 1e-3:
+                return f"{kind} {h}x{w}: got {got.shape} {gray.shape} mean {mean}, expected {rgb.shape}"
+    np.save(d / "bytes.npy", np.frombuffer(b"not an image at all", np.uint8))
+    r = run([dlc, "run", "m.so", "--input", "bytes=bytes.npy"], d)
+    want = ["node 'decode' (ImageDecoder): cannot decode the image", "not a JPEG, PNG"]
+    if r.returncode != 1 or any(x not in r.stderr for x in want):
+        return f"garbage bytes: exit {r.returncode}, stderr {r.stderr!r}, expected {want}"
+    return None
+
+
 def check_errors(dlc, work):
     d = work / "errors"
     d.mkdir()
@@ -248,8 +309,10 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="dlc-data-dependent-"))
     failures = 0
     try:
-        for name in args.cases or [*CASES, "errors"]:
-            msg = check_errors(dlc, work) if name == "errors" else check_case(dlc, name, work)
+        for name in args.cases or [*CASES, "images", "errors"]:
+            msg = (check_errors(dlc, work) if name == "errors"
+                   else check_images(dlc, work) if name == "images"
+                   else check_case(dlc, name, work))
             print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
             failures += bool(msg)
     finally:

@@ -5,6 +5,7 @@
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Graph/IR/Recompute.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -54,7 +55,7 @@ struct ConvertGraphToLinalgPass
     target.addLegalOp<dlc::graph::RuntimeCheckOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, func::FuncDialect, scf::SCFDialect,
-                           memref::MemRefDialect>();
+                           memref::MemRefDialect, bufferization::BufferizationDialect>();
     RewritePatternSet patterns(ctx);
     dlc::conversion::populateElementwiseLoweringPatterns(patterns);
     dlc::conversion::populateContractionLoweringPatterns(patterns, packBlock, im2colPixels,

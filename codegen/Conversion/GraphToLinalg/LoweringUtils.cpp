@@ -330,9 +330,12 @@ SmallVector<Value> buildIfThen(OpBuilder &b, Location loc, Value cond, ValueRang
 
 void markComputedDim(Operation *op, StringRef symbol, unsigned result, int64_t dim) {
   Builder b(op->getContext());
-  op->setAttr(kComputedDimMark, b.getArrayAttr({b.getStringAttr(symbol),
-                                                 b.getI64IntegerAttr(result),
-                                                 b.getI64IntegerAttr(dim)}));
+  SmallVector<Attribute> marks;
+  if (auto old = op->getAttrOfType<ArrayAttr>(kComputedDimMark))
+    marks.append(old.begin(), old.end());
+  marks.push_back(b.getArrayAttr({b.getStringAttr(symbol), b.getI64IntegerAttr(result),
+                                  b.getI64IntegerAttr(dim)}));
+  op->setAttr(kComputedDimMark, b.getArrayAttr(marks));
 }
 
 Value symbolicSize(OpBuilder &b, Location loc, Operation *in, StringRef size) {
@@ -355,11 +358,14 @@ Value symbolicSize(OpBuilder &b, Location loc, Operation *in, StringRef size) {
     // marked (markComputedDim).
     if (!dim)
       func.walk([&](Operation *op) {
-        auto mark = op->getAttrOfType<ArrayAttr>(kComputedDimMark);
-        if (dim || !mark || mark.size() != 3 || cast<StringAttr>(mark[0]).getValue() != sym)
-          return;
-        dim = tensor::DimOp::create(b, loc, op->getResult(cast<IntegerAttr>(mark[1]).getInt()),
-                                    cast<IntegerAttr>(mark[2]).getInt());
+        auto marks = op->getAttrOfType<ArrayAttr>(kComputedDimMark);
+        for (Attribute a : marks ? marks.getValue() : ArrayRef<Attribute>()) {
+          auto mark = dyn_cast<ArrayAttr>(a);
+          if (dim || !mark || mark.size() != 3 || cast<StringAttr>(mark[0]).getValue() != sym)
+            continue;
+          dim = tensor::DimOp::create(b, loc, op->getResult(cast<IntegerAttr>(mark[1]).getInt()),
+                                      cast<IntegerAttr>(mark[2]).getInt());
+        }
       });
     if (!dim)
       return {};

@@ -45,7 +45,8 @@ def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg"> {
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::func::FuncDialect"];
+    "::mlir::memref::MemRefDialect", "::mlir::func::FuncDialect",
+    "::mlir::bufferization::BufferizationDialect"];
 }
 
 #endif

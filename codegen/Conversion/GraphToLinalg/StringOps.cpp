@@ -1,11 +1,12 @@
 // String tensors (i128 elements: pointer and size) -> constants in globals and scf loops
-// calling the runtime's string functions.
+// calling the runtime's string functions; ImageDecoder through the runtime's decoders.
 #include "codegen/Conversion/GraphToLinalg/LoweringUtils.h"
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -184,6 +185,59 @@ struct StringSplitLowering : OpConversionPattern<StringSplitOp> {
   }
 };
 
+/// ImageDecoder: the runtime decodes the bytes (their buffer, read in place) into its run
+/// arena; the pixels are then copied into a tensor of the sizes it reports.
+struct ImageDecodeLowering : OpConversionPattern<ImageDecodeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ImageDecodeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto decode = module.lookupSymbol<func::FuncOp>("dlc_rt_image_decode");
+    auto dimFn = module.lookupSymbol<func::FuncOp>("dlc_rt_image_dim");
+    auto byteFn = module.lookupSymbol<func::FuncOp>("dlc_rt_image_byte");
+    if (!decode || !dimFn || !byteFn)
+      return op.emitError("no declaration of the runtime's image functions");
+    Type i64 = b.getI64Type();
+    Value bytes = adaptor.getInput();
+    auto bt = cast<RankedTensorType>(bytes.getType());
+    Value buffer = bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(bt.getShape(), bt.getElementType()), bytes, /*read_only=*/true);
+    Value address = arith::IndexCastOp::create(
+        b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
+    Value size = arith::IndexCastOp::create(
+        b, loc, i64, getValueOrCreateConstantIndexOp(b, loc, tensor::getMixedSize(b, loc, bytes, 0)));
+    Value node = packString(b, loc, bytesAddress(b, loc, op, op.getNode()), 0, op.getNode().size());
+    Value format = arith::ConstantIntOp::create(b, loc, i64, op.getPixelFormat());
+    Value image =
+        func::CallOp::create(b, loc, decode, ValueRange{address, size, format, node}).getResult(0);
+    auto dimOf = [&](int64_t k) -> Value {
+      Value d = func::CallOp::create(b, loc, dimFn,
+                                     ValueRange{image, arith::ConstantIntOp::create(b, loc, i64, k)})
+                    .getResult(0);
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), d);
+    };
+    Value h = dimOf(0), w = dimOf(1);
+    auto type = op.getType();
+    Value c = indexConst(b, loc, type.getDimSize(2));
+    Value n = arith::MulIOp::create(b, loc, arith::MulIOp::create(b, loc, h, w), c);
+    Value flat = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{n}, b.getI8Type());
+    flat = buildLoop(b, loc, indexConst(b, loc, 0), n, {flat},
+                     [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+      Value k = arith::IndexCastOp::create(nb, l, i64, i);
+      Value v = func::CallOp::create(nb, l, byteFn, ValueRange{image, k}).getResult(0);
+      v = arith::TruncIOp::create(nb, l, nb.getI8Type(), v);
+      return SmallVector<Value>{tensor::InsertOp::create(nb, l, v, acc[0], ValueRange{i})};
+    })[0];
+    Value shaped = reshapeDynamic(b, loc, flat, type,
+                                  {OpFoldResult(h), OpFoldResult(w), b.getIndexAttr(type.getDimSize(2))});
+    markComputedDim(shaped.getDefiningOp(), op.getHeight(), 0, 0);
+    markComputedDim(shaped.getDefiningOp(), op.getWidth(), 0, 1);
+    b.replaceOp(op, shaped);
+    return success();
+  }
+};
+
 } // namespace
 
 void declareStringFunctions(ModuleOp module) {
@@ -203,6 +257,19 @@ void declareStringFunctions(ModuleOp module) {
     auto f = func::FuncOp::create(b, op.getLoc(), op.getCallee(), b.getFunctionType(args, result));
     f.setPrivate();
   }
+  // ImageDecoder's.
+  bool images = false;
+  module.walk([&](graph::ImageDecodeOp) { images = true; });
+  if (images && !module.lookupSymbol("dlc_rt_image_decode")) {
+    Type i64 = b.getI64Type(), i32 = b.getI32Type(), s128 = b.getIntegerType(128);
+    func::FuncOp::create(b, module.getLoc(), "dlc_rt_image_decode",
+                         b.getFunctionType({i64, i64, i64, s128}, {i64}))
+        .setPrivate();
+    func::FuncOp::create(b, module.getLoc(), "dlc_rt_image_dim", b.getFunctionType({i64, i64}, {i64}))
+        .setPrivate();
+    func::FuncOp::create(b, module.getLoc(), "dlc_rt_image_byte", b.getFunctionType({i64, i64}, {i32}))
+        .setPrivate();
+  }
   // StringSplit's.
   bool splits = false;
   module.walk([&](graph::StringSplitOp) { splits = true; });
@@ -218,8 +285,8 @@ void declareStringFunctions(ModuleOp module) {
 }
 
 void populateStringLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<StringConstantLowering, StringCallLowering, StringSplitLowering>(
-      patterns.getContext());
+  patterns.add<StringConstantLowering, StringCallLowering, StringSplitLowering,
+               ImageDecodeLowering>(patterns.getContext());
 }
 
 } // namespace dlc::conversion

@@ -621,6 +621,22 @@ def Graph_StringSplitOp : Graph_Op<"string_split", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_ImageDecodeOp : Graph_Op<"image_decode", [Pure]> {
+  let summary = "ONNX ImageDecoder: an encoded image (1-D bytes) to [height, width, channels]";
+  let description = [{
+    Decodes JPEG, PNG, WebP, TIFF, JPEG 2000, BMP or binary PNM bytes with the
+    runtime's decoders into 8-bit pixels: `pixel_format` 0 RGB, 1 BGR, 2
+    grayscale (one channel). The height and width are the symbolic dims
+    `height` and `width`, which the model computes (`dlc.computed_dims`, no
+    bound). Bytes that are no image fail the run, naming `node`.
+  }];
+  let arguments = (ins Graph_IntTensor:$input, I64Attr:$pixel_format, StrAttr:$height,
+                       StrAttr:$width, StrAttr:$node);
+  let results = (outs Graph_IntTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_ShapeOp : Graph_Op<"shape", [Pure, InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (folds to a constant)";
   let arguments = (ins Graph_Tensor:$input);

@@ -785,6 +785,19 @@ LogicalResult StringSplitOp::verify() {
   return success();
 }
 
+LogicalResult ImageDecodeOp::verify() {
+  auto in = getInput().getType(), out = getOutput().getType();
+  int64_t channels = getPixelFormat() == 2 ? 1 : 3;
+  if (in.getRank() != 1 || !in.getElementType().isInteger(8))
+    return emitOpError("input must be 1-D bytes, got ") << in;
+  if (getPixelFormat() < 0 || getPixelFormat() > 2)
+    return emitOpError("pixel_format must be 0 (RGB), 1 (BGR) or 2 (grayscale)");
+  if (out.getRank() != 3 || !out.isDynamicDim(0) || !out.isDynamicDim(1) ||
+      out.getDimSize(2) != channels || !out.getElementType().isInteger(8))
+    return emitOpError("result must be tensor<?x?x") << channels << "xi8>, got " << out;
+  return success();
+}
+
 LogicalResult RuntimeCheckOp::verify() {
   if (getFlag().getType().getRank() != 0)
     return emitOpError("flag must be a 0-d tensor");

@@ -254,6 +254,9 @@ struct Rules {
       return Dims{Size::constant(result.getDimSize(0)), Size::symbol(nz.getCount())};
     if (auto nms = dyn_cast<NonMaxSuppressionOp>(op))
       return Dims{Size::symbol(nms.getCount()), Size::constant(3)};
+    if (auto img = dyn_cast<ImageDecodeOp>(op))
+      return Dims{Size::symbol(img.getHeight()), Size::symbol(img.getWidth()),
+                  Size::constant(result.getDimSize(2))};
     // An expand to sizes it gives (a gradient broadcast back to a dynamic shape).
     if (auto e = dyn_cast<ExpandOp>(op); e && e.getDims()) {
       Dims out;
