@@ -127,8 +127,8 @@ typedef struct {
   int64_t failed_bytes;  /* the bytes it needed */
   char error[320];       /* a function's failure (an image it cannot decode, ...), or "" */
 } dlc_string_arena_t;
-/* n bytes (n >= 1) from this thread's run arena, freed when the run ends; NULL outside a run
- * or when out of memory (the run then fails). */
+/* n bytes from this thread's run arena, 16-byte aligned, freed when the run ends; NULL
+ * outside a run or when out of memory (the run then fails). */
 void *dlc_run_alloc(size_t n);
 /* Fails this thread's run with a printf-formatted message (the first one is kept). */
 void dlc_run_fail(const char *fmt, ...) DLC_PRINTF(1, 2);

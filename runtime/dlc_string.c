@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wctype.h>
@@ -67,7 +68,13 @@ static char *dlc_string_alloc(size_t n) {
   return p;
 }
 
-void *dlc_run_alloc(size_t n) { return dlc_string_alloc(n ? n : 1); }
+void *dlc_run_alloc(size_t n) {
+  /* 16-byte aligned (strings in the arena are byte aligned). */
+  if (n > SIZE_MAX - 16)
+    return NULL;
+  char *p = dlc_string_alloc(n + 15);
+  return p ? (void *)(((uintptr_t)p + 15) & ~(uintptr_t)15) : NULL;
+}
 
 void dlc_run_fail(const char *fmt, ...) {
   dlc_string_arena_t *a = dlc_current_arena;
