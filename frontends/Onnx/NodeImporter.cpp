@@ -392,6 +392,8 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "NonZero", "Compress", "Unique", "NonMaxSuppression", "ImageDecoder",
       // String ops (elementwise over the inputs' dims).
       "StringConcat", "RegexFullMatch",
+      // Quantization: elementwise with a scale and zero point.
+      "QuantizeLinear", "DequantizeLinear",
       // Elementwise: the result has the operands' (broadcast) dims.
       "Xor", "LessOrEqual", "GreaterOrEqual", "Floor", "Ceil", "Sin", "Cos", "Tan", "Asin",
       "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "Round", "IsNaN",

@@ -127,8 +127,8 @@ def cnn(rng):
 def ops_mix(rng):
     """The other ops the importer lets dynamic dims reach: activations, comparisons,
     Where, Clip, Cast, variadic Sum/Max, Pow, BatchNormalization, GlobalMaxPool, an
-    opset-11 Softmax (which flattens to 2-D around its axis) and Pads (constant, edge) of
-    the static dims."""
+    opset-11 Softmax (which flattens to 2-D around its axis), Pads (constant, edge) of
+    the static dims, and a per-tensor QuantizeLinear/DequantizeLinear round trip."""
     nodes = [helper.make_node("Sigmoid", ["x"], ["a"]),
              helper.make_node("HardSigmoid", ["x"], ["b"], alpha=0.3),
              helper.make_node("Softplus", ["x"], ["c"]),
@@ -146,19 +146,24 @@ def ops_mix(rng):
              helper.make_node("Softmax", ["bn"], ["sm"], axis=2),
              helper.make_node("Cast", ["lt"], ["mask"], to=TensorProto.FLOAT),
              helper.make_node("Pad", ["sm", "pads"], ["padded"], mode="constant"),
-             helper.make_node("Pad", ["sm", "pads"], ["edged"], mode="edge")]
+             helper.make_node("Pad", ["sm", "pads"], ["edged"], mode="edge"),
+             helper.make_node("QuantizeLinear", ["bn", "qs", "qz"], ["q"]),
+             helper.make_node("DequantizeLinear", ["q", "qs", "qz"], ["dq"])]
     inits = [numpy_helper.from_array(np.array(-0.5, np.float32), "lo"),
              numpy_helper.from_array(np.array(0.8, np.float32), "hi"),
              numpy_helper.from_array(np.array(2.0, np.float32), "two"),
              init(rng, "g", (6,)), init(rng, "bb", (6,)), init(rng, "mu", (6,)),
              numpy_helper.from_array((1 + rng.random(6)).astype(np.float32), "var"),
-             numpy_helper.from_array(np.array([0, 0, 1, 0, 0, 1, 0, 2], np.int64), "pads")]
+             numpy_helper.from_array(np.array([0, 0, 1, 0, 0, 1, 0, 2], np.int64), "pads"),
+             numpy_helper.from_array(np.array(0.05, np.float32), "qs"),
+             numpy_helper.from_array(np.array(100, np.uint8), "qz")]
     return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 6, 4, 5])],
                  [helper.make_tensor_value_info("gmp", TensorProto.FLOAT, ["n", 6, 1, 1]),
                   helper.make_tensor_value_info("sm", TensorProto.FLOAT, ["n", 6, 4, 5]),
                   helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["n", 6, 4, 5]),
                   helper.make_tensor_value_info("padded", TensorProto.FLOAT, ["n", 7, 5, 7]),
-                  helper.make_tensor_value_info("edged", TensorProto.FLOAT, ["n", 7, 5, 7])],
+                  helper.make_tensor_value_info("edged", TensorProto.FLOAT, ["n", 7, 5, 7]),
+                  helper.make_tensor_value_info("dq", TensorProto.FLOAT, ["n", 6, 4, 5])],
                  inits, opset=11)
 
 

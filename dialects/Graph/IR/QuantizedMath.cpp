@@ -29,6 +29,9 @@ std::string quantParamError(ArrayRef<int64_t> paramShape, ArrayRef<int64_t> xSha
              shapeText(paramShape);
     return "";
   }
+  if (llvm::any_of(xShape, ShapedType::isDynamic) || llvm::any_of(paramShape, ShapedType::isDynamic))
+    return "blocked quantization (block_size " + std::to_string(block) +
+           ") over dynamic dims (--dims) is not supported";
   SmallVector<int64_t> want(xShape);
   want[axis] = (xShape[axis] + block - 1) / block;
   if (paramShape != ArrayRef<int64_t>(want))
