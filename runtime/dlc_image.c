@@ -416,6 +416,13 @@ int64_t dlc_rt_image_decode(int64_t data, int64_t size, int64_t format, dlc_abi_
     size_t len = (size_t)(uint64_t)(node >> 64);
     dlc_run_fail("node '%.*s' (ImageDecoder): cannot decode the image: %s", (int)len,
                  (const char *)(uintptr_t)(uint64_t)node, d.why);
+    /* The run goes on to its end on a 1x1 black image (its outputs are discarded): no
+     * empty buffers along the way. */
+    if ((image = dlc_run_alloc(sizeof(dlc_image_t) + (size_t)channels))) {
+      image->height = image->width = 1;
+      image->channels = channels;
+      memset(image->pixels, 0, (size_t)channels);
+    }
   }
   return (int64_t)(uintptr_t)image;
 }
