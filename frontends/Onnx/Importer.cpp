@@ -311,28 +311,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
       return emitError(loc) << "input " << i << " ('" << node.input(i) << "') is "
                             << (isNone(v) ? "an optional without a value" : "a sequence")
                             << ", expected a tensor";
-  // Dynamic dims (dlc compile --dims) reach only the ops whose builders size them.
-  for (auto [i, v] : llvm::enumerate(inputs)) {
-    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
-    if (t && !t.hasStaticShape() && !NodeImporter::acceptsDynamicDims(node.op_type()))
-      return emitError(loc) << "input " << i << " ('" << node.input(i)
-                            << "') has dynamic dims (--dims), which this op does not support yet "
-                               "(give static shapes with --input-shape)";
-  }
-  // String tensors reach the string ops and the ops that only move elements.
-  for (auto [i, v] : llvm::enumerate(inputs)) {
-    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
-    if (!t || !dlc::graph::isStringElement(t.getElementType()))
-      continue;
-    const OpBuilderEntry *s = stringBuilderFor(node.op_type());
-    if (!s)
-      return emitError(loc) << "input " << i << " ('" << node.input(i)
-                             << "') is a string tensor, which this op does not take (strings "
-                                "reach the string ops, Equal and the ops that move elements)";
-    if (s->build)
-      entry = s;
-    break;
-  }
+  // Dynamic dims and strings reach only the ops that take them (strings may pick a builder).
+  if (failed(checkInputKinds(node, loc, inputs, entry)))
+    return failure();
   // Low-precision tensors (float8, int4, ...) only go through casts, quantization and
   // data movement: other ops would compute on their raw codes.
   static const char *kLowPrecisionOps[] = {

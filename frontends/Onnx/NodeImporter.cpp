@@ -406,6 +406,33 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
   return llvm::is_contained(kOps, opType);
 }
 
+LogicalResult checkInputKinds(const onnx::NodeProto &node, Location loc, ArrayRef<Value> inputs,
+                              const OpBuilderEntry *&entry) {
+  // Dynamic dims (dlc compile --dims) reach only the ops whose builders size them.
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    if (t && !t.hasStaticShape() && !NodeImporter::acceptsDynamicDims(node.op_type()))
+      return emitError(loc) << "input " << i << " ('" << node.input(i)
+                            << "') has dynamic dims (--dims), which this op does not support yet "
+                               "(give static shapes with --input-shape)";
+  }
+  // String tensors reach the string ops and the ops that only move elements.
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    if (!t || !dlc::graph::isStringElement(t.getElementType()))
+      continue;
+    const OpBuilderEntry *s = stringBuilderFor(node.op_type());
+    if (!s)
+      return emitError(loc) << "input " << i << " ('" << node.input(i)
+                             << "') is a string tensor, which this op does not take (strings "
+                                "reach the string ops, Equal and the ops that move elements)";
+    if (s->build)
+      entry = s;
+    break;
+  }
+  return success();
+}
+
 std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::sizesOf(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   if (!t)

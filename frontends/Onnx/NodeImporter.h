@@ -276,6 +276,11 @@ llvm::ArrayRef<OpBuilderEntry> labelEncoderBuilders();  // ai.onnx.ml LabelEncod
 /// entry without a builder when the op's own builder only moves them (Reshape, ...), or
 /// null when the op does not take strings.
 const OpBuilderEntry *stringBuilderFor(llvm::StringRef opType);
+/// Inputs with dynamic dims reach only the ops whose builders size them, and string inputs
+/// the ops stringBuilderFor names (which may replace `entry`); else an error naming the input.
+mlir::LogicalResult checkInputKinds(const onnx::NodeProto &node, mlir::Location loc,
+                                    llvm::ArrayRef<mlir::Value> inputs,
+                                    const OpBuilderEntry *&entry);
 /// A constant string tensor of `shape`'s shape (i128 elements).
 mlir::Value stringConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType shape,
                            llvm::ArrayRef<std::string> values);
