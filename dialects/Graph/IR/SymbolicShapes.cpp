@@ -478,14 +478,80 @@ struct Rules {
         out.push_back(*q);
         continue;
       }
-      if (!x.isStatic() || !y.isStatic())
+      // Sums and differences of like terms (2*d - d, d - d); others are unknown.
+      if (x.syms != y.syms)
         return std::nullopt;
-      if (isa<AddOp>(op))
-        out.push_back(Size::constant(x.coef + y.coef));
-      else if (isa<SubOp>(op))
-        out.push_back(Size::constant(x.coef - y.coef));
-      else
+      int64_t c;
+      if (isa<AddOp>(op) ? __builtin_add_overflow(x.coef, y.coef, &c)
+                         : __builtin_sub_overflow(x.coef, y.coef, &c))
         return std::nullopt;
+      Size r = x;
+      r.coef = c;
+      out.push_back(c == 0 ? Size::constant(0) : r);
+    }
+    return out;
+  }
+
+  /// Comparisons, logic, selection and remainders on contents, where the sizes decide them
+  /// (equal sizes, or static ones): what exporters compute from shapes to pick a branch
+  /// (an attention's query heads against its key heads). Booleans are 0 and 1.
+  std::optional<Dims> logic(Operation *op) {
+    SmallVector<Dims> in;
+    size_t n = 1;
+    for (Value v : op->getOperands()) {
+      std::optional<Dims> d = valuesOf(v);
+      if (!d || (d->size() != 1 && n != 1 && d->size() != n))
+        return std::nullopt;
+      n = std::max(n, d->size());
+      in.push_back(*d);
+    }
+    auto at = [&](unsigned operand, size_t i) -> const Size & {
+      return in[operand][in[operand].size() == 1 ? 0 : i];
+    };
+    auto known = [](const Size &s) -> std::optional<int64_t> {
+      return s.isStatic() ? std::optional<int64_t>(s.coef) : std::nullopt;
+    };
+    Dims out;
+    for (size_t i = 0; i < n; ++i) {
+      const Size &x = at(0, i);
+      std::optional<int64_t> kx = known(x), ky = in.size() > 1 ? known(at(1, i)) : std::nullopt;
+      if (isa<NotOp>(op)) {
+        if (!kx)
+          return std::nullopt;
+        out.push_back(Size::constant(*kx == 0));
+      } else if (isa<EqualOp>(op)) {
+        if (x == at(1, i))
+          out.push_back(Size::constant(1));
+        else if (kx && ky)
+          out.push_back(Size::constant(*kx == *ky));
+        else
+          return std::nullopt;
+      } else if (isa<AndOp, OrOp>(op)) {
+        if (!kx || !ky)
+          return std::nullopt;
+        out.push_back(Size::constant(isa<AndOp>(op) ? (*kx && *ky) : (*kx || *ky)));
+      } else if (isa<MaxOp, MinOp>(op)) {
+        if (x == at(1, i))
+          out.push_back(x);
+        else if (kx && ky)
+          out.push_back(Size::constant(isa<MaxOp>(op) ? std::max(*kx, *ky) : std::min(*kx, *ky)));
+        else
+          return std::nullopt;
+      } else if (isa<ModOp>(op)) {
+        std::optional<Size> q = x.divide(at(1, i));
+        if (kx && ky && *kx >= 0 && *ky > 0)
+          out.push_back(Size::constant(*kx % *ky));
+        else if (q && !at(1, i).isStatic())
+          out.push_back(Size::constant(0)); // d mod d, (k*d) mod d
+        else
+          return std::nullopt;
+      } else if (isa<WhereOp>(op)) {
+        if (!kx)
+          return std::nullopt;
+        out.push_back(*kx ? at(1, i) : at(2, i));
+      } else {
+        return std::nullopt;
+      }
     }
     return out;
   }
@@ -494,7 +560,8 @@ struct Rules {
   /// shapes.
   std::optional<Dims> resultValues(Operation *op) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type.getElementType().isInteger(64) && !type.getElementType().isInteger(32))
+    if (!type.getElementType().isInteger(64) && !type.getElementType().isInteger(32) &&
+        !type.getElementType().isInteger(1))
       return std::nullopt;
     if (!type.hasStaticShape() || type.getRank() > 1 ||
         type.getNumElements() > SymbolicShapes::kMaxValues)
@@ -502,8 +569,9 @@ struct Rules {
     DenseIntElementsAttr dense;
     if (matchPattern(op->getResult(0), m_Constant(&dense))) {
       Dims out;
+      bool isBool = type.getElementType().isInteger(1);
       for (const APInt &v : dense.getValues<APInt>())
-        out.push_back(Size::constant(v.getSExtValue()));
+        out.push_back(Size::constant(isBool ? int64_t(v.getZExtValue()) : v.getSExtValue()));
       return out;
     }
     if (auto s = dyn_cast<ShapeOp>(op)) {
@@ -512,9 +580,18 @@ struct Rules {
     }
     if (isa<ReshapeOp, IdentityOp, CastOp>(op)) {
       auto from = cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
-      if (!from.isInteger(64) && !from.isInteger(32))
+      if (!from.isInteger(64) && !from.isInteger(32) && !from.isInteger(1))
         return std::nullopt;
-      return valuesOf(op->getOperand(0));
+      std::optional<Dims> v = valuesOf(op->getOperand(0));
+      // A cast to bool: nonzero is true (known for static values only).
+      if (v && type.getElementType().isInteger(1) && !from.isInteger(1)) {
+        for (Size &s : *v) {
+          if (!s.isStatic())
+            return std::nullopt;
+          s = Size::constant(s.coef != 0);
+        }
+      }
+      return v;
     }
     if (auto g = dyn_cast<GatherOp>(op)) {
       std::optional<Dims> data = valuesOf(g.getData());
@@ -556,6 +633,8 @@ struct Rules {
     }
     if (isa<MulOp, DivOp, AddOp, SubOp>(op))
       return arithmetic(op);
+    if (isa<EqualOp, NotOp, AndOp, OrOp, MaxOp, MinOp, ModOp, WhereOp>(op))
+      return logic(op);
     return std::nullopt;
   }
 };

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# Dynamic dims, part 2: the sizes exporters compute from shapes (heads checks that pick a
+# branch, ConstantOfShape, Expand) and sizes that are sums and quotients of the symbolic dims
+# (Concat and Pad along a dynamic dim, slices, pools and convolutions over dynamic image dims).
+"""Check more `dlc compile --dims` models against ONNX Runtime.
+
+Usage::
+
+    dynamic_sizes.py --dlc build/bin/dlc [--keep] [CASE ...]
+
+Same contract as dynamic_dims.py (whose runner this reuses): each model is compiled once
+with ``--dims``, ``dlc info`` must list the dims, and every size set at 1, 2 and 4 threads
+must match ONNX Runtime within a relative error of 1e-4 with the exact output shape.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import dynamic_dims as dd  # noqa: E402
+
+
+def ints(name, v):
+    return numpy_helper.from_array(np.array(v, np.int64), name)
+
+
+def heads_logic(rng):
+    """What ONNX's Attention function body computes from shapes: the query and key heads
+    compared (Equal, Not, Mod, And, Where pick the repeat count 1), K expanded to
+    [B, H, 1, S, D] by a shape from Concat and reshaped back; a zero bias from
+    ConstantOfShape([S, S]) added to the scores."""
+    dim = lambda t, a: helper.make_node("Shape", [t], [f"{t}{a}"], start=a, end=a + 1)
+    nodes = [dim("q", 0), dim("q", 1), dim("k", 1), dim("q", 2), dim("q", 3),
+             helper.make_node("Equal", ["q1", "k1"], ["same"]),
+             helper.make_node("Not", ["same"], ["gqa1"]),
+             helper.make_node("Div", ["q1", "k1"], ["ratio"]),
+             helper.make_node("Mod", ["q1", "k1"], ["rem"]),
+             helper.make_node("Equal", ["rem", "zero"], ["gqa2"]),
+             helper.make_node("And", ["gqa1", "gqa2"], ["gqa"]),
+             helper.make_node("Where", ["gqa", "ratio", "one"], ["rep"]),
+             helper.make_node("Unsqueeze", ["k", "two"], ["ku"]),
+             helper.make_node("Concat", ["q0", "k1", "rep", "q2", "q3"], ["kshape"], axis=0),
+             helper.make_node("Expand", ["ku", "kshape"], ["kx"]),
+             helper.make_node("Concat", ["q0", "q1", "q2", "q3"], ["qshape"], axis=0),
+             helper.make_node("Reshape", ["kx", "qshape"], ["kr"]),
+             helper.make_node("Transpose", ["kr"], ["kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["scores"]),
+             helper.make_node("Concat", ["q2", "q2"], ["bshape"], axis=0),
+             helper.make_node("ConstantOfShape", ["bshape"], ["bias"],
+                              value=numpy_helper.from_array(np.array([0.5], np.float32))),
+             helper.make_node("Add", ["scores", "bias"], ["y"])]
+    shape = ["b", "h", "s", "d"]
+    return dd.model(nodes, [helper.make_tensor_value_info("q", TensorProto.FLOAT, shape),
+                            helper.make_tensor_value_info("k", TensorProto.FLOAT, shape)],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", "h", "s", "s"])],
+                    [ints("zero", [0]), ints("one", [1]), ints("two", [2])], opset=18)
+
+
+# name: (builder, --dims, list of {symbol: size} to run)
+CASES = {
+    "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
+                    [{"b": 1, "h": 1, "s": 1, "d": 1}, {"b": 2, "h": 3, "s": 9, "d": 8},
+                     {"b": 3, "h": 4, "s": 5, "d": 2}]),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dlc", required=True)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("cases", nargs="*")
+    args = ap.parse_args()
+    dlc = str(Path(args.dlc).resolve())
+    dd.CASES.update(CASES)
+    work = Path(tempfile.mkdtemp(prefix="dlc-dynamic-sizes-"))
+    failures = 0
+    try:
+        for name in args.cases or CASES:
+            msg = dd.check_case(dlc, name, work)
+            print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
+            failures += bool(msg)
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
