@@ -27,8 +27,11 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
   if (xt.getRank() < 2 || tt.getRank() != xt.getRank() - 1 ||
       !isa<IntegerType>(tt.getElementType()))
     return n.error("expects scores [N, C, d...] and integer targets [N, d...]");
+  auto xs = n.sizesOf(logProb), ts = n.sizesOf(target);
+  if (!xs || !ts)
+    return n.error("the sizes of the inputs' dynamic dims are not known");
   for (int64_t d = 0; d < tt.getRank(); ++d)
-    if (tt.getDimSize(d) != xt.getDimSize(d == 0 ? 0 : d + 1))
+    if ((*ts)[d] != (*xs)[d == 0 ? 0 : d + 1])
       return n.error("target shape does not match the scores' [N, d...]");
   Type elt = xt.getElementType();
   Type idxElt = tt.getElementType();
@@ -52,15 +55,15 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
   }
   // ONNX makes a target outside [0, C) that is not ignore_index an error; the gather below
   // clamps, so the run stays in bounds but fails.
-  if (failed(checkRangeAtRunTime(n, target, valid, 0, xt.getDimSize(1), "a target")))
+  if (failed(checkRangeAtRunTime(n, target, valid, 0, logProb, 1, "a target")))
     return failure();
-  SmallVector<int64_t> idxShape(tt.getShape());
-  idxShape.insert(idxShape.begin() + 1, 1);
-  auto idx = n.reshape(safe, idxShape);
+  SmallVector<SymbolicSize> idxShape(*ts);
+  idxShape.insert(idxShape.begin() + 1, SymbolicSize::constant(1));
+  auto idx = n.reshapeTo(safe, idxShape);
   DLC_TRY(idx);
   auto picked = n.create<GatherElementsOp>({logProb, *idx}, {n.named("axis", n.b.getI64IntegerAttr(1))});
   DLC_TRY(picked);
-  auto flat = n.reshape(*picked, tt.getShape());
+  auto flat = n.reshapeTo(*picked, *ts);
   DLC_TRY(flat);
   auto loss = n.create<NegOp>({*flat});
   DLC_TRY(loss);
@@ -71,8 +74,9 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
     DLC_TRY(g);
     w = *g;
   } else if (ignore && (isSCE || *ignore != -1)) {
-    w = n.constant(DenseElementsAttr::get(RankedTensorType::get(tt.getShape(), elt),
-                                          n.b.getFloatAttr(elt, 1.0)));
+    auto ones = n.expandTo(n.scalarConstant(elt, 1.0), *ts);
+    DLC_TRY(ones);
+    w = *ones;
   }
   if (valid) {
     auto masked = n.create<WhereOp>({valid, l, zero});
@@ -102,11 +106,15 @@ LogicalResult nllOf(NodeImporter &n, Value logProb, Value target, Value weight, 
     out.push_back(sum[0]);
     return success();
   }
-  Value denom = n.scalarConstant(elt, (double)tt.getNumElements());
+  Value denom;
   if (w) {
     SmallVector<Value> wsum;
     DLC_TRY(reduceOver(n, ReduceSumOp::getOperationName(), w, all, false, wsum));
     denom = wsum[0];
+  } else {
+    auto count = n.elementCount(target, elt);
+    DLC_TRY(count);
+    denom = *count;
   }
   auto mean = n.create<DivOp>({sum[0], denom});
   DLC_TRY(mean);

@@ -402,7 +402,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Reductions and normalizations over axes (the reduced dims' sizes are read).
       "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
       "ReduceLogSumExp", "ArgMax", "ArgMin", "RMSNormalization", "InstanceNormalization",
-      "MeanVarianceNormalization", "LpNormalization"};
+      "MeanVarianceNormalization", "LpNormalization",
+      // Losses (sizes read when the model runs).
+      "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
   return llvm::is_contained(kOps, opType);
 }
 
@@ -488,6 +490,49 @@ FailureOr<Value> NodeImporter::expandTo(Value v, ArrayRef<graph::SymbolicSize> t
   if (!type.hasStaticShape())
     attrs.push_back(named("dims", b.getStrArrayAttr(SmallVector<StringRef>(names.begin(), names.end()))));
   return create<graph::ExpandOp>({v}, attrs, {type});
+}
+
+FailureOr<Value> NodeImporter::reshapeTo(Value v, ArrayRef<graph::SymbolicSize> sizes) {
+  SmallVector<int64_t> shape;
+  SmallVector<std::string> names;
+  for (const graph::SymbolicSize &s : sizes) {
+    shape.push_back(s.isStatic() ? s.coef : ShapedType::kDynamic);
+    names.push_back(s.isStatic() ? "" : s.str());
+  }
+  auto t = cast<RankedTensorType>(v.getType());
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  if (type.hasStaticShape() && t.hasStaticShape())
+    return reshape(v, shape);
+  if (std::optional<graph::SymbolicDims> in = sizesOf(v); in && ArrayRef(*in) == sizes)
+    return v;
+  SmallVector<StringRef> refs(names.begin(), names.end());
+  return create<graph::ReshapeOp>({v}, {named("dims", b.getStrArrayAttr(refs))}, {type});
+}
+
+FailureOr<Value> NodeImporter::dimSize(Value v, int64_t d) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!t.isDynamicDim(d))
+    return intConstant(b.getI64Type(), t.getDimSize(d));
+  SmallVector<int64_t> starts = {d}, sizes = {1}, steps = {1};
+  auto shape = create<graph::ShapeOp>({v});
+  DLC_TRY(shape);
+  auto part = create<graph::SliceOp>({*shape}, {named("starts", b.getDenseI64ArrayAttr(starts)),
+                                               named("sizes", b.getDenseI64ArrayAttr(sizes)),
+                                               named("steps", b.getDenseI64ArrayAttr(steps))});
+  DLC_TRY(part);
+  return reshape(*part, {});
+}
+
+FailureOr<Value> NodeImporter::elementCount(Value v, Type elt) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.hasStaticShape())
+    return scalarConstant(elt, (double)t.getNumElements());
+  auto shape = create<graph::ShapeOp>({v});
+  DLC_TRY(shape);
+  auto count = create<graph::ReduceProdOp>({*shape}, {named("axes", b.getDenseI64ArrayAttr({0})),
+                                                      named("keepdims", b.getBoolAttr(false))});
+  DLC_TRY(count);
+  return create<graph::CastOp>({*count}, {}, {RankedTensorType::get({}, elt)});
 }
 
 FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {

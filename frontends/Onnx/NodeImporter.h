@@ -84,6 +84,13 @@ public:
   /// `v` broadcast (NumPy rules) to `target`'s sizes, static or symbolic: a dlc_graph.expand
   /// that gives its dynamic dims' sizes (`dims`), or `v` itself when nothing changes.
   mlir::FailureOr<mlir::Value> expandTo(mlir::Value v, llvm::ArrayRef<graph::SymbolicSize> target);
+  /// `v` reshaped to `sizes` (static or symbolic; a dlc_graph.reshape that gives its
+  /// dynamic dims' sizes), or `v` itself when nothing changes.
+  mlir::FailureOr<mlir::Value> reshapeTo(mlir::Value v, llvm::ArrayRef<graph::SymbolicSize> sizes);
+  /// The size of `v`'s dim `d` as a 0-d i64 tensor: a constant, or read when the model runs.
+  mlir::FailureOr<mlir::Value> dimSize(mlir::Value v, int64_t d);
+  /// `v`'s element count as a 0-d tensor of `elt`: a constant, or read when the model runs.
+  mlir::FailureOr<mlir::Value> elementCount(mlir::Value v, mlir::Type elt);
   /// `v`, a value computed from shapes, as a constant when every element is static (the
   /// 64 of [batch, seq, 64]), so what reads it folds; else `v`.
   mlir::Value staticShapeValue(mlir::Value v);

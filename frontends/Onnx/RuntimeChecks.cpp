@@ -59,7 +59,6 @@ Value boundConstant(NodeImporter &n, ArrayRef<int64_t> bounds) {
 }
 
 std::string range(const std::string &lo, const std::string &hi) { return "[" + lo + ", " + hi + ")"; }
-std::string range(int64_t lo, int64_t hi) { return range(std::to_string(lo), std::to_string(hi)); }
 
 } // namespace
 
@@ -117,14 +116,11 @@ LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input, Value data,
                                      (bounds.size() == 1 ? "" : "per tuple entry ") + expected);
 }
 
-LogicalResult checkRangeAtRunTime(NodeImporter &n, Value values, Value where, int64_t lo,
-                                  int64_t hi, const Twine &what) {
-  auto type = tensorType(values);
-  if (!isa<IntegerType>(type.getElementType()) || llvm::is_contained(type.getShape(), 0) ||
-      n.speculative())
-    return success();
-  auto bad = outside(n, values, /*isUnsigned=*/false, boundConstant(n, {lo}),
-                     boundConstant(n, {hi}));
+namespace {
+
+LogicalResult checkRange(NodeImporter &n, Value values, Value where, int64_t lo, Value hi,
+                         const std::string &hiText, const Twine &what) {
+  auto bad = outside(n, values, /*isUnsigned=*/false, boundConstant(n, {lo}), hi);
   DLC_TRY(bad);
   Value flagged = *bad;
   if (where) {
@@ -132,7 +128,34 @@ LogicalResult checkRangeAtRunTime(NodeImporter &n, Value values, Value where, in
     DLC_TRY(both);
     flagged = *both;
   }
-  return checkAtRunTime(n, flagged, what + " is out of range; expected " + range(lo, hi));
+  return checkAtRunTime(n, flagged, what + " is out of range; expected " +
+                                        range(std::to_string(lo), hiText));
+}
+
+bool skipsRangeCheck(NodeImporter &n, Value values) {
+  auto type = tensorType(values);
+  return !isa<IntegerType>(type.getElementType()) || llvm::is_contained(type.getShape(), 0) ||
+         n.speculative();
+}
+
+} // namespace
+
+LogicalResult checkRangeAtRunTime(NodeImporter &n, Value values, Value where, int64_t lo,
+                                  Value data, int64_t dim, const Twine &what) {
+  if (skipsRangeCheck(n, values))
+    return success();
+  auto hi = n.dimSize(data, dim);
+  DLC_TRY(hi);
+  auto dims = n.sizesOf(data);
+  return checkRange(n, values, where, lo, *hi,
+                    dims ? (*dims)[dim].str() : "dim " + std::to_string(dim), what);
+}
+
+LogicalResult checkRangeAtRunTime(NodeImporter &n, Value values, Value where, int64_t lo,
+                                  int64_t hi, const Twine &what) {
+  if (skipsRangeCheck(n, values))
+    return success();
+  return checkRange(n, values, where, lo, boundConstant(n, {hi}), std::to_string(hi), what);
 }
 
 } // namespace dlc::onnx_frontend

@@ -25,6 +25,10 @@ mlir::LogicalResult checkIndicesAtRunTime(NodeImporter &n, unsigned input, mlir:
 /// true must lie in [lo, hi); `what` names them in the message ("a target of input 1").
 mlir::LogicalResult checkRangeAtRunTime(NodeImporter &n, mlir::Value values, mlir::Value where,
                                         int64_t lo, int64_t hi, const llvm::Twine &what);
+/// The same with `hi` the size of `data`'s dim `dim` (read when the model runs if dynamic).
+mlir::LogicalResult checkRangeAtRunTime(NodeImporter &n, mlir::Value values, mlir::Value where,
+                                        int64_t lo, mlir::Value data, int64_t dim,
+                                        const llvm::Twine &what);
 
 } // namespace dlc::onnx_frontend
 

@@ -19,6 +19,10 @@ LogicalResult push(FailureOr<Value> v, Results &out) {
 
 std::string str(ArrayRef<int64_t> v) { return graph::shapeText(v); }
 
+SmallVector<graph::SymbolicSize> constantSizes(ArrayRef<int64_t> values) {
+  return llvm::map_to_vector(values, [](int64_t v) { return graph::SymbolicSize::constant(v); });
+}
+
 /// Reshape to a target computed from dynamic shapes (dlc compile --dims): each target
 /// element a size of the symbolic dims; the op records every dynamic dim's size.
 LogicalResult symbolicReshape(NodeImporter &n, Value x, ArrayRef<graph::SymbolicSize> target,
@@ -79,6 +83,9 @@ LogicalResult reshape(NodeImporter &n, Results &out) {
       return symbolicReshape(n, *x, *symbolic, *allowZero, out);
   auto shape = n.constantInts(1);
   DLC_TRY(shape);
+  // A constant target for an input with dynamic dims: 0 copies and -1 infers its sizes.
+  if (!tensorType(*x).hasStaticShape())
+    return symbolicReshape(n, *x, constantSizes(*shape), *allowZero, out);
   auto in = tensorType(*x).getShape();
   SmallVector<int64_t> target(*shape);
   int64_t known = 1, inferIdx = -1;
@@ -101,12 +108,6 @@ LogicalResult reshape(NodeImporter &n, Results &out) {
       return n.error("shape " + str(*shape) + " overflows (its element count exceeds 2^63)");
     }
   }
-  // With dynamic dims the inferred dim is dynamic too (convert-graph-to-linalg checks
-  // that it is the rest of a dynamic dim).
-  if (inferIdx >= 0 && !tensorType(*x).hasStaticShape()) {
-    target[inferIdx] = ShapedType::kDynamic;
-    return push(n.reshape(*x, target), out);
-  }
   int64_t total = tensorType(*x).getNumElements();
   if (inferIdx >= 0) {
     if (known == 0 || total % known)
@@ -124,6 +125,16 @@ LogicalResult flatten(NodeImporter &n, Results &out) {
   int64_t a = *axis < 0 ? *axis + t.getRank() : *axis;
   if (a < 0 || a > t.getRank())
     return n.error("axis " + Twine(*axis) + " is out of range for rank " + Twine(t.getRank()));
+  if (!t.hasStaticShape()) {
+    auto dims = n.symbolicDims(*x);
+    if (!dims)
+      return n.error("the sizes of input 0's dynamic dims are not known");
+    ArrayRef<graph::SymbolicSize> all = *dims;
+    return symbolicReshape(n, *x,
+                           {graph::sizeProduct(all.take_front(a)),
+                            graph::sizeProduct(all.drop_front(a))},
+                           /*allowZero=*/true, out);
+  }
   auto outer = n.product(t.getShape().take_front(a), "the outer (flattened) dim");
   auto inner = n.product(t.getShape().drop_front(a), "the inner (flattened) dim");
   DLC_TRY(outer); DLC_TRY(inner);

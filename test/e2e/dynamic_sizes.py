@@ -63,11 +63,28 @@ def heads_logic(rng):
                     [ints("zero", [0]), ints("one", [1]), ints("two", [2])], opset=18)
 
 
+def losses(rng):
+    """SoftmaxCrossEntropyLoss (mean, with its log-probabilities) and
+    NegativeLogLikelihoodLoss (none, ignore_index 0) over [n, c, k] scores: the classes,
+    the mean's element count and the target range check read at run time."""
+    nodes = [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["loss", "logp"]),
+             helper.make_node("NegativeLogLikelihoodLoss", ["logp", "t"], ["each"],
+                              reduction="none", ignore_index=0)]
+    return dd.model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "c", "k"]),
+                            helper.make_tensor_value_info("t", TensorProto.INT64, ["n", "k"])],
+                    [helper.make_tensor_value_info("loss", TensorProto.FLOAT, []),
+                     helper.make_tensor_value_info("logp", TensorProto.FLOAT, ["n", "c", "k"]),
+                     helper.make_tensor_value_info("each", TensorProto.FLOAT, ["n", "k"])],
+                    [], opset=13)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
                     [{"b": 1, "h": 1, "s": 1, "d": 1}, {"b": 2, "h": 3, "s": 9, "d": 8},
                      {"b": 3, "h": 4, "s": 5, "d": 2}]),
+    "losses": (losses, "n=1..8,c=1..10,k=1..6",
+               [{"n": 1, "c": 1, "k": 1}, {"n": 3, "c": 10, "k": 2}, {"n": 8, "c": 4, "k": 6}]),
 }
 
 
