@@ -220,6 +220,75 @@ LogicalResult concat(NodeImporter &n, Results &out) {
   return push(n.create<ConcatOp>(ins, {n.named("axis", n.b.getI64IntegerAttr(*a))}), out);
 }
 
+/// Split of a dynamic dim (dlc compile --dims): given sizes, which must sum to the dim
+/// (checked when the model runs), or num_outputs pieces of ceil(dim / n) and the rest.
+LogicalResult splitDynamic(NodeImporter &n, Value x, int64_t axis, Results &out) {
+  auto dims = n.sizesOf(x);
+  if (!dims)
+    return n.error("the sizes of input 0's dynamic dims are not known");
+  graph::SymbolicSize dim = (*dims)[axis];
+  auto size = n.dimSize(x, axis);
+  DLC_TRY(size);
+  SmallVector<int64_t> sizes;
+  SmallVector<std::string> names;
+  FailureOr<Value> bad;
+  std::string what;
+  if (n.hasAttr("split") || n.input(1)) {
+    auto s = n.hasAttr("split") ? n.intsAttr("split") : n.constantInts(1);
+    DLC_TRY(s);
+    int64_t total = 0;
+    for (int64_t v : *s) {
+      if (v < 0 || __builtin_add_overflow(total, v, &total))
+        return n.error("split sizes " + str(*s) + " must be >= 0 and sum within int64");
+      names.push_back("");
+    }
+    sizes = *s;
+    auto same = n.create<EqualOp>({*size, n.intConstant(n.b.getI64Type(), total)});
+    DLC_TRY(same);
+    bad = n.create<NotOp>({*same});
+    what = "split sizes " + str(*s) + " do not sum to dim " + std::to_string(axis) + " (" +
+           dim.str() + ")";
+  } else {
+    auto numOutputs = n.intAttr("num_outputs", n.node.output_size());
+    DLC_TRY(numOutputs);
+    int64_t k = *numOutputs;
+    if (k < 1 || k != (int64_t)n.node.output_size())
+      return n.error("num_outputs must be >= 1 and equal the node's " +
+                     Twine(n.node.output_size()) + " outputs, got " + Twine(k));
+    graph::SymbolicSize chunk = graph::sizeCeilDiv(dim, k);
+    graph::SymbolicSize last = graph::sizeAdd(dim, chunk, -(k - 1));
+    for (int64_t i = 0; i < k; ++i) {
+      const graph::SymbolicSize &piece = i + 1 < k ? chunk : last;
+      sizes.push_back(piece.isStatic() ? piece.coef : ShapedType::kDynamic);
+      names.push_back(piece.isStatic() ? "" : piece.str());
+    }
+    // The last piece must not be negative: dim > (k - 1) * ceil(dim / k) - 1.
+    Type i64 = n.b.getI64Type();
+    auto up = n.create<AddOp>({*size, n.intConstant(i64, k - 1)});
+    DLC_TRY(up);
+    auto ch = n.create<DivOp>({*up, n.intConstant(i64, k)});
+    DLC_TRY(ch);
+    auto used = n.create<MulOp>({*ch, n.intConstant(i64, k - 1)});
+    DLC_TRY(used);
+    bad = n.create<GreaterOp>({*used, *size});
+    what = "dim " + std::to_string(axis) + " (" + dim.str() + ") is too small to split into " +
+           std::to_string(k) + " pieces";
+  }
+  DLC_TRY(bad);
+  if (failed(checkAtRunTime(n, *bad, what)))
+    return failure();
+  SmallVector<NamedAttribute> attrs = {n.named("axis", n.b.getI64IntegerAttr(axis)),
+                                       n.named("sizes", n.b.getDenseI64ArrayAttr(sizes))};
+  if (llvm::any_of(sizes, ShapedType::isDynamic)) {
+    SmallVector<StringRef> refs(names.begin(), names.end());
+    attrs.push_back(n.named("dims", n.b.getStrArrayAttr(refs)));
+  }
+  auto r = n.createMulti(SplitOp::getOperationName(), {x}, attrs);
+  DLC_TRY(r);
+  llvm::append_range(out, *r);
+  return success();
+}
+
 LogicalResult split(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axis = n.intAttr("axis", 0);
@@ -229,7 +298,7 @@ LogicalResult split(NodeImporter &n, Results &out) {
   DLC_TRY(a);
   int64_t dim = t.getDimSize(*a);
   if (ShapedType::isDynamic(dim))
-    return n.error("cannot split dynamic dim " + Twine(*a) + " (dlc compile --dims)");
+    return splitDynamic(n, *x, *a, out);
   SmallVector<int64_t> sizes;
   if (n.hasAttr("split")) {
     auto s = n.intsAttr("split");

@@ -78,11 +78,34 @@ def losses(rng):
                     [], opset=13)
 
 
+def sums(rng):
+    """Sizes that are sums and quotients of the symbols: a Concat along a dynamic dim, Pads
+    (constant with a crop, reflect, edge) of dynamic dims, a Split of one into
+    num_outputs=2 pieces (ceil(b/2) and the rest), a Reshape with -1 and a Flatten; the
+    outputs' dims are derived sizes the run sets."""
+    nodes = [helper.make_node("Concat", ["x", "y"], ["xy"], axis=1),
+             helper.make_node("Pad", ["xy", "pads"], ["padded"]),
+             helper.make_node("Pad", ["x", "reflect_pads"], ["mirrored"], mode="reflect"),
+             helper.make_node("Pad", ["y", "edge_pads"], ["edged"], mode="edge"),
+             helper.make_node("Split", ["x"], ["left", "right"], axis=1, num_outputs=2),
+             helper.make_node("Concat", ["right", "left", "y"], ["swapped"], axis=1),
+             helper.make_node("Reshape", ["swapped", "flat"], ["row"]),
+             helper.make_node("Flatten", ["xy"], ["flattened"], axis=0)]
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model(nodes, [f("x", ["a", "b"]), f("y", ["a", "c"])],
+                    [f("padded", [None, None]), f("mirrored", [None, None]), f("edged", [None, None]),
+                     f("row", [1, None]), f("flattened", [1, None])],
+                    [ints("pads", [1, 2, 0, -1]), ints("reflect_pads", [0, 1, 0, 1]),
+                     ints("edge_pads", [2, 0, 1, 3]), ints("flat", [1, -1])], opset=18)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
                     [{"b": 1, "h": 1, "s": 1, "d": 1}, {"b": 2, "h": 3, "s": 9, "d": 8},
                      {"b": 3, "h": 4, "s": 5, "d": 2}]),
+    "sums": (sums, "a=1..6,b=2..9,c=1..4",
+             [{"a": 1, "b": 2, "c": 1}, {"a": 3, "b": 5, "c": 4}, {"a": 6, "b": 9, "c": 2}]),
     "losses": (losses, "n=1..8,c=1..10,k=1..6",
                [{"n": 1, "c": 1, "k": 1}, {"n": 3, "c": 10, "k": 2}, {"n": 8, "c": 4, "k": 6}]),
 }

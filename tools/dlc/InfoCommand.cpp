@@ -68,8 +68,7 @@ int infoCommand(int argc, char **argv) {
     dlc_dim_info_t dim;
     if (dlc_module_dim_info(m, i, &dim) == DLC_OK)
       std::printf("  dim '%s' %lld..%lld%s\n", dim.name, (long long)dim.min, (long long)dim.max,
-                  dlc_module_dim_is_computed(m, i) ? " (computed by the model: output sizes "
-                                                     "depend on values)"
+                  dlc_module_dim_is_computed(m, i) ? " (computed by the model: set by the run)"
                                                    : "");
   }
   for (size_t i = 0; i < dlc_module_num_inputs(m); ++i) {

@@ -62,26 +62,51 @@ Value concatChain(OpBuilder &b, Location loc, ValueRange inputs, RankedTensorTyp
       ValueRange group = inputs.slice(i, std::min(kMaxConcatChain, inputs.size() - i));
       SmallVector<int64_t> shape(type.getShape());
       shape[axis] = 0;
-      for (Value in : group)
-        shape[axis] += cast<RankedTensorType>(in.getType()).getDimSize(axis);
+      for (Value in : group) {
+        int64_t d = cast<RankedTensorType>(in.getType()).getDimSize(axis);
+        shape[axis] = ShapedType::isDynamic(d) || ShapedType::isDynamic(shape[axis])
+                          ? ShapedType::kDynamic
+                          : shape[axis] + d;
+      }
       parts.push_back(concatChain(b, loc, group, type.clone(shape), axis));
     }
     return concatChain(b, loc, parts, type, axis);
   }
-  // Dynamic dims (never the axis) are the inputs' own.
-  Value acc = emptyTensor(b, loc, type, inputs.take_front());
-  int64_t offset = 0;
+  // Dynamic dims are the inputs' own; a dynamic axis is the sum of theirs, and the
+  // offsets along it are read when the model runs.
+  Value acc;
+  if (type.isDynamicDim(axis)) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, inputs.front());
+    Value total;
+    for (Value in : inputs) {
+      Value d = getValueOrCreateConstantIndexOp(b, loc, tensor::getMixedSize(b, loc, in, axis));
+      total = total ? arith::AddIOp::create(b, loc, total, d).getResult() : d;
+    }
+    sizes[axis] = total;
+    acc = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  } else {
+    acc = emptyTensor(b, loc, type, inputs.take_front());
+  }
+  OpFoldResult offset = b.getIndexAttr(0);
   for (Value in : inputs) {
     auto shape = cast<RankedTensorType>(in.getType()).getShape();
     if (llvm::is_contained(shape, 0))
       continue; // nothing to insert (and its offset may be past the end)
     SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
         strides(type.getRank(), b.getIndexAttr(1));
-    offsets[axis] = b.getIndexAttr(offset);
+    offsets[axis] = offset;
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, in);
     acc = tensor::InsertSliceOp::create(b, loc, in, acc, offsets, sizes, strides);
-    offset += shape[axis];
+    auto known = getConstantIntValue(offset);
+    if (known && !ShapedType::isDynamic(shape[axis]))
+      offset = b.getIndexAttr(*known + shape[axis]);
+    else
+      offset = arith::AddIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, offset),
+                                     getValueOrCreateConstantIndexOp(b, loc, sizes[axis]))
+                   .getResult();
   }
+  if (acc.getType() != type)
+    acc = tensor::CastOp::create(b, loc, type, acc);
   return acc;
 }
 
@@ -101,8 +126,9 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     SmallVector<Value> parts;
-    int64_t offset = 0, axis = op.getAxis();
-    for (Value r : op.getResults()) {
+    int64_t axis = op.getAxis();
+    OpFoldResult offset = b.getIndexAttr(0);
+    for (auto [i, r] : llvm::enumerate(op.getResults())) {
       auto type = cast<RankedTensorType>(r.getType());
       if (llvm::is_contained(type.getShape(), 0)) { // an empty part may start past the end
         parts.push_back(emptyTensor(b, loc, type));
@@ -110,14 +136,28 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
       }
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
           strides(type.getRank(), b.getIndexAttr(1)), sizes;
-      offsets[axis] = b.getIndexAttr(offset);
+      offsets[axis] = offset;
       for (auto [d, s] : llvm::enumerate(type.getShape()))
         sizes.push_back(ShapedType::isDynamic(s)
                             ? OpFoldResult(tensor::DimOp::create(b, loc, adaptor.getInput(), d).getResult())
                             : OpFoldResult(b.getIndexAttr(s)));
+      // A dynamic piece of a dynamic axis: its size from `dims`.
+      if (ShapedType::isDynamic(op.getSizes()[i])) {
+        auto dims = op.getDims();
+        StringRef given = dims && i < dims->size() ? cast<StringAttr>((*dims)[i]).getValue() : "";
+        Value size = symbolicSize(b, loc, op, given);
+        if (!size)
+          return op.emitError("no input of the model has the dims of size '") << given << "'";
+        sizes[axis] = size;
+      }
       parts.push_back(tensor::ExtractSliceOp::create(b, loc, type, adaptor.getInput(), offsets,
                                                      sizes, strides));
-      offset += type.getDimSize(axis);
+      auto known = getConstantIntValue(offset), step = getConstantIntValue(sizes[axis]);
+      offset = known && step ? OpFoldResult(b.getIndexAttr(*known + *step))
+                             : OpFoldResult(arith::AddIOp::create(
+                                                b, loc, getValueOrCreateConstantIndexOp(b, loc, offset),
+                                                getValueOrCreateConstantIndexOp(b, loc, sizes[axis]))
+                                                .getResult());
     }
     b.replaceOp(op, parts);
     return success();
@@ -227,14 +267,24 @@ struct PadLowering : OpConversionPattern<PadOp> {
       // Negative pads crop first; the rest pads with the constant.
       SmallVector<OpFoldResult> offsets, sizes, strides;
       SmallVector<int64_t> croppedShape, lo, hi;
+      bool cropsDynamic = false;
       for (int64_t d = 0; d < rank; ++d) {
         strides.push_back(b.getIndexAttr(1));
-        if (inType.isDynamicDim(d)) { // never padded nor cropped
+        if (inType.isDynamicDim(d)) { // cropped to max(0, dim - crops) when it runs
+          int64_t cropLo = std::max<int64_t>(0, -pads[d]), cropHi = std::max<int64_t>(0, -pads[d + rank]);
+          Value dim = tensor::DimOp::create(b, loc, in, d), zero = indexConst(b, loc, 0);
+          Value size = arith::MaxSIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, dim, indexConst(b, loc, cropLo + cropHi)), zero);
+          Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, zero);
           croppedShape.push_back(ShapedType::kDynamic);
-          offsets.push_back(b.getIndexAttr(0));
-          sizes.push_back(tensor::getMixedSize(b, loc, in, d));
-          lo.push_back(0);
-          hi.push_back(0);
+          offsets.push_back(cropLo ? OpFoldResult(arith::SelectOp::create(
+                                         b, loc, empty, zero, indexConst(b, loc, cropLo))
+                                         .getResult())
+                                   : OpFoldResult(b.getIndexAttr(0)));
+          sizes.push_back(cropLo || cropHi ? OpFoldResult(size) : OpFoldResult(dim));
+          cropsDynamic |= cropLo || cropHi;
+          lo.push_back(std::max<int64_t>(0, pads[d]));
+          hi.push_back(std::max<int64_t>(0, pads[d + rank]));
           continue;
         }
         int64_t cropLo = std::max<int64_t>(0, -pads[d]), cropHi = std::max<int64_t>(0, -pads[d + rank]);
@@ -246,35 +296,47 @@ struct PadLowering : OpConversionPattern<PadOp> {
         hi.push_back(std::max<int64_t>(0, pads[d + rank]));
       }
       auto croppedType = RankedTensorType::get(croppedShape, type.getElementType());
-      if (croppedType != inType)
+      if (croppedType != inType || cropsDynamic)
         in = tensor::ExtractSliceOp::create(b, loc, croppedType, in, offsets, sizes, strides);
       Value value = scalarConstant(b, loc, type.getElementType(), op.getValue().convertToDouble());
       b.replaceOp(op, padConstant(b, loc, in, lo, hi, value));
       return success();
     }
     bool reflect = op.getMode() == "reflect";
+    // Dynamic dims: the input's size (read when the model runs) plus the pads.
+    SmallVector<OpFoldResult> outSizes;
+    SmallVector<Value> dimSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!inType.isDynamicDim(d)) {
+        outSizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+        dimSizes.push_back(Value());
+        continue;
+      }
+      Value n = tensor::DimOp::create(b, loc, in, d);
+      dimSizes.push_back(n);
+      outSizes.push_back(
+          arith::AddIOp::create(b, loc, n, indexConst(b, loc, pads[d] + pads[d + rank])).getResult());
+    }
     Value r = buildIndexed(b, loc, type, {}, {}, [&](OpBuilder &nb, Location l, ValueRange idx, ValueRange) {
       SmallVector<Value> src;
       for (int64_t d = 0; d < rank; ++d) {
-        int64_t n = inType.getDimSize(d);
-        if (inType.isDynamicDim(d)) { // unpadded
-          src.push_back(idx[d]);
-          continue;
-        }
+        Value n = dimSizes[d] ? dimSizes[d] : indexConst(nb, l, inType.getDimSize(d));
+        Value last = arith::SubIOp::create(nb, l, n, indexConst(nb, l, 1));
         Value j = arith::SubIOp::create(nb, l, idx[d], indexConst(nb, l, pads[d]));
         if (reflect) {
           // j < 0 -> -j; j >= n -> 2(n-1) - j (pads are smaller than n).
           Value negJ = arith::SubIOp::create(nb, l, indexConst(nb, l, 0), j);
           j = arith::MaxSIOp::create(nb, l, j, negJ);
-          Value mirrored = arith::SubIOp::create(nb, l, indexConst(nb, l, 2 * (n - 1)), j);
+          Value mirrored = arith::SubIOp::create(
+              nb, l, arith::AddIOp::create(nb, l, last, last), j);
           j = arith::MinSIOp::create(nb, l, j, mirrored);
         }
         j = arith::MaxSIOp::create(nb, l, j, indexConst(nb, l, 0));
-        j = arith::MinSIOp::create(nb, l, j, indexConst(nb, l, n - 1));
+        j = arith::MinSIOp::create(nb, l, j, last);
         src.push_back(j);
       }
       return tensor::ExtractOp::create(nb, l, in, src).getResult();
-    }, broadcastSizes(b, loc, type, in));
+    }, outSizes);
     b.replaceOp(op, r);
     return success();
   }

@@ -51,8 +51,9 @@ LogicalResult checkDynamicDims(func::FuncOp func) {
       continue;
     SmallVector<std::string> names;
     graph::SymbolicDims dims = *shapes.dims(v);
+    // An output dim that is no symbol (a product, a sum) becomes a dim the model computes.
     for (const graph::SymbolicSize &m : dims)
-      names.push_back(m.isStatic() ? "" : m.str());
+      names.push_back(m.isStatic() ? "" : graph::declareOutputDim(func, m));
     func.setResultAttr(i, graph::kDimsAttr,
                        b.getStrArrayAttr(SmallVector<StringRef>(names.begin(), names.end())));
   }

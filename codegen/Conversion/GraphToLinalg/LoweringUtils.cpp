@@ -338,44 +338,80 @@ void markComputedDim(Operation *op, StringRef symbol, unsigned result, int64_t d
   op->setAttr(kComputedDimMark, b.getArrayAttr(marks));
 }
 
-Value symbolicSize(OpBuilder &b, Location loc, Operation *in, StringRef size) {
-  std::optional<graph::SymbolicSize> parsed = graph::SymbolicSize::parse(size);
-  auto func = in->getParentOfType<func::FuncOp>();
-  if (!parsed || !func)
-    return {};
+namespace {
+
+/// The value of symbol `sym` of `func`: an argument's dim, a computed dim's result
+/// (markComputedDim), or a derived size evaluated from its parts.
+Value symbolValue(OpBuilder &b, Location loc, func::FuncOp func, StringRef sym, int depth);
+
+Value sizeValue(OpBuilder &b, Location loc, func::FuncOp func, const graph::SymbolicSize &size,
+                int depth) {
   Value product;
-  for (const auto &[sym, power] : parsed->syms) {
-    Value dim;
-    for (BlockArgument arg : func.getArguments()) {
-      auto dims = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), graph::kDimsAttr);
-      if (!dims)
-        continue;
-      for (auto [d, s] : llvm::enumerate(dims.getAsValueRange<StringAttr>()))
-        if (s == sym && !dim)
-          dim = tensor::DimOp::create(b, loc, arg, d);
-    }
-    // A dim the model computes (NonZero's count): the size of the result its lowering
-    // marked (markComputedDim).
-    if (!dim)
-      func.walk([&](Operation *op) {
-        auto marks = op->getAttrOfType<ArrayAttr>(kComputedDimMark);
-        for (Attribute a : marks ? marks.getValue() : ArrayRef<Attribute>()) {
-          auto mark = dyn_cast<ArrayAttr>(a);
-          if (dim || !mark || mark.size() != 3 || cast<StringAttr>(mark[0]).getValue() != sym)
-            continue;
-          dim = tensor::DimOp::create(b, loc, op->getResult(cast<IntegerAttr>(mark[1]).getInt()),
-                                      cast<IntegerAttr>(mark[2]).getInt());
-        }
-      });
+  for (const auto &[sym, power] : size.syms) {
+    Value dim = symbolValue(b, loc, func, sym, depth);
     if (!dim)
       return {};
     for (int i = 0; i < power; ++i)
       product = product ? arith::MulIOp::create(b, loc, product, dim).getResult() : dim;
   }
-  Value c = arith::ConstantIndexOp::create(b, loc, parsed->coef);
+  Value c = arith::ConstantIndexOp::create(b, loc, size.coef);
   if (!product)
     return c;
-  return parsed->coef == 1 ? product : arith::MulIOp::create(b, loc, product, c).getResult();
+  return size.coef == 1 ? product : arith::MulIOp::create(b, loc, product, c).getResult();
+}
+
+Value symbolValue(OpBuilder &b, Location loc, func::FuncOp func, StringRef sym, int depth) {
+  if (std::optional<graph::DerivedSize> d = graph::parseDerived(sym)) {
+    if (depth > 64)
+      return {};
+    if (d->isQuotient) {
+      Value n = sizeValue(b, loc, func, d->dividend, depth + 1);
+      return n ? arith::FloorDivSIOp::create(b, loc, n,
+                                             arith::ConstantIndexOp::create(b, loc, d->divisor))
+                     .getResult()
+               : Value();
+    }
+    Value sum;
+    for (const graph::SymbolicSize &term : d->terms) {
+      Value t = sizeValue(b, loc, func, term, depth + 1);
+      if (!t)
+        return {};
+      sum = sum ? arith::AddIOp::create(b, loc, sum, t).getResult() : t;
+    }
+    return sum;
+  }
+  for (BlockArgument arg : func.getArguments()) {
+    auto dims = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), graph::kDimsAttr);
+    if (!dims)
+      continue;
+    for (auto [d, s] : llvm::enumerate(dims.getAsValueRange<StringAttr>()))
+      if (s == sym)
+        return tensor::DimOp::create(b, loc, arg, d);
+  }
+  // A dim the model computes (NonZero's count): the size of the result its lowering
+  // marked (markComputedDim).
+  Value dim;
+  func.walk([&](Operation *op) {
+    auto marks = op->getAttrOfType<ArrayAttr>(kComputedDimMark);
+    for (Attribute a : marks ? marks.getValue() : ArrayRef<Attribute>()) {
+      auto mark = dyn_cast<ArrayAttr>(a);
+      if (dim || !mark || mark.size() != 3 || cast<StringAttr>(mark[0]).getValue() != sym)
+        continue;
+      dim = tensor::DimOp::create(b, loc, op->getResult(cast<IntegerAttr>(mark[1]).getInt()),
+                                  cast<IntegerAttr>(mark[2]).getInt());
+    }
+  });
+  return dim;
+}
+
+} // namespace
+
+Value symbolicSize(OpBuilder &b, Location loc, Operation *in, StringRef size) {
+  std::optional<graph::SymbolicSize> parsed = graph::SymbolicSize::parse(size);
+  auto func = in->getParentOfType<func::FuncOp>();
+  if (!parsed || !func)
+    return {};
+  return sizeValue(b, loc, func, *parsed, 0);
 }
 
 Value reshapeTensor(OpBuilder &b, Location loc, Value v, RankedTensorType to) {

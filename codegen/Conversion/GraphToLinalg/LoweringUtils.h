@@ -187,9 +187,10 @@ mlir::Value wrapAndClampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Valu
 mlir::Value wrapAndClampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i,
                               mlir::Value size);
 
-/// A size of the symbolic dims ("12*batch*seq", dlc_graph.reshape's `dims`) as an `index`
-/// computed from the model function's arguments that have those dims (`dlc.dims`); null
-/// when some symbol is none of theirs or the text is malformed.
+/// A size of the symbolic dims ("12*batch*seq", "(seq+2)", dlc_graph.reshape's `dims`) as
+/// an `index` computed from the model function's arguments that have those dims
+/// (`dlc.dims`), the computed dims and the derived sizes' parts; null when some symbol is
+/// none of theirs or the text is malformed.
 mlir::Value symbolicSize(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *in,
                          llvm::StringRef size);
 

@@ -404,7 +404,14 @@ def Graph_ConcatOp : Graph_Op<"concat", [Pure, InferTypeOpAdaptor]> {
 
 def Graph_SplitOp : Graph_Op<"split", [Pure, InferTypeOpAdaptor]> {
   let summary = "cuts a tensor along `axis` into pieces of the given sizes";
-  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis, DenseI64ArrayAttr:$sizes);
+  let description = [{
+    With a dynamic axis (dlc compile --dims), a piece may be dynamic: its entry of
+    `sizes` is `?` and `dims` gives its size as text of the symbolic dims
+    ("(seq+1)//2"; "" for a static piece). The sizes' sum against the axis is then
+    checked when the model runs (the importer adds the check).
+  }];
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis, DenseI64ArrayAttr:$sizes,
+                       OptionalAttr<StrArrayAttr>:$dims);
   let results = (outs Variadic<Graph_Tensor>:$outputs);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($outputs)";
   let hasFolder = 1;

@@ -480,10 +480,14 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   int64_t axis = adaptor.getAxis();
   if (axis < 0 || axis >= x.getRank())
     return fail(loc, "axis " + Twine(axis) + " out of range for rank " + Twine(x.getRank()));
-  if (x.isDynamicDim(axis))
-    return fail(loc, "cannot split dynamic dim " + Twine(axis) + " into static sizes");
   int64_t total = 0;
   for (int64_t s : adaptor.getSizes()) {
+    // A dynamic piece of a dynamic axis (its size in `dims`).
+    if (ShapedType::isDynamic(s) && x.isDynamicDim(axis)) {
+      SmallVector<int64_t> shape(x.getShape());
+      results.push_back(RankedTensorType::get(shape, x.getElementType()));
+      continue;
+    }
     if (s < 0)
       return fail(loc, "split sizes must be >= 0");
     if (__builtin_add_overflow(total, s, &total))
@@ -492,7 +496,7 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     shape[axis] = s;
     results.push_back(RankedTensorType::get(shape, x.getElementType()));
   }
-  if (total != x.getDimSize(axis))
+  if (!x.isDynamicDim(axis) && total != x.getDimSize(axis))
     return fail(loc, "split sizes " + shapeText(adaptor.getSizes()) + " do not sum to dim " +
                          Twine(x.getDimSize(axis)));
   return success();
@@ -571,11 +575,8 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
     return fail(loc, "expected " + Twine(2 * x.getRank()) + " pads, got " + Twine(pads.size()));
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < x.getRank(); ++d) {
-    // A dynamic dim (dlc compile --dims) keeps its size: only unpadded.
+    // A dynamic dim (dlc compile --dims) stays dynamic (its size is read when it runs).
     if (x.isDynamicDim(d)) {
-      if (pads[d] != 0 || pads[d + x.getRank()] != 0)
-        return fail(loc, "pads " + shapeText(pads) + " pad dynamic dim " + Twine(d) +
-                             " (only static dims may be padded)");
       shape.push_back(ShapedType::kDynamic);
       continue;
     }

@@ -11,74 +11,6 @@ using namespace mlir;
 
 namespace dlc::graph {
 
-SymbolicSize SymbolicSize::symbol(StringRef name) {
-  SymbolicSize m;
-  m.syms[name.str()] = 1;
-  return m;
-}
-
-SymbolicSize SymbolicSize::constant(int64_t c) {
-  SymbolicSize m;
-  m.coef = c;
-  return m;
-}
-
-std::optional<SymbolicSize> SymbolicSize::parse(StringRef text) {
-  SymbolicSize m;
-  if (text.empty())
-    return std::nullopt;
-  SmallVector<StringRef> parts;
-  text.split(parts, '*');
-  for (StringRef p : parts) {
-    int64_t c;
-    if (p.empty())
-      return std::nullopt;
-    if (!p.getAsInteger(10, c))
-      m.coef *= c;
-    else
-      ++m.syms[p.str()];
-  }
-  return m;
-}
-
-SymbolicSize SymbolicSize::operator*(const SymbolicSize &o) const {
-  SymbolicSize m = *this;
-  m.coef *= o.coef;
-  for (const auto &[s, e] : o.syms)
-    m.syms[s] += e;
-  return m;
-}
-
-std::optional<SymbolicSize> SymbolicSize::divide(const SymbolicSize &o) const {
-  if (o.coef == 0 || coef % o.coef != 0)
-    return std::nullopt;
-  SymbolicSize m = *this;
-  m.coef /= o.coef;
-  for (const auto &[s, e] : o.syms) {
-    auto it = m.syms.find(s);
-    if (it == m.syms.end() || it->second < e)
-      return std::nullopt;
-    if ((it->second -= e) == 0)
-      m.syms.erase(it);
-  }
-  return m;
-}
-
-std::string SymbolicSize::str() const {
-  std::string out = coef != 1 || syms.empty() ? std::to_string(coef) : "";
-  for (const auto &[s, e] : syms)
-    for (int i = 0; i < e; ++i)
-      out += (out.empty() ? "" : "*") + s;
-  return out;
-}
-
-SymbolicSize sizeProduct(ArrayRef<SymbolicSize> dims) {
-  SymbolicSize p;
-  for (const SymbolicSize &m : dims)
-    p = p * m;
-  return p;
-}
-
 namespace {
 
 using Dims = SymbolicDims;
@@ -276,25 +208,31 @@ struct Rules {
                       out[offset + i].str());
       return out;
     }
-    // A concat along a static axis: the other dims agree.
+    // A concat: the sum along the axis; the other dims agree.
     if (auto c = dyn_cast<ConcatOp>(op)) {
       Dims out = staticDims(result);
+      Size along = Size::constant(0);
       for (Value in : c.getInputs()) {
         FailureOr<Dims> d = dimsOf(in);
         if (failed(d))
           return failure();
         for (auto [i, s] : llvm::enumerate(*d)) {
+          if (int64_t(i) == c.getAxis()) {
+            along = sizeAdd(along, s);
+            continue;
+          }
           if (s.isStatic())
             continue;
-          if (int64_t(i) == c.getAxis())
-            return fail("concatenating along dynamic dim " + Twine(i) + " (" + s.str() +
-                        ") is not supported");
           if (!result.isDynamicDim(i) || (!out[i].isStatic() && out[i] != s))
             return fail("input " + Twine(operandIndex(op, in)) + " dim " + Twine(i) + " (" +
                         s.str() + ") differs from the other inputs'");
           out[i] = s;
         }
       }
+      if (result.isDynamicDim(c.getAxis()) == along.isStatic())
+        return fail("the concatenated dim " + Twine(c.getAxis()) + " (" + along.str() +
+                    ") disagrees with the result type");
+      out[c.getAxis()] = along;
       return out;
     }
     // GatherElements: the indices' sizes; the data's dims other than the axis may not
@@ -322,15 +260,16 @@ struct Rules {
       out.append(data->begin() + bd + k, data->end());
       return out;
     }
-    // A pad keeps its dynamic dims (only static dims are padded).
+    // A pad: each dynamic dim plus its pads.
     if (auto pad = dyn_cast<PadOp>(op)) {
       FailureOr<Dims> in = dimsOf(pad.getInput());
       if (failed(in))
         return failure();
       Dims out = staticDims(result);
+      ArrayRef<int64_t> pads = pad.getPads();
       for (int64_t i = 0; i < result.getRank(); ++i)
         if (result.isDynamicDim(i))
-          out[i] = (*in)[i];
+          out[i] = sizeAdd((*in)[i], Size::constant(pads[i] + pads[i + result.getRank()]));
       return out;
     }
     // A slice: its dynamic dims' sizes are given (`dims`).
@@ -689,7 +628,7 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
     auto rt = dyn_cast<RankedTensorType>(ot);
     return rt && !rt.hasStaticShape();
   });
-  // A split's pieces keep the input's sizes but along the (static) axis.
+  // A split's pieces keep the input's sizes but along the axis (their sizes, or `dims`).
   if (auto split = dyn_cast<SplitOp>(op)) {
     FailureOr<Dims> in = dimsOf(split.getInput());
     if (failed(in)) {
@@ -697,7 +636,22 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
       return e;
     }
     e.dims = *in;
-    e.dims[split.getAxis()] = Size::constant(t.getDimSize(split.getAxis()));
+    unsigned piece = cast<OpResult>(v).getResultNumber();
+    int64_t axis = split.getAxis();
+    if (!ShapedType::isDynamic(split.getSizes()[piece])) {
+      e.dims[axis] = Size::constant(split.getSizes()[piece]);
+      return e;
+    }
+    auto given = split.getDims();
+    std::optional<Size> m;
+    if (given && piece < given->size())
+      m = Size::parse(cast<StringAttr>((*given)[piece]).getValue());
+    if (!m) {
+      e.failed = true;
+      e.why = "split piece " + std::to_string(piece) + " is dynamic but its size is not given";
+      return e;
+    }
+    e.dims[axis] = *m;
     return e;
   }
   // Unique: the input's sizes with the axis's replaced by the count it computes.
@@ -789,38 +743,5 @@ FailureOr<SymbolicDims> SymbolicShapes::dims(Value v, std::string *why) {
 }
 
 std::optional<SymbolicDims> SymbolicShapes::values(Value v) { return entry(v).values; }
-
-std::string declareComputedDim(func::FuncOp func, StringRef base, int64_t max) {
-  Builder b(func.getContext());
-  auto ranges = func->getAttrOfType<DictionaryAttr>(kDimRangesAttr);
-  std::string name = base.str();
-  for (int k = 2; ranges && ranges.get(name); ++k)
-    name = (base + "_" + Twine(k)).str();
-  SmallVector<NamedAttribute> entries;
-  if (ranges)
-    entries.append(ranges.begin(), ranges.end());
-  entries.push_back(b.getNamedAttr(name, b.getDenseI64ArrayAttr({0, max})));
-  func->setAttr(kDimRangesAttr, b.getDictionaryAttr(entries));
-  SmallVector<Attribute> computed;
-  if (auto old = func->getAttrOfType<ArrayAttr>(kComputedDimsAttr))
-    computed.append(old.begin(), old.end());
-  computed.push_back(b.getStringAttr(name));
-  func->setAttr(kComputedDimsAttr, b.getArrayAttr(computed));
-  return name;
-}
-
-std::optional<std::pair<int64_t, int64_t>> sizeBounds(func::FuncOp func, const SymbolicSize &size) {
-  auto ranges = func ? func->getAttrOfType<DictionaryAttr>(kDimRangesAttr) : DictionaryAttr();
-  int64_t lo = size.coef, hi = size.coef;
-  for (const auto &[sym, power] : size.syms) {
-    auto range = ranges ? dyn_cast_or_null<DenseI64ArrayAttr>(ranges.get(sym)) : nullptr;
-    if (!range || range.size() != 2)
-      return std::nullopt;
-    for (int i = 0; i < power; ++i)
-      if (__builtin_mul_overflow(lo, range[0], &lo) || __builtin_mul_overflow(hi, range[1], &hi))
-        return std::nullopt;
-  }
-  return std::make_pair(lo, hi);
-}
 
 } // namespace dlc::graph

@@ -37,6 +37,28 @@ using SymbolicDims = llvm::SmallVector<SymbolicSize>;
 /// The product of `dims`.
 SymbolicSize sizeProduct(llvm::ArrayRef<SymbolicSize> dims);
 
+/// Sizes that are no monomial (a Concat along a dynamic dim, a pool over one) are
+/// *derived* symbols whose names spell them: a sum "(d2+d3)", "(2*d5-3)", or a floor
+/// quotient "((d5-3)//2)". Like terms combine and exact quotients divide, so one value
+/// built two ways gets one name. symbolicSize() (codegen) evaluates them; sizeBounds()
+/// bounds them.
+/// a + scale * b.
+SymbolicSize sizeAdd(const SymbolicSize &a, const SymbolicSize &b, int64_t scale = 1);
+/// floor(a / divisor), divisor > 0.
+SymbolicSize sizeFloorDiv(const SymbolicSize &a, int64_t divisor);
+/// ceil(a / divisor), divisor > 0.
+SymbolicSize sizeCeilDiv(const SymbolicSize &a, int64_t divisor);
+
+/// A derived symbol's parts: the (signed) terms of a sum, or a dividend and divisor.
+struct DerivedSize {
+  bool isQuotient = false;
+  llvm::SmallVector<SymbolicSize> terms;
+  SymbolicSize dividend;
+  int64_t divisor = 1;
+};
+/// The parts of `symbol` when it is a derived one ("(...)").
+std::optional<DerivedSize> parseDerived(llvm::StringRef symbol);
+
 /// Follows the symbols of the function's arguments (`dlc.dims`) through its ops, on demand:
 /// the sizes of a value's dims, and the contents of a small integer tensor computed from
 /// shapes (Shape, Gather, Concat, Slice, reshapes, casts, and products and quotients by
@@ -76,6 +98,10 @@ std::optional<std::pair<int64_t, int64_t>> sizeBounds(mlir::func::FuncOp func,
 /// `base` (or `base_2`, ... when taken) with range [0, max] in the function's
 /// `dlc.dim_ranges`, listed in `dlc.computed_dims`. Returns its name.
 std::string declareComputedDim(mlir::func::FuncOp func, llvm::StringRef base, int64_t max);
+/// Declares `size`, an output dim that is no symbol of the inputs (a product, a derived
+/// size), as a dim the model computes: named by its text, with the bounds of its parts
+/// (unbounded without them). Returns its name.
+std::string declareOutputDim(mlir::func::FuncOp func, const SymbolicSize &size);
 
 } // namespace dlc::graph
 

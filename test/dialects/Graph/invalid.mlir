@@ -551,10 +551,10 @@ func.func @slice_dims(%x: tensor<?x8xf32>) {
 
 // -----
 
-func.func @split_dynamic_axis(%x: tensor<?x8xf32>) {
-  // expected-error @+2 {{cannot split dynamic dim 0 into static sizes}}
+func.func @split_dynamic_piece_of_static_axis(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{split sizes must be >= 0}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0:2 = dlc_graph.split %x {axis = 0 : i64, sizes = array<i64: 1, 1>} : tensor<?x8xf32> -> tensor<1x8xf32>, tensor<1x8xf32>
+  %0:2 = dlc_graph.split %x {axis = 0 : i64, sizes = array<i64: -9223372036854775808, 1>} : tensor<2x8xf32> -> tensor<?x8xf32>, tensor<1x8xf32>
   return
 }
 

@@ -72,10 +72,23 @@ func.func @against_static(%x: tensor<?xf32> {dlc.dims = ["a"]}, %y: tensor<4xf32
 
 // -----
 
-func.func @concat_dynamic_axis(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}) -> tensor<?x4xf32> {
-  // expected-error @+1 {{dynamic dims (--dims): concatenating along dynamic dim 0 (batch) is not supported}}
-  %0 = dlc_graph.concat %x, %x {axis = 0} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
-  return %0 : tensor<?x4xf32>
+// A concat along a dynamic dim: its size is the sum (a derived size, "(a+b)"), the
+// offsets are read when it runs; an output dim that is no input symbol is declared a dim
+// the model computes, bounded by its parts' ranges.
+// CHECK-LABEL: func.func @concat_dynamic_axis
+// CHECK-SAME: -> (tensor<?x4xf32> {dlc.dims = ["(a+b)", ""]}, tensor<?x4xf32> {dlc.dims = ["2*a", ""]})
+// CHECK-SAME: dlc.computed_dims = ["(a+b)", "2*a"]
+// CHECK-SAME: "(a+b)" = array<i64: 2, 12>, "2*a" = array<i64: 2, 8>
+// CHECK: %[[B:.*]] = tensor.dim %arg1, %c0
+// CHECK: %[[S:.*]] = arith.addi %{{.*}}, %[[B]]
+// CHECK: tensor.empty(%[[S]]) : tensor<?x4xf32>
+// CHECK: tensor.insert_slice %arg0 into %{{.*}}[0, 0] [%{{.*}}, 4] [1, 1]
+// CHECK: tensor.insert_slice %arg1 into %{{.*}}[%{{.*}}, 0] [%{{.*}}, 4] [1, 1]
+func.func @concat_dynamic_axis(%x: tensor<?x4xf32> {dlc.dims = ["a", ""]}, %y: tensor<?x4xf32> {dlc.dims = ["b", ""]}) -> (tensor<?x4xf32>, tensor<?x4xf32>)
+    attributes {dlc.dim_ranges = {a = array<i64: 1, 4>, b = array<i64: 1, 8>}} {
+  %0 = dlc_graph.concat %x, %y {axis = 0} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %1 = dlc_graph.concat %x, %x {axis = 0} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x4xf32>
 }
 
 // -----
