@@ -52,13 +52,23 @@ LogicalResult symbolicReshape(NodeImporter &n, Value x, ArrayRef<graph::Symbolic
   }
   SymbolicSize total = graph::sizeProduct(*in);
   if (inferIdx >= 0) {
-    std::optional<SymbolicSize> rest = total.divide(graph::sizeProduct(dims));
+    SymbolicSize known = graph::sizeProduct(dims);
+    std::optional<SymbolicSize> rest = total.divide(known);
+    // The symbols divide but the constant may not: a floor quotient, checked when it runs.
+    SymbolicSize symbols = known;
+    symbols.coef = 1;
+    if (!rest && known.coef > 0)
+      if (std::optional<SymbolicSize> q = total.divide(symbols))
+        rest = graph::sizeFloorDiv(*q, known.coef);
     if (!rest)
       return n.error("cannot infer the -1 of the shape: " + total.str() + " elements do not divide by " +
-                     graph::sizeProduct(dims).str());
+                     known.str());
     dims[inferIdx] = *rest;
   }
-  if (graph::sizeProduct(dims) != total)
+  // Sizes that may differ from the input's (a static target for dynamic dims, a floor
+  // quotient): the element counts are compared when the model runs.
+  bool checked = graph::sizeProduct(dims) != total;
+  if (checked && llvm::any_of(dims, [](const SymbolicSize &d) { return d.coef < 0; }))
     return n.error("cannot reshape " + total.str() + " elements to " + graph::sizeProduct(dims).str());
   SmallVector<int64_t> shape;
   SmallVector<std::string> names;
@@ -67,10 +77,28 @@ LogicalResult symbolicReshape(NodeImporter &n, Value x, ArrayRef<graph::Symbolic
     names.push_back(d.isStatic() ? "" : d.str());
   }
   auto type = RankedTensorType::get(shape, tensorType(x).getElementType());
-  if (type == tensorType(x))
+  if (type == tensorType(x) && !checked)
     return push(x, out);
   SmallVector<StringRef> refs(names.begin(), names.end());
-  return push(n.create<ReshapeOp>({x}, {n.named("dims", n.b.getStrArrayAttr(refs))}, {type}), out);
+  SmallVector<NamedAttribute> attrs = {n.named("dims", n.b.getStrArrayAttr(refs))};
+  if (checked)
+    attrs.push_back(n.named("counts_checked", n.b.getUnitAttr()));
+  auto r = n.create<ReshapeOp>({x}, attrs, {type});
+  DLC_TRY(r);
+  if (checked) {
+    Type i64 = n.b.getI64Type();
+    auto from = n.elementCount(x, i64), to = n.elementCount(*r, i64);
+    DLC_TRY(from);
+    DLC_TRY(to);
+    auto same = n.create<EqualOp>({*from, *to});
+    DLC_TRY(same);
+    auto bad = n.create<NotOp>({*same});
+    DLC_TRY(bad);
+    if (failed(checkAtRunTime(n, *bad, "cannot reshape " + total.str() + " elements to " +
+                                           graph::sizeProduct(dims).str())))
+      return failure();
+  }
+  return push(*r, out);
 }
 
 LogicalResult reshape(NodeImporter &n, Results &out) {

@@ -376,10 +376,14 @@ def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
     %1 = dlc_graph.reshape %0 : tensor<2x3xf32> -> tensor<6xf32>
     ```
     With dynamic dims (dlc compile --dims), `dims` may give every result dim's size as a
-    monomial of the symbolic dims ("batch*seq"; "" for a static dim): a target computed
-    from shapes whose dynamic dims do not follow from the input's by grouping alone.
+    size of the symbolic dims ("batch*seq", "(seq//2)"; "" for a static dim): a target
+    computed from shapes whose dynamic dims do not follow from the input's by grouping
+    alone. Their element counts must match, unless `counts_checked` says the importer
+    compares them when the model runs (a -1 that is a floor quotient, static sizes for
+    dynamic dims).
   }];
-  let arguments = (ins Graph_Tensor:$input, OptionalAttr<StrArrayAttr>:$dims);
+  let arguments = (ins Graph_Tensor:$input, OptionalAttr<StrArrayAttr>:$dims,
+                       UnitAttr:$counts_checked);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
