@@ -1,5 +1,6 @@
 // NodeImporter: attribute access, constant inputs, tensor protos and checked op creation.
 #include "frontends/Onnx/NodeImporter.h"
+#include "dialects/Graph/IR/Names.h"
 #include "dialects/Graph/IR/DataType.h"
 
 #include <cmath>
@@ -521,6 +522,50 @@ FailureOr<Value> NodeImporter::dimSize(Value v, int64_t d) {
                                                named("steps", b.getDenseI64ArrayAttr(steps))});
   DLC_TRY(part);
   return reshape(*part, {});
+}
+
+FailureOr<Value> NodeImporter::sizeValue(const graph::SymbolicSize &size) {
+  Type i64 = b.getI64Type();
+  Value acc = intConstant(i64, size.coef);
+  for (const auto &[sym, power] : size.syms) {
+    FailureOr<Value> v = failure();
+    if (std::optional<graph::DerivedSize> d = graph::parseDerived(sym)) {
+      if (d->kind == graph::DerivedSize::Max || d->kind == graph::DerivedSize::Min) {
+        auto x = sizeValue(d->terms[0]), y = sizeValue(d->terms[1]);
+        DLC_TRY(x);
+        DLC_TRY(y);
+        v = d->kind == graph::DerivedSize::Max ? create<graph::MaxOp>({*x, *y})
+                                               : create<graph::MinOp>({*x, *y});
+      } else if (d->isQuotient()) {
+        auto n = sizeValue(d->dividend);
+        DLC_TRY(n);
+        v = create<graph::DivOp>({*n, intConstant(i64, d->divisor)});
+      } else {
+        for (const graph::SymbolicSize &term : d->terms) {
+          auto t = sizeValue(term);
+          DLC_TRY(t);
+          v = succeeded(v) ? create<graph::AddOp>({*v, *t}) : t;
+          DLC_TRY(v);
+        }
+      }
+    } else if (dynamicFunc) {
+      for (BlockArgument arg : dynamicFunc.getArguments()) {
+        auto dims = dynamicFunc.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), graph::kDimsAttr);
+        for (auto [i, s] : llvm::enumerate(dims ? dims.getAsValueRange<StringAttr>()
+                                                : ArrayAttr().getAsValueRange<StringAttr>()))
+          if (s == sym && failed(v))
+            v = dimSize(arg, i);
+      }
+    }
+    if (failed(v))
+      return emitError(loc) << "the size " << sym << " is not known here";
+    for (int i = 0; i < power; ++i) {
+      auto m = create<graph::MulOp>({acc, *v});
+      DLC_TRY(m);
+      acc = *m;
+    }
+  }
+  return acc;
 }
 
 FailureOr<Value> NodeImporter::elementCount(Value v, Type elt) {

@@ -89,6 +89,9 @@ public:
   mlir::FailureOr<mlir::Value> reshapeTo(mlir::Value v, llvm::ArrayRef<graph::SymbolicSize> sizes);
   /// The size of `v`'s dim `d` as a 0-d i64 tensor: a constant, or read when the model runs.
   mlir::FailureOr<mlir::Value> dimSize(mlir::Value v, int64_t d);
+  /// The value of `size`, a size of the symbolic dims, as a 0-d i64 tensor computed when the
+  /// model runs from the inputs' dims (derived sizes from their parts).
+  mlir::FailureOr<mlir::Value> sizeValue(const graph::SymbolicSize &size);
   /// `v`'s element count as a 0-d tensor of `elt`: a constant, or read when the model runs.
   mlir::FailureOr<mlir::Value> elementCount(mlir::Value v, mlir::Type elt);
   /// `v`, a value computed from shapes, as a constant when every element is static (the

@@ -283,10 +283,13 @@ LogicalResult splitDynamic(NodeImporter &n, Value x, int64_t axis, Results &out)
     if (k < 1 || k != (int64_t)n.node.output_size())
       return n.error("num_outputs must be >= 1 and equal the node's " +
                      Twine(n.node.output_size()) + " outputs, got " + Twine(k));
-    graph::SymbolicSize chunk = graph::sizeCeilDiv(dim, k);
-    graph::SymbolicSize last = graph::sizeAdd(dim, chunk, -(k - 1));
+    std::optional<graph::SymbolicSize> chunk = graph::sizeCeilDiv(dim, k);
+    std::optional<graph::SymbolicSize> last =
+        chunk ? graph::sizeAdd(dim, *chunk, -(k - 1)) : std::nullopt;
+    if (!last)
+      return n.error("the pieces' sizes overflow int64");
     for (int64_t i = 0; i < k; ++i) {
-      const graph::SymbolicSize &piece = i + 1 < k ? chunk : last;
+      const graph::SymbolicSize &piece = i + 1 < k ? *chunk : *last;
       sizes.push_back(piece.isStatic() ? piece.coef : ShapedType::kDynamic);
       names.push_back(piece.isStatic() ? "" : piece.str());
     }
@@ -355,41 +358,66 @@ LogicalResult split(NodeImporter &n, Results &out) {
   return success();
 }
 
-/// The size of a slice of dim `axis` (size `dim`) from `start` to `end` where the dim or the
-/// end is symbolic (dlc compile --dims): only [start:end] with step 1 whose size is known
-/// for every size in the declared ranges (the end, the whole dim, or a static count).
-FailureOr<graph::SymbolicSize> dynamicSliceSize(NodeImporter &n, int64_t axis, int64_t start,
-                                                int64_t step, graph::SymbolicSize end,
-                                                graph::SymbolicSize dim) {
+/// A slice of dim `axis` (size `dim`) from `start` to `end` by `step` where the dim or a
+/// bound is symbolic (dlc compile --dims): its start and size as sizes of the symbols, with
+/// ONNX's clamping of the bounds to the dim (a max or min the declared ranges do not decide
+/// is computed when the model runs).
+struct DynamicSlice {
+  graph::SymbolicSize start, size;
+};
+FailureOr<DynamicSlice> dynamicSlice(NodeImporter &n, int64_t axis, graph::SymbolicSize start,
+                                     graph::SymbolicSize end, int64_t step,
+                                     graph::SymbolicSize dim) {
   using graph::SymbolicSize;
   auto bounds = [&](const SymbolicSize &s) { return graph::sizeBounds(n.dynamicFunc, s); };
-  auto where = [&] {
-    return "slice of dim " + std::to_string(axis) + " (size " + dim.str() + ") from " +
-           std::to_string(start) + " to " + end.str();
+  std::string where = "slice of dim " + std::to_string(axis) + " (size " + dim.str() + ") from " +
+                      start.str() + " to " + end.str();
+  bool overflow = false;
+  auto add = [&](const SymbolicSize &a, const SymbolicSize &b, int64_t scale) {
+    std::optional<SymbolicSize> r = graph::sizeAdd(a, b, scale);
+    overflow |= !r;
+    return r ? *r : SymbolicSize::constant(0);
   };
-  if (step != 1)
-    return n.error(where() + ": a dynamic slice needs step 1, got " + Twine(step));
-  auto dimRange = bounds(dim), endRange = bounds(end);
-  if (!dimRange || !endRange)
-    return n.error(where() + ": the ranges of its symbolic dims are not known");
-  // ONNX clamps a negative index (from the end) and one past the dim.
-  if (start < 0 || (end.isStatic() && end.coef < 0))
-    return n.error(where() + ": indices from the end of a dynamic dim are not supported");
-  // The end within the dim for every size: [start:end].
-  SymbolicSize size;
-  if (end == dim || (end.isStatic() && end.coef >= dimRange->second))
-    size = dim;
-  else if (endRange->second <= dimRange->first)
-    size = end;
-  else
-    return n.error(where() + ": the end may pass the dim's size (up to " +
-                   Twine(endRange->second) + " against at least " + Twine(dimRange->first) +
-                   "); narrow the ranges with --dims");
-  if (start == 0)
-    return size;
-  if (size.isStatic())
-    return SymbolicSize::constant(std::max<int64_t>(0, size.coef - start));
-  return n.error(where() + ": a dynamic slice must start at 0, got " + Twine(start));
+  // max(x, lo) and min(x, hi), decided by the ranges where they can.
+  auto atLeast = [&](const SymbolicSize &x, const SymbolicSize &lo) {
+    auto r = bounds(add(x, lo, -1));
+    return r && r->first >= 0 ? x : r && r->second <= 0 ? lo : graph::sizeMax(x, lo);
+  };
+  auto atMost = [&](const SymbolicSize &x, const SymbolicSize &hi) {
+    auto r = bounds(add(hi, x, -1));
+    return r && r->first >= 0 ? x : r && r->second <= 0 ? hi : graph::sizeMin(x, hi);
+  };
+  // A bound as an index into the dim (from the end when a negative constant), clamped to
+  // [first, last].
+  auto index = [&](const SymbolicSize &v, const SymbolicSize &first, const SymbolicSize &last) {
+    // Constants past int64's half are past every dim: no sum with them.
+    if (v.isStatic() && (v.coef >= (int64_t(1) << 62) || v.coef <= -(int64_t(1) << 62)))
+      return v.coef > 0 ? last : first;
+    // From the end (dim + v <= last), or from the start (v >= 0 >= first).
+    if (v.isStatic() && v.coef < 0)
+      return atLeast(add(dim, v, 1), first);
+    if (v.isStatic())
+      return atMost(v, last);
+    return atMost(atLeast(v, first), last);
+  };
+  if (!bounds(dim))
+    return n.error(where + ": the ranges of its symbolic dims are not known");
+  if (step == std::numeric_limits<int64_t>::min())
+    return n.error(where + ": step " + Twine(step) + " is out of range");
+  SymbolicSize zero = SymbolicSize::constant(0);
+  SymbolicSize s, span;
+  if (step > 0) {
+    s = index(start, zero, dim);
+    span = add(index(end, zero, dim), s, -1);
+  } else {
+    SymbolicSize last = add(dim, SymbolicSize::constant(1), -1);
+    s = index(start, zero, last);
+    span = add(s, index(end, SymbolicSize::constant(-1), last), -1);
+  }
+  std::optional<SymbolicSize> size = graph::sizeCeilDiv(atLeast(span, zero), step > 0 ? step : -step);
+  if (overflow || !size)
+    return n.error(where + ": its sizes overflow int64");
+  return DynamicSlice{s, *size};
 }
 
 LogicalResult slice(NodeImporter &n, Results &out) {
@@ -398,16 +426,24 @@ LogicalResult slice(NodeImporter &n, Results &out) {
   auto shape = tensorType(*x).getShape();
   int64_t rank = shape.size();
   SmallVector<int64_t> starts, ends, axes, steps;
-  SmallVector<graph::SymbolicSize> symbolicEnds;
+  SmallVector<graph::SymbolicSize> symbolicStarts, symbolicEnds;
   if (n.opset < 10) {
     auto s = n.intsAttr("starts"), e = n.intsAttr("ends"), a = n.intsAttr("axes");
     DLC_TRY(s); DLC_TRY(e); DLC_TRY(a);
     starts = *s, ends = *e, axes = *a;
   } else {
-    auto s = n.constantInts(1);
-    DLC_TRY(s);
-    starts = *s;
-    // Ends computed from dynamic shapes (x[:, :, :seq]).
+    // Starts and ends computed from dynamic shapes (x[:, :, :seq]).
+    if (!n.knownInput(1))
+      if (auto st = n.symbolicInts(1))
+        symbolicStarts.assign(st->begin(), st->end());
+    if (symbolicStarts.empty()) {
+      auto s = n.constantInts(1);
+      DLC_TRY(s);
+      starts = *s;
+    } else {
+      for (const graph::SymbolicSize &st : symbolicStarts)
+        starts.push_back(st.isStatic() ? st.coef : 0);
+    }
     if (!n.knownInput(2))
       if (auto e = n.symbolicInts(2))
         symbolicEnds.assign(e->begin(), e->end());
@@ -438,7 +474,7 @@ LogicalResult slice(NodeImporter &n, Results &out) {
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     return n.error("starts, ends, axes and steps must have the same length");
   SmallVector<int64_t> oStart(rank, 0), oSize(shape), oStep(rank, 1);
-  SmallVector<std::string> oDims(rank);
+  SmallVector<std::string> oDims(rank), oStartDims(rank);
   std::optional<SmallVector<graph::SymbolicSize>> inDims;
   if (!tensorType(*x).hasStaticShape() && !(inDims = n.symbolicDims(*x)))
     return n.error("the sizes of input 0's dynamic dims are not known");
@@ -452,16 +488,20 @@ LogicalResult slice(NodeImporter &n, Results &out) {
     if (step == 0)
       return n.error("slice step must not be 0");
     bool symbolicEnd = i < symbolicEnds.size() && !symbolicEnds[i].isStatic();
-    if (ShapedType::isDynamic(dim) || symbolicEnd) {
-      auto sized = dynamicSliceSize(n, *a, starts[i], step,
-                                    symbolicEnd ? symbolicEnds[i]
-                                                : graph::SymbolicSize::constant(ends[i]),
-                                    inDims ? (*inDims)[*a] : graph::SymbolicSize::constant(dim));
-      DLC_TRY(sized);
-      oSize[*a] = sized->isStatic() ? sized->coef : ShapedType::kDynamic;
-      oDims[*a] = sized->isStatic() ? "" : sized->str();
-      oStart[*a] = sized->isStatic() && sized->coef == 0 ? 0 : starts[i];
-      oStep[*a] = 1;
+    bool symbolicStart = i < symbolicStarts.size() && !symbolicStarts[i].isStatic();
+    if (ShapedType::isDynamic(dim) || symbolicEnd || symbolicStart) {
+      auto sliced = dynamicSlice(
+          n, *a, symbolicStart ? symbolicStarts[i] : graph::SymbolicSize::constant(starts[i]),
+          symbolicEnd ? symbolicEnds[i] : graph::SymbolicSize::constant(ends[i]), step,
+          inDims ? (*inDims)[*a] : graph::SymbolicSize::constant(dim));
+      DLC_TRY(sliced);
+      const graph::SymbolicSize &size = sliced->size, &from = sliced->start;
+      bool empty = size.isStatic() && size.coef == 0;
+      oSize[*a] = size.isStatic() ? size.coef : ShapedType::kDynamic;
+      oDims[*a] = size.isStatic() ? "" : size.str();
+      oStart[*a] = empty || !from.isStatic() ? 0 : from.coef;
+      oStartDims[*a] = empty || from.isStatic() ? "" : from.str();
+      oStep[*a] = step;
       continue;
     }
     // ONNX clamping: starts/ends are clamped to [0, dim] (positive step) or [-1, dim-1].
@@ -490,6 +530,10 @@ LogicalResult slice(NodeImporter &n, Results &out) {
         oDims[d].clear();
     SmallVector<StringRef> refs(oDims.begin(), oDims.end());
     attrs.push_back(n.named("dims", n.b.getStrArrayAttr(refs)));
+  }
+  if (llvm::any_of(oStartDims, [](const std::string &d) { return !d.empty(); })) {
+    SmallVector<StringRef> refs(oStartDims.begin(), oStartDims.end());
+    attrs.push_back(n.named("start_dims", n.b.getStrArrayAttr(refs)));
   }
   return push(n.create<SliceOp>({*x}, attrs), out);
 }

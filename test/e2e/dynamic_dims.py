@@ -539,25 +539,8 @@ def check_errors(dlc, work):
     onnx.save(causal(rng), d / "causal.onnx")
     cases.append((["compile", "causal.onnx", "--dims", "batch=1..4,seq=1..65", "-o", "c.so"],
                   ["node 'mask_rows'", "slice of dim 2 (size 64)", "up to 65"]))
-    # Slices of a dynamic dim that are not [0:end] with step 1.
     c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
     x_n = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 6])]
-    y_n = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 6])]
-    for name, node, inits, needles in [
-        ("drop_last", helper.make_node("Slice", ["x", "z", "m1", "a0"], ["y"], name="drop_last"),
-         [c("z", [0]), c("m1", [-1]), c("a0", [0])],
-         ["node 'drop_last'", "slice of dim 0 (size n) from 0 to -1",
-          "indices from the end of a dynamic dim are not supported"]),
-        ("skip_first", helper.make_node("Slice", ["x", "one", "big", "a0"], ["y"], name="skip_first"),
-         [c("one", [1]), c("big", [1 << 40]), c("a0", [0])],
-         ["node 'skip_first'", "a dynamic slice must start at 0, got 1"]),
-        ("every_other", helper.make_node("Slice", ["x", "z", "big", "a0", "two"], ["y"],
-                                         name="every_other"),
-         [c("z", [0]), c("big", [1 << 40]), c("a0", [0]), c("two", [2])],
-         ["node 'every_other'", "a dynamic slice needs step 1, got 2"]),
-    ]:
-        onnx.save(model([node], x_n, y_n, inits), d / f"{name}.onnx")
-        cases.append((["compile", f"{name}.onnx", "--dims", "n=1..8", "-o", "s.so"], needles))
     # Split sizes along a dynamic dim must sum to its size when the model runs.
     split = model([helper.make_node("Split", ["x", "halves"], ["y", "y2"], axis=0, name="split_n")],
                   x_n, [helper.make_tensor_value_info(o, TensorProto.FLOAT, [None, 6])

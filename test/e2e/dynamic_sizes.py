@@ -99,6 +99,26 @@ def sums(rng):
                      ints("edge_pads", [2, 0, 1, 3]), ints("flat", [1, -1])], opset=18)
 
 
+def slices(rng):
+    """Slices of dynamic dims with ONNX's clamping: x[1:], x[-2:], x[:-1], x[::2],
+    x[::-1], x[1:-1], x[-3:-1], x[:3] and a slice to a size computed from another
+    input's shape (x[:, :k]), concatenated back so every result is compared."""
+    specs = [([1], [2**62], [1]), ([-2], [2**62], [1]), ([0], [-1], [1]), ([0], [2**62], [2]),
+             ([-1], [-2**62], [-1]), ([1], [-1], [1]), ([-3], [-1], [1]), ([0], [3], [1])]
+    nodes, inits, parts = [], [ints("ax1", [1])], []
+    for i, (st, en, sp) in enumerate(specs):
+        inits += [ints(f"st{i}", st), ints(f"en{i}", en), ints(f"sp{i}", sp)]
+        nodes.append(helper.make_node("Slice", ["x", f"st{i}", f"en{i}", "ax1", f"sp{i}"], [f"p{i}"]))
+        parts.append(f"p{i}")
+    nodes += [helper.make_node("Concat", parts, ["y"], axis=1),
+              helper.make_node("Shape", ["k"], ["kshape"], start=0, end=1),
+              helper.make_node("Slice", ["x", "zero", "kshape", "ax1"], ["upto_k"])]
+    inits.append(ints("zero", [0]))
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model(nodes, [f("x", ["a", "b"]), f("k", ["k"])],
+                    [f("y", ["a", None]), f("upto_k", ["a", None])], inits, opset=18)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -106,6 +126,9 @@ CASES = {
                      {"b": 3, "h": 4, "s": 5, "d": 2}]),
     "sums": (sums, "a=1..6,b=2..9,c=1..4",
              [{"a": 1, "b": 2, "c": 1}, {"a": 3, "b": 5, "c": 4}, {"a": 6, "b": 9, "c": 2}]),
+    "slices": (slices, "a=1..4,b=1..9,k=1..12",
+               [{"a": 1, "b": 1, "k": 1}, {"a": 2, "b": 2, "k": 5}, {"a": 3, "b": 7, "k": 12},
+                {"a": 4, "b": 9, "k": 3}]),
     "losses": (losses, "n=1..8,c=1..10,k=1..6",
                [{"n": 1, "c": 1, "k": 1}, {"n": 3, "c": 10, "k": 2}, {"n": 8, "c": 4, "k": 6}]),
 }

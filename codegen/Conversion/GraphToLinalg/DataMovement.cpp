@@ -172,27 +172,44 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     auto type = op.getType();
     auto starts = op.getStarts(), steps = op.getSteps();
     Value in = adaptor.getInput();
+    auto given = [&](std::optional<ArrayAttr> attr, int64_t d) {
+      return attr && d < int64_t(attr->size()) ? cast<StringAttr>((*attr)[d]).getValue()
+                                               : StringRef();
+    };
+    // Starts: static, or sizes of the symbols (`start_dims`, x[-2:] of a dynamic dim).
+    SmallVector<OpFoldResult> offsets;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      StringRef start = given(op.getStartDims(), d);
+      if (start.empty()) {
+        offsets.push_back(b.getIndexAttr(type.getDimSize(d) ? starts[d] : 0));
+        continue;
+      }
+      Value v = symbolicSize(b, loc, op, start);
+      if (!v)
+        return op.emitError("no input of the model has the dims of size '") << start << "'";
+      offsets.push_back(v);
+    }
     SmallVector<OpFoldResult> sizes;
     for (int64_t d = 0; d < type.getRank(); ++d) {
       if (!type.isDynamicDim(d)) {
         sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
         continue;
       }
-      // [0:size]: the size of its symbols, never past the input's dim.
-      auto dims = op.getDims();
-      StringRef given = dims ? cast<StringAttr>((*dims)[d]).getValue() : StringRef();
-      Value size = symbolicSize(b, loc, op, given);
-      if (!size)
-        return op.emitError("no input of the model has the dims of size '") << given << "'";
-      Value bound = getValueOrCreateConstantIndexOp(b, loc, tensor::getMixedSize(b, loc, in, d));
-      sizes.push_back(arith::MinSIOp::create(b, loc, size, bound).getResult());
+      StringRef size = given(op.getDims(), d);
+      Value v = symbolicSize(b, loc, op, size);
+      if (!v)
+        return op.emitError("no input of the model has the dims of size '") << size << "'";
+      // [0:size] never passes the input's dim (other slices the importer checked).
+      if (given(op.getStartDims(), d).empty() && starts[d] == 0 && steps[d] == 1) {
+        Value bound = getValueOrCreateConstantIndexOp(b, loc, tensor::getMixedSize(b, loc, in, d));
+        v = arith::MinSIOp::create(b, loc, v, bound);
+      }
+      sizes.push_back(v);
     }
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
-      SmallVector<OpFoldResult> offsets, strides;
-      for (int64_t d = 0; d < type.getRank(); ++d) {
-        offsets.push_back(b.getIndexAttr(type.getDimSize(d) ? starts[d] : 0));
+      SmallVector<OpFoldResult> strides;
+      for (int64_t d = 0; d < type.getRank(); ++d)
         strides.push_back(b.getIndexAttr(steps[d]));
-      }
       b.replaceOp(op, tensor::ExtractSliceOp::create(b, loc, type, in, offsets, sizes, strides));
       return success();
     }
@@ -201,7 +218,8 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       SmallVector<Value> src;
       for (int64_t d = 0; d < type.getRank(); ++d) {
         Value scaled = arith::MulIOp::create(nb, l, idx[d], indexConst(nb, l, steps[d]));
-        src.push_back(arith::AddIOp::create(nb, l, scaled, indexConst(nb, l, starts[d])));
+        src.push_back(arith::AddIOp::create(nb, l, scaled,
+                                            getValueOrCreateConstantIndexOp(nb, l, offsets[d])));
       }
       return tensor::ExtractOp::create(nb, l, in, src).getResult();
     }, sizes);

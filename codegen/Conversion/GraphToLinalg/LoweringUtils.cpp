@@ -364,7 +364,16 @@ Value symbolValue(OpBuilder &b, Location loc, func::FuncOp func, StringRef sym, 
   if (std::optional<graph::DerivedSize> d = graph::parseDerived(sym)) {
     if (depth > 64)
       return {};
-    if (d->isQuotient) {
+    if (d->kind == graph::DerivedSize::Max || d->kind == graph::DerivedSize::Min) {
+      Value x = sizeValue(b, loc, func, d->terms[0], depth + 1),
+            y = sizeValue(b, loc, func, d->terms[1], depth + 1);
+      if (!x || !y)
+        return {};
+      return d->kind == graph::DerivedSize::Max
+                 ? arith::MaxSIOp::create(b, loc, x, y).getResult()
+                 : arith::MinSIOp::create(b, loc, x, y).getResult();
+    }
+    if (d->isQuotient()) {
       Value n = sizeValue(b, loc, func, d->dividend, depth + 1);
       return n ? arith::FloorDivSIOp::create(b, loc, n,
                                              arith::ConstantIndexOp::create(b, loc, d->divisor))

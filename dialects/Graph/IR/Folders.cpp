@@ -359,7 +359,7 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
-  if (!getType().hasStaticShape()) // dynamic sizes may differ from the input's
+  if (!getType().hasStaticShape() || getStartDims()) // dynamic sizes may differ from the input's
     return {};
   if (getInput().getType() == getType() &&
       llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&

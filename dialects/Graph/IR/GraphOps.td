@@ -430,17 +430,20 @@ def Graph_SliceOp : Graph_Op<"slice", [Pure, InferTypeOpAdaptor]> {
     form; `sizes` gives the output shape.
 
     With dynamic dims (dlc compile --dims), a dynamic output dim has size `?` in
-    `sizes`, start 0 and step 1, and `dims` gives its size as a monomial of the
-    symbolic dims ("seq"; "" for a static dim): a slice `[0:end]` whose end is
-    computed from shapes, or a dynamic dim kept whole.
+    `sizes` and `dims` gives its size as a size of the symbolic dims ("seq",
+    "(seq-1)"; "" for a static dim); `start_dims` may give a start that depends on
+    them ("(seq-2)" for x[-2:]; "" where `starts` holds it). The importer checks
+    that such slices stay within their dims (at compile time from the ranges, or
+    when the model runs).
   }];
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$starts,
                        DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps,
-                       OptionalAttr<StrArrayAttr>:$dims);
+                       OptionalAttr<StrArrayAttr>:$dims, OptionalAttr<StrArrayAttr>:$start_dims);
   let results = (outs Graph_Tensor:$output);
   let builders = [OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$starts,
                                  "::llvm::ArrayRef<int64_t>":$sizes, "::llvm::ArrayRef<int64_t>":$steps), [{
-    build($_builder, $_state, input, starts, sizes, steps, /*dims=*/ArrayAttr());
+    build($_builder, $_state, input, starts, sizes, steps, /*dims=*/ArrayAttr(),
+          /*start_dims=*/ArrayAttr());
   }]>];
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasFolder = 1;

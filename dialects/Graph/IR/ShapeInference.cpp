@@ -511,17 +511,12 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     return fail(loc, "expected one start, size and step per dim");
   for (int64_t d = 0; d < x.getRank(); ++d) {
     int64_t n = x.getDimSize(d);
-    // A dynamic size (`dims` gives it): [0:size] with step 1, within the dim when lowered.
-    if (ShapedType::isDynamic(sizes[d])) {
-      if (starts[d] != 0 || steps[d] != 1)
-        return fail(loc, "a dynamic slice of dim " + Twine(d) + " needs start 0 and step 1");
-      continue;
-    }
-    // A static slice of a dynamic dim: the importer checked it against the dim's least size.
-    if (ShapedType::isDynamic(n)) {
-      if (starts[d] < 0 || steps[d] <= 0 || sizes[d] < 0)
-        return fail(loc, "a static slice of dynamic dim " + Twine(d) +
-                             " needs a start >= 0 and a positive step");
+    // A dynamic size (`dims` gives it) or a slice of a dynamic dim: the importer checks
+    // that it stays within the dim.
+    if (ShapedType::isDynamic(sizes[d]) || ShapedType::isDynamic(n)) {
+      if (steps[d] == 0 || (!ShapedType::isDynamic(sizes[d]) && sizes[d] < 0))
+        return fail(loc, "a slice of dynamic dim " + Twine(d) +
+                             " needs a non-zero step and a size >= 0");
       continue;
     }
     if (steps[d] == 0 || sizes[d] < 0)
@@ -661,6 +656,8 @@ LogicalResult ExpandOp::verify() {
 }
 
 LogicalResult SliceOp::verify() {
+  if (auto starts = getStartDims(); starts && starts->size() != getStarts().size())
+    return emitOpError("expected ") << getStarts().size() << " start_dims, got " << starts->size();
   return verifyDynamicSizes(getOperation(), getDims(), getOutput().getType());
 }
 

@@ -219,8 +219,11 @@ struct Rules {
         if (failed(d))
           return failure();
         for (auto [i, s] : llvm::enumerate(*d)) {
-          if (int64_t(i) == c.getAxis()) {
-            along = sizeAdd(along, s);
+          if (int64_t(i) == int64_t(c.getAxis())) {
+            std::optional<Size> sum = sizeAdd(along, s);
+            if (!sum)
+              return fail("the concatenated size overflows int64");
+            along = *sum;
             continue;
           }
           if (s.isStatic())
@@ -270,8 +273,14 @@ struct Rules {
       Dims out = staticDims(result);
       ArrayRef<int64_t> pads = pad.getPads();
       for (int64_t i = 0; i < result.getRank(); ++i)
-        if (result.isDynamicDim(i))
-          out[i] = sizeAdd((*in)[i], Size::constant(pads[i] + pads[i + result.getRank()]));
+        if (result.isDynamicDim(i)) {
+          std::optional<Size> padded = sizeAdd((*in)[i], Size::constant(pads[i]));
+          if (padded)
+            padded = sizeAdd(*padded, Size::constant(pads[i + result.getRank()]));
+          if (!padded)
+            return fail("the padded size of dim " + Twine(i) + " overflows int64");
+          out[i] = *padded;
+        }
       return out;
     }
     // A slice: its dynamic dims' sizes are given (`dims`).
@@ -408,27 +417,25 @@ struct Rules {
         continue;
       }
       if (isa<DivOp>(op)) {
-        // Integer division of sizes: exact quotients only (a static remainder rounds).
+        // Integer division of sizes: exact quotients, or floor quotients by a positive
+        // constant (sizes are not negative, where truncation and floor agree).
         if (x.isStatic() && y.isStatic() && y.coef > 0 && x.coef >= 0) {
           out.push_back(Size::constant(x.coef / y.coef));
           continue;
         }
         std::optional<Size> q = x.divide(y);
+        if (!q && y.isStatic() && y.coef > 0)
+          q = sizeFloorDiv(x, y.coef);
         if (!q)
           return std::nullopt;
         out.push_back(*q);
         continue;
       }
-      // Sums and differences of like terms (2*d - d, d - d); others are unknown.
-      if (x.syms != y.syms)
+      // Sums and differences: like terms combine, others make a derived size.
+      std::optional<Size> sum = sizeAdd(x, y, isa<AddOp>(op) ? 1 : -1);
+      if (!sum)
         return std::nullopt;
-      int64_t c;
-      if (isa<AddOp>(op) ? __builtin_add_overflow(x.coef, y.coef, &c)
-                         : __builtin_sub_overflow(x.coef, y.coef, &c))
-        return std::nullopt;
-      Size r = x;
-      r.coef = c;
-      out.push_back(c == 0 ? Size::constant(0) : r);
+      out.push_back(*sum);
     }
     return out;
   }

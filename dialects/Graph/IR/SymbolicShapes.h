@@ -42,21 +42,28 @@ SymbolicSize sizeProduct(llvm::ArrayRef<SymbolicSize> dims);
 /// quotient "((d5-3)//2)". Like terms combine and exact quotients divide, so one value
 /// built two ways gets one name. symbolicSize() (codegen) evaluates them; sizeBounds()
 /// bounds them.
-/// a + scale * b.
-SymbolicSize sizeAdd(const SymbolicSize &a, const SymbolicSize &b, int64_t scale = 1);
+/// a + scale * b; nothing when a coefficient overflows.
+std::optional<SymbolicSize> sizeAdd(const SymbolicSize &a, const SymbolicSize &b,
+                                    int64_t scale = 1);
 /// floor(a / divisor), divisor > 0.
 SymbolicSize sizeFloorDiv(const SymbolicSize &a, int64_t divisor);
-/// ceil(a / divisor), divisor > 0.
-SymbolicSize sizeCeilDiv(const SymbolicSize &a, int64_t divisor);
+/// ceil(a / divisor), divisor > 0; nothing on overflow.
+std::optional<SymbolicSize> sizeCeilDiv(const SymbolicSize &a, int64_t divisor);
 
-/// A derived symbol's parts: the (signed) terms of a sum, or a dividend and divisor.
+/// max(a, b) and min(a, b) ("max(a,b)"; the caller decides them first where it can).
+SymbolicSize sizeMax(const SymbolicSize &a, const SymbolicSize &b);
+SymbolicSize sizeMin(const SymbolicSize &a, const SymbolicSize &b);
+
+/// A derived symbol's parts: the (signed) terms of a sum, a dividend and divisor, or the
+/// two operands (`terms`) of a max or min.
 struct DerivedSize {
-  bool isQuotient = false;
+  enum Kind { Sum, Quotient, Max, Min } kind = Sum;
+  bool isQuotient() const { return kind == Quotient; }
   llvm::SmallVector<SymbolicSize> terms;
   SymbolicSize dividend;
   int64_t divisor = 1;
 };
-/// The parts of `symbol` when it is a derived one ("(...)").
+/// The parts of `symbol` when it is a derived one ("(...)", "max(...)", "min(...)").
 std::optional<DerivedSize> parseDerived(llvm::StringRef symbol);
 
 /// Follows the symbols of the function's arguments (`dlc.dims`) through its ops, on demand:

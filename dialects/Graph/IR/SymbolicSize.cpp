@@ -60,7 +60,8 @@ std::optional<SymbolicSize> SymbolicSize::parse(StringRef text) {
       return std::nullopt;
     if (!p.getAsInteger(10, c))
       m.coef *= c;
-    else if (p.front() == '(' && !parseDerived(p))
+    else if ((p.front() == '(' || p.starts_with("max(") || p.starts_with("min(")) &&
+             !parseDerived(p))
       return std::nullopt;
     else
       ++m.syms[p.str()];
@@ -112,18 +113,22 @@ namespace {
 
 using Terms = std::map<std::map<std::string, int>, int64_t>;
 
-/// `s` as signed terms: a sum's terms (scaled), or itself.
-Terms termsOf(const SymbolicSize &s) {
+/// `s` as signed terms: a sum's terms (scaled), or itself; nothing on overflow.
+std::optional<Terms> termsOf(const SymbolicSize &s) {
   Terms t;
   if (s.coef == 0)
     return t;
   if (s.syms.size() == 1 && s.syms.begin()->second == 1)
-    if (std::optional<DerivedSize> d = parseDerived(s.syms.begin()->first); d && !d->isQuotient) {
-      for (const SymbolicSize &term : d->terms)
-        t[term.syms] += term.coef * s.coef;
+    if (std::optional<DerivedSize> d = parseDerived(s.syms.begin()->first); d && d->kind == DerivedSize::Sum) {
+      for (const SymbolicSize &term : d->terms) {
+        int64_t c;
+        if (__builtin_mul_overflow(term.coef, s.coef, &c) ||
+            __builtin_add_overflow(t[term.syms], c, &t[term.syms]))
+          return std::nullopt;
+      }
       return t;
     }
-  t[s.syms] += s.coef;
+  t[s.syms] = s.coef;
   return t;
 }
 
@@ -156,11 +161,16 @@ int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0
 
 } // namespace
 
-SymbolicSize sizeAdd(const SymbolicSize &a, const SymbolicSize &b, int64_t scale) {
-  Terms t = termsOf(a);
-  for (const auto &[syms, coef] : termsOf(b))
-    t[syms] += coef * scale;
-  return fromTerms(t);
+std::optional<SymbolicSize> sizeAdd(const SymbolicSize &a, const SymbolicSize &b, int64_t scale) {
+  std::optional<Terms> t = termsOf(a), u = termsOf(b);
+  if (!t || !u)
+    return std::nullopt;
+  for (const auto &[syms, coef] : *u) {
+    int64_t c;
+    if (__builtin_mul_overflow(coef, scale, &c) || __builtin_add_overflow((*t)[syms], c, &(*t)[syms]))
+      return std::nullopt;
+  }
+  return fromTerms(*t);
 }
 
 SymbolicSize sizeFloorDiv(const SymbolicSize &a, int64_t divisor) {
@@ -169,20 +179,55 @@ SymbolicSize sizeFloorDiv(const SymbolicSize &a, int64_t divisor) {
   if (a.isStatic())
     return SymbolicSize::constant(floorDiv(a.coef, divisor));
   // Every term divides: the sum of the quotients.
-  Terms t = termsOf(a);
-  if (llvm::all_of(t, [&](const auto &term) { return term.second % divisor == 0; })) {
-    for (auto &term : t)
+  std::optional<Terms> t = termsOf(a);
+  if (t && llvm::all_of(*t, [&](const auto &term) { return term.second % divisor == 0; })) {
+    for (auto &term : *t)
       term.second /= divisor;
-    return fromTerms(t);
+    return fromTerms(*t);
   }
   return SymbolicSize::symbol("(" + a.str() + "//" + std::to_string(divisor) + ")");
 }
 
-SymbolicSize sizeCeilDiv(const SymbolicSize &a, int64_t divisor) {
-  return sizeFloorDiv(sizeAdd(a, SymbolicSize::constant(divisor - 1)), divisor);
+std::optional<SymbolicSize> sizeCeilDiv(const SymbolicSize &a, int64_t divisor) {
+  std::optional<SymbolicSize> up = sizeAdd(a, SymbolicSize::constant(divisor - 1));
+  return up ? std::optional<SymbolicSize>(sizeFloorDiv(*up, divisor)) : std::nullopt;
+}
+
+SymbolicSize sizeMax(const SymbolicSize &a, const SymbolicSize &b) {
+  if (a == b)
+    return a;
+  if (a.isStatic() && b.isStatic())
+    return SymbolicSize::constant(std::max(a.coef, b.coef));
+  return SymbolicSize::symbol("max(" + a.str() + "," + b.str() + ")");
+}
+
+SymbolicSize sizeMin(const SymbolicSize &a, const SymbolicSize &b) {
+  if (a == b)
+    return a;
+  if (a.isStatic() && b.isStatic())
+    return SymbolicSize::constant(std::min(a.coef, b.coef));
+  return SymbolicSize::symbol("min(" + a.str() + "," + b.str() + ")");
 }
 
 std::optional<DerivedSize> parseDerived(StringRef symbol) {
+  // max(a,b), min(a,b)
+  for (auto [prefix, kind] : {std::pair{"max(", DerivedSize::Max}, {"min(", DerivedSize::Min}}) {
+    if (!symbol.starts_with(prefix) || !symbol.ends_with(")"))
+      continue;
+    std::optional<SmallVector<StringRef>> parts =
+        splitTopLevel(symbol.drop_front(4).drop_back(), ',');
+    if (!parts || parts->size() != 2)
+      return std::nullopt;
+    DerivedSize d;
+    d.kind = kind;
+    for (StringRef p : *parts) {
+      std::optional<SymbolicSize> v = SymbolicSize::parse(p);
+      if (!v)
+        return std::nullopt;
+      d.terms.push_back(*v);
+    }
+    return d;
+  }
   if (symbol.size() < 3 || symbol.front() != '(' || symbol.back() != ')')
     return std::nullopt;
   StringRef inner = symbol.drop_front().drop_back();
@@ -197,7 +242,7 @@ std::optional<DerivedSize> parseDerived(StringRef symbol) {
       std::optional<SymbolicSize> dividend = SymbolicSize::parse(inner.take_front(i));
       if (!dividend || inner.drop_front(i + 2).getAsInteger(10, d.divisor) || d.divisor <= 0)
         return std::nullopt;
-      d.isQuotient = true;
+      d.kind = DerivedSize::Quotient;
       d.dividend = *dividend;
       return d;
     }
@@ -282,11 +327,20 @@ std::optional<Interval> symbolBounds(DictionaryAttr ranges, StringRef sym, int d
   if (std::optional<DerivedSize> d = parseDerived(sym)) {
     if (depth > 64)
       return std::nullopt;
-    if (d->isQuotient) {
+    if (d->isQuotient()) {
       std::optional<Interval> n = boundsOf(ranges, d->dividend, depth + 1);
       if (!n)
         return std::nullopt;
       return Interval(floorDiv(n->first, d->divisor), floorDiv(n->second, d->divisor));
+    }
+    if (d->kind == DerivedSize::Max || d->kind == DerivedSize::Min) {
+      std::optional<Interval> a = boundsOf(ranges, d->terms[0], depth + 1),
+                              b = boundsOf(ranges, d->terms[1], depth + 1);
+      if (!a || !b)
+        return std::nullopt;
+      if (d->kind == DerivedSize::Max)
+        return Interval(std::max(a->first, b->first), std::max(a->second, b->second));
+      return Interval(std::min(a->first, b->first), std::min(a->second, b->second));
     }
     Interval sum(0, 0);
     for (const SymbolicSize &term : d->terms) {
