@@ -431,6 +431,34 @@ static dlc_status_t dlc_desc_error(dlc_desc_parser_t *ps, dlc_module_t *m,
   return DLC_OK;
 }
 
+/* `equal A B CODE`: sizes A and B (encoded text) must be equal for a run, else error CODE
+ * (an `error` record, which follows). */
+static dlc_status_t dlc_desc_equal(dlc_desc_parser_t *ps, dlc_module_t *m,
+                                   size_t max_records) {
+  const char *tok = "";
+  size_t len = 0;
+  if (!m->size_checks) {
+    m->size_checks = calloc(max_records, sizeof(dlc_size_check_t));
+    if (!m->size_checks)
+      return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->where);
+  }
+  dlc_size_check_t *c = &m->size_checks[m->num_size_checks];
+  dlc_status_t st;
+  if (!dlc_desc_token(ps, &tok, &len) || (st = dlc_desc_name(ps, tok, len, &c->a)) != DLC_OK)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s", "equal record without sizes");
+  m->num_size_checks++; /* owns c->a (and c->b below) from here */
+  if (!dlc_desc_token(ps, &tok, &len) || (st = dlc_desc_name(ps, tok, len, &c->b)) != DLC_OK)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s", "equal record with one size");
+  if (!dlc_desc_token(ps, &tok, &len) || !dlc_desc_uint(tok, len, INT32_MAX, &c->code) ||
+      c->code < 1)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s", "equal record without an error code");
+  const char *extra;
+  if (dlc_desc_token(ps, &extra, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "equal record has trailing '%.*s'",
+                         dlc_clip(len), extra);
+  return DLC_OK;
+}
+
 static dlc_status_t dlc_desc_parse_records(dlc_desc_parser_t *ps,
                                            const char *text, dlc_module_t *m) {
   const char *where = ps->where;
@@ -500,6 +528,15 @@ static dlc_status_t dlc_desc_parse_records(dlc_desc_parser_t *ps,
     if (m->num_errors > 0)
       return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s",
                            "records out of order (error records come last)");
+    if (len == 5 && memcmp(tok, "equal", 5) == 0) {
+      if ((st = dlc_desc_equal(ps, m, max_records)) != DLC_OK)
+        return st;
+      continue;
+    }
+    if (m->num_size_checks > 0)
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s",
+                           "records out of order (equal records come before errors, "
+                           "after the rest)");
     bool is_input = len == 5 && memcmp(tok, "input", 5) == 0;
     bool is_output = len == 6 && memcmp(tok, "output", 6) == 0;
     bool is_state = len == 5 && memcmp(tok, "state", 5) == 0;
@@ -535,6 +572,11 @@ static dlc_status_t dlc_desc_parse_records(dlc_desc_parser_t *ps,
   if (m->num_outputs == 0)
     return dlc_fail(DLC_ERROR_BAD_MODULE, "%s: descriptor declares no outputs",
                     where);
+  for (size_t i = 0; i < m->num_size_checks; ++i)
+    if ((size_t)m->size_checks[i].code > m->num_errors)
+      return dlc_fail(DLC_ERROR_BAD_MODULE,
+                      "%s: equal record %zu names error %lld, which is not declared", where,
+                      i + 1, (long long)m->size_checks[i].code);
   /* Every dim takes its value from an input (one that none sets is unknowable), or
    * is computed by the model for its outputs. */
   for (size_t k = 0; k < m->num_dims; ++k)

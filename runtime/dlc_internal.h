@@ -73,6 +73,13 @@ typedef struct {
   int line_no; /* of its descriptor record, for messages */
 } dlc_io_decl_t;
 
+/* Two sizes of the symbolic dims (their text) that must be equal for a run (an `equal`
+ * record; the compiler took them to be), else the run fails with error `code`. */
+typedef struct {
+  char *a, *b;
+  int64_t code;
+} dlc_size_check_t;
+
 struct dlc_module_t {
   char *path;       /* for messages; "<in-process>" for JIT modules */
   void *dl_handle;  /* from dlopen, or NULL */
@@ -88,6 +95,8 @@ struct dlc_module_t {
   size_t onnx_size;
   char **errors;     /* run-time check messages (`error` records): code k is errors[k-1] */
   size_t num_errors;
+  dlc_size_check_t *size_checks; /* `equal` records, checked before each run */
+  size_t num_size_checks;
   /* Symbolic dims (`dim` records), in declaration order: the entry gets
    * their values for each run after the outputs (dlc_abi.h). */
   dlc_dim_decl_t *dims;
@@ -95,6 +104,15 @@ struct dlc_module_t {
   bool symbolic_outputs; /* some output has a symbolic dim */
   bool computed_dims;    /* some dim is computed: outputs are reshaped after each run */
 };
+
+/* ---- sizes of the symbolic dims (dlc_sizes.c) -------------------------------- */
+
+/* The value of a size's text for a run's dim values; false when malformed, overflowing
+ * or naming no declared dim. */
+bool dlc_size_eval(const char *text, const dlc_module_t *m, const int64_t *dims,
+                   int64_t *out);
+/* The module's `equal` checks for a run's dim values (before the entry runs). */
+dlc_status_t dlc_check_sizes(const dlc_module_t *m, const int64_t *dims);
 
 /* Sets a tensor's shape (same rank) when its data buffer, as allocated, holds it:
  * outputs with computed dims are created at their greatest size and shrunk after

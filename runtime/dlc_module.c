@@ -38,6 +38,11 @@ void dlc_module_free(dlc_module_t *module) {
   for (size_t i = 0; i < module->num_errors; ++i)
     free(module->errors[i]);
   free(module->errors);
+  for (size_t i = 0; i < module->num_size_checks; ++i) {
+    free(module->size_checks[i].a);
+    free(module->size_checks[i].b);
+  }
+  free(module->size_checks);
   if (module->dl_handle)
     dlclose(module->dl_handle);
   if (module->release_owner)

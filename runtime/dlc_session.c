@@ -346,6 +346,9 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
                                     session->dims);
   if (st != DLC_OK)
     return st;
+  /* Sizes the compiler took to be equal (dims that meet), before anything runs. */
+  if (m->num_size_checks && (st = dlc_check_sizes(m, session->dims)) != DLC_OK)
+    return st;
   if (num_outputs != m->num_outputs)
     return dlc_fail(DLC_ERROR_INVALID_ARGUMENT,
                     "module '%s': expected %zu outputs, got %zu", m->path,

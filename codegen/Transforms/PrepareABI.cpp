@@ -262,9 +262,21 @@ struct PrepareABIPass : dlc::codegen::impl::PrepareABIBase<PrepareABIPass> {
     // Run-time checks: the entry returns the code of the first that failed, and the
     // descriptor's `error` records give each code its message.
     unsigned numChecks = 0;
+    std::string errors;
     func.walk([&](dlc::graph::RuntimeCheckOp check) {
-      desc += "error " + std::to_string(++numChecks) + " " + encodeName(check.getMessage()) + "\n";
+      errors += "error " + std::to_string(++numChecks) + " " + encodeName(check.getMessage()) + "\n";
     });
+    // Sizes that must be equal (dims that met, dlc.size_checks): the runtime compares them
+    // before each run; their errors follow the checks'.
+    if (auto sizeChecks = func->getAttrOfType<ArrayAttr>(dlc::graph::kSizeChecksAttr))
+      for (auto [i, c] : llvm::enumerate(sizeChecks.getAsRange<ArrayAttr>())) {
+        auto parts = llvm::to_vector(c.getAsValueRange<StringAttr>());
+        unsigned code = numChecks + i + 1;
+        desc += "equal " + encodeName(parts[0]) + " " + encodeName(parts[1]) + " " +
+                std::to_string(code) + "\n";
+        errors += "error " + std::to_string(code) + " " + encodeName(parts[2]) + "\n";
+      }
+    desc += errors;
     module->setAttr(dlc::codegen::kDescriptorAttr, StringAttr::get(&getContext(), desc));
 
     // Empty tensors have no data: they pass an unused pointer (typed as a

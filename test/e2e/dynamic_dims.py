@@ -535,12 +535,25 @@ def check_errors(dlc, work):
     cases.append((["compile", "positions.onnx", "--dims", "batch=1..4,seq=1..64", "-o", "r.so"],
                   ["node 'positions'", "a Range to a size of the dynamic dims (seq) must start "
                    "at 0 with step 1"]))
-    # A causal mask of 64 rows sliced to [:seq]: seq may not pass 64.
+    # A causal mask of 64 rows sliced to [:seq] meets the scores' seq rows: compiled as
+    # equal, a run with seq 65 fails before it starts.
     onnx.save(causal(rng), d / "causal.onnx")
-    cases.append((["compile", "causal.onnx", "--dims", "batch=1..4,seq=1..65", "-o", "c.so"],
-                  ["node 'mask_rows'", "slice of dim 2 (size 64)", "up to 65"]))
+    if run([dlc, "compile", "causal.onnx", "--dims", "batch=1..4,seq=1..65", "-o", "c.so"],
+           d).returncode:
+        return "compiling causal.onnx for seq up to 65 failed"
+    np.save(d / "x65.npy", np.zeros((1, 65, 32), np.float32))
+    cases.append((["run", "c.so", "--input", "x=x65.npy"],
+                  ["(Where): dim 2 of input 0 (min(seq,64)) and dim 2 of input 2 (seq) differ",
+                   "(here 64 and 65)"]))
     c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
     x_n = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 6])]
+    # A dim_param that reads as a size expression cannot stay dynamic.
+    odd = model([helper.make_node("Relu", ["x"], ["y"])],
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n+1", 6])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n+1", 6])], [])
+    onnx.save(odd, d / "odd.onnx")
+    cases.append((["compile", "odd.onnx", "--dims", "n+1=1..4", "-o", "o.so"],
+                  ["input 'x' dim 0: symbolic dim 'n+1' cannot stay dynamic"]))
     # Split sizes along a dynamic dim must sum to its size when the model runs.
     split = model([helper.make_node("Split", ["x", "halves"], ["y", "y2"], axis=0, name="split_n")],
                   x_n, [helper.make_tensor_value_info(o, TensorProto.FLOAT, [None, 6])

@@ -119,6 +119,19 @@ def slices(rng):
                     [f("y", ["a", None]), f("upto_k", ["a", None])], inits, opset=18)
 
 
+def meet(rng):
+    """Dims of different symbols that meet (an Add of [n, k] and [n, m], a MatMul over k
+    and m, a Concat whose other dims are k and m): compiled as equal, run with k == m
+    (a run where they differ fails before it starts: e2e-dynamic errors)."""
+    nodes = [helper.make_node("Add", ["x", "y"], ["s"]),
+             helper.make_node("Transpose", ["y"], ["yt"], perm=[1, 0]),
+             helper.make_node("MatMul", ["s", "yt"], ["p"]),
+             helper.make_node("Concat", ["x", "y"], ["c"], axis=0)]
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model(nodes, [f("x", ["n", "k"]), f("y", ["n", "m"])],
+                    [f("p", ["n", "n"]), f("c", [None, "k"])], [], opset=18)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -129,6 +142,8 @@ CASES = {
     "slices": (slices, "a=1..4,b=1..9,k=1..12",
                [{"a": 1, "b": 1, "k": 1}, {"a": 2, "b": 2, "k": 5}, {"a": 3, "b": 7, "k": 12},
                 {"a": 4, "b": 9, "k": 3}]),
+    "meet": (meet, "n=1..6,k=1..9,m=1..9",
+             [{"n": 1, "k": 1, "m": 1}, {"n": 4, "k": 7, "m": 7}, {"n": 6, "k": 9, "m": 9}]),
     "losses": (losses, "n=1..8,c=1..10,k=1..6",
                [{"n": 1, "c": 1, "k": 1}, {"n": 3, "c": 10, "k": 2}, {"n": 8, "c": 4, "k": 6}]),
 }

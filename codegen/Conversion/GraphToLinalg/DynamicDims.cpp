@@ -3,9 +3,72 @@
 #include "dialects/Graph/IR/Names.h"
 #include "dialects/Graph/IR/SymbolicShapes.h"
 
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "llvm/ADT/StringSet.h"
+
 using namespace mlir;
 
 namespace dlc::conversion {
+namespace {
+
+/// "node 'NAME' (OP)" from an imported node's location (NameLoc "NAME" around
+/// "OP, opset N"), else the op's name.
+std::string nodeText(Operation *op) {
+  std::string text;
+  op->getLoc()->walk([&](Location l) {
+    auto name = dyn_cast<NameLoc>(l);
+    auto what = name ? dyn_cast<NameLoc>(name.getChildLoc()) : NameLoc();
+    if (!what)
+      return WalkResult::advance();
+    text = "node '" + name.getName().str() + "' (" +
+           what.getName().getValue().split(',').first.str() + ")";
+    return WalkResult::interrupt();
+  });
+  return text.empty() ? op->getName().getStringRef().str() : text;
+}
+
+/// Records each pair of dims the rules took to be equal on the function
+/// (`dlc.size_checks`: [size, size, message]); the runtime compares them before each run.
+/// Sizes the model computes (NonZero's count) are known only after it: an error.
+LogicalResult checkAssumptions(func::FuncOp func,
+                               ArrayRef<graph::SymbolicShapes::Assumption> assumptions) {
+  llvm::StringSet<> computed;
+  if (auto names = func->getAttrOfType<ArrayAttr>(graph::kComputedDimsAttr))
+    for (StringRef name : names.getAsValueRange<StringAttr>())
+      computed.insert(name);
+  Builder b(func.getContext());
+  SmallVector<Attribute> checks;
+  llvm::StringSet<> seen;
+  for (const graph::SymbolicShapes::Assumption &a : assumptions) {
+    auto operand = [&](Value v) {
+      for (OpOperand &o : a.op->getOpOperands())
+        if (o.get() == v)
+          return std::to_string(o.getOperandNumber());
+      return std::string("?");
+    };
+    std::string what = "dim " + std::to_string(a.dimA) + " of input " + operand(a.a) + " (" +
+                       a.sizeA.str() + ") and " +
+                       (a.b ? "dim " + std::to_string(a.dimB) + " of input " + operand(a.b) +
+                                  " (" + a.sizeB.str() + ")"
+                            : "the static size " + a.sizeB.str());
+    for (const graph::SymbolicSize *size : {&a.sizeA, &a.sizeB})
+      for (const std::string &sym : graph::baseSymbols(*size))
+        if (computed.contains(sym))
+          return a.op->emitError() << "dynamic dims (--dims): " << what
+                                   << " meet, and one is computed by the model";
+    std::string message = nodeText(a.op) + ": " + what + " differ; they must be equal (the "
+                          "sizes of dlc compile --dims do not broadcast)";
+    if (!seen.insert(a.sizeA.str() + " " + a.sizeB.str() + " " + message).second)
+      continue;
+    checks.push_back(b.getStrArrayAttr({a.sizeA.str(), a.sizeB.str(), message}));
+  }
+  if (!checks.empty())
+    func->setAttr(graph::kSizeChecksAttr, b.getArrayAttr(checks));
+  return success();
+}
+
+} // namespace
 
 LogicalResult checkDynamicDims(func::FuncOp func) {
   auto hasDynamic = [](Type t) {
@@ -43,6 +106,8 @@ LogicalResult checkDynamicDims(func::FuncOp func) {
     return WalkResult::interrupt();
   });
   if (walk.wasInterrupted())
+    return failure();
+  if (failed(checkAssumptions(func, shapes.assumptions())))
     return failure();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   Builder b(func.getContext());

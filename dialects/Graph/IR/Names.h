@@ -29,6 +29,9 @@ inline constexpr llvm::StringLiteral kDimRangesAttr = "dlc.dim_ranges";
 /// number of non-zeros of a NonZero, ...): a string array on the main function. No input
 /// sets them; the entry writes each run's value into the dims table (dlc_abi.h).
 inline constexpr llvm::StringLiteral kComputedDimsAttr = "dlc.computed_dims";
+/// On the model function: pairs of sizes of the symbolic dims that must be equal for a run
+/// ([size, size, message]; SymbolicShapes took them to be equal), checked by the runtime.
+inline constexpr llvm::StringLiteral kSizeChecksAttr = "dlc.size_checks";
 /// The max of a computed dim without a bound (StringSplit's count): 2^40, the ABI's
 /// largest dim (DLC_ABI_MAX_DIM). Such outputs are grown by the runtime as the run
 /// returns them, not allocated at their greatest size.

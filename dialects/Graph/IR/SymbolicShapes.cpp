@@ -28,7 +28,15 @@ Dims staticDims(RankedTensorType t) {
 struct Rules {
   function_ref<FailureOr<Dims>(Value)> dimsOf;
   function_ref<std::optional<Dims>(Value)> valuesOf;
+  SmallVectorImpl<SymbolicShapes::Assumption> &assumed;
   std::string why;
+
+  /// Dim `da` of `a` (size `sa`) and dim `db` of `b` (size `sb`; null `b`: a constant)
+  /// are taken to be equal, checked when `op` runs.
+  void assume(Operation *op, Value a, int64_t da, const Size &sa, Value b, int64_t db,
+              const Size &sb) {
+    assumed.push_back({op, a, da, b, db, sa, sb});
+  }
 
   LogicalResult fail(const Twine &msg) {
     why = msg.str();
@@ -44,9 +52,12 @@ struct Rules {
 
   /// NumPy broadcasting: a dynamic dim meets only the same size or a broadcast 1 (its size
   /// is read from that operand when lowered).
+  /// Two dynamic dims of different sizes, or one against a static size other than 1, are
+  /// taken to be equal (checked when the model runs; a size 1 there does not broadcast).
   FailureOr<Dims> broadcast(Operation *op, ValueRange operands, RankedTensorType result) {
     Dims out = staticDims(result);
     SmallVector<bool> set(result.getRank(), false);
+    SmallVector<std::pair<Value, int64_t>> from(result.getRank());
     for (Value v : operands) {
       auto t = cast<RankedTensorType>(v.getType());
       FailureOr<Dims> d = dimsOf(v);
@@ -57,13 +68,16 @@ struct Rules {
         if ((*d)[i].isStatic())
           continue;
         int64_t r = offset + i;
-        if (!result.isDynamicDim(r))
-          return fail("dim " + Twine(i) + " of operand " + Twine(operandIndex(op, v)) + " (" +
-                      (*d)[i].str() + ") broadcasts against a static size " +
-                      Twine(result.getDimSize(r)));
-        if (set[r] && out[r] != (*d)[i])
-          return fail("dims of different sizes (" + out[r].str() + ", " + (*d)[i].str() +
-                      ") meet");
+        if (!result.isDynamicDim(r)) {
+          assume(op, v, i, (*d)[i], Value(), 0, Size::constant(result.getDimSize(r)));
+          continue;
+        }
+        if (set[r] && out[r] != (*d)[i]) {
+          assume(op, from[r].first, from[r].second, out[r], v, i, (*d)[i]);
+          continue;
+        }
+        if (!set[r])
+          from[r] = {v, i};
         out[r] = (*d)[i];
         set[r] = true;
       }
@@ -80,9 +94,11 @@ struct Rules {
       return failure();
     auto lt = cast<RankedTensorType>(mm.getLhs().getType());
     auto rt = cast<RankedTensorType>(mm.getRhs().getType());
-    if (l->back() != (*r)[rt.getRank() - 2])
-      return fail("the reduction dims differ (" + l->back().str() + ", " +
-                  (*r)[rt.getRank() - 2].str() + ")");
+    auto lt0 = cast<RankedTensorType>(mm.getLhs().getType());
+    auto rt0 = cast<RankedTensorType>(mm.getRhs().getType());
+    if (l->back() != (*r)[rt0.getRank() - 2])
+      assume(mm, mm.getLhs(), lt0.getRank() - 1, l->back(), mm.getRhs(), rt0.getRank() - 2,
+             (*r)[rt0.getRank() - 2]);
     // Batch dims broadcast; M from lhs, N from rhs.
     Dims out;
     int64_t nb = result.getRank() - 2;
@@ -91,7 +107,7 @@ struct Rules {
       int64_t li = lt.getRank() - 2 - fromRight, ri = rt.getRank() - 2 - fromRight;
       Size a = li >= 0 ? (*l)[li] : Size(), b = ri >= 0 ? (*r)[ri] : Size();
       if (!a.isStatic() && !b.isStatic() && a != b)
-        return fail("batch dims of different sizes (" + a.str() + ", " + b.str() + ") meet");
+        assume(mm, mm.getLhs(), li, a, mm.getRhs(), ri, b);
       if ((!a.isStatic() || !b.isStatic()) && !result.isDynamicDim(d))
         return fail("a dynamic batch dim broadcasts against a static size");
       out.push_back(!a.isStatic() ? a : !b.isStatic() ? b : Size::constant(result.getDimSize(d)));
@@ -214,6 +230,8 @@ struct Rules {
     if (auto c = dyn_cast<ConcatOp>(op)) {
       Dims out = staticDims(result);
       Size along = Size::constant(0);
+      SmallVector<Value> from(result.getRank());
+      SmallVector<std::optional<Size>> staticAt(result.getRank());
       for (Value in : c.getInputs()) {
         FailureOr<Dims> d = dimsOf(in);
         if (failed(d))
@@ -226,14 +244,28 @@ struct Rules {
             along = *sum;
             continue;
           }
-          if (s.isStatic())
+          if (s.isStatic()) {
+            staticAt[i] = s;
             continue;
-          if (!result.isDynamicDim(i) || (!out[i].isStatic() && out[i] != s))
-            return fail("input " + Twine(operandIndex(op, in)) + " dim " + Twine(i) + " (" +
-                        s.str() + ") differs from the other inputs'");
-          out[i] = s;
+          }
+          // Another input's size here: taken to be equal, checked when it runs.
+          if (!result.isDynamicDim(i)) {
+            assume(op, in, i, s, Value(), 0, Size::constant(result.getDimSize(i)));
+            continue;
+          }
+          if (from[i] && out[i] != s) {
+            assume(op, from[i], i, out[i], in, i, s);
+            continue;
+          }
+          if (!from[i]) {
+            from[i] = in;
+            out[i] = s;
+          }
         }
       }
+      for (int64_t i = 0; i < result.getRank(); ++i)
+        if (from[i] && staticAt[i])
+          assume(op, from[i], i, out[i], Value(), 0, *staticAt[i]);
       if (result.isDynamicDim(c.getAxis()) == along.isStatic())
         return fail("the concatenated dim " + Twine(c.getAxis()) + " (" + along.str() +
                     ") disagrees with the result type");
@@ -354,7 +386,7 @@ struct Rules {
       Size m = (*a)[g.getTransA() ? 1 : 0], k = (*a)[g.getTransA() ? 0 : 1];
       Size kb = (*bd)[g.getTransB() ? 1 : 0], nn = (*bd)[g.getTransB() ? 0 : 1];
       if (k != kb)
-        return fail("the reduction dims differ (" + k.str() + ", " + kb.str() + ")");
+        assume(g, g.getA(), g.getTransA() ? 0 : 1, k, g.getB(), g.getTransB() ? 1 : 0, kb);
       if (Value c = g.getC()) {
         FailureOr<Dims> cd = dimsOf(c);
         if (failed(cd))
@@ -632,7 +664,7 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
     return in.dims;
   };
   auto valuesOf = [&](Value x) -> std::optional<Dims> { return entry(x).values; };
-  Rules rules{dimsOf, valuesOf, {}};
+  Rules rules{dimsOf, valuesOf, assumed, {}};
   bool dynamic = !t.hasStaticShape() || llvm::any_of(op->getOperandTypes(), [](Type ot) {
     auto rt = dyn_cast<RankedTensorType>(ot);
     return rt && !rt.hasStaticShape();

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace dlc::graph {
@@ -65,6 +66,8 @@ struct DerivedSize {
 };
 /// The parts of `symbol` when it is a derived one ("(...)", "max(...)", "min(...)").
 std::optional<DerivedSize> parseDerived(llvm::StringRef symbol);
+/// The symbols (of the inputs, or computed) that `size` is made of, through derived ones.
+std::set<std::string> baseSymbols(const SymbolicSize &size);
 
 /// Follows the symbols of the function's arguments (`dlc.dims`) through its ops, on demand:
 /// the sizes of a value's dims, and the contents of a small integer tensor computed from
@@ -82,6 +85,20 @@ public:
   /// every one is known.
   std::optional<SymbolicDims> values(mlir::Value v);
 
+  /// Dims the rules took to be equal without knowing it (two symbols that meet in a
+  /// broadcast or a contraction, a symbol against a static size): dim `dimA` of `a` and
+  /// dim `dimB` of `b` (null `b`: the constant `sizeB`) must be equal when `op` runs, which
+  /// checkDynamicDims makes a run-time check.
+  struct Assumption {
+    mlir::Operation *op;
+    mlir::Value a;
+    int64_t dimA;
+    mlir::Value b;
+    int64_t dimB;
+    SymbolicSize sizeA, sizeB;
+  };
+  llvm::ArrayRef<Assumption> assumptions() const { return assumed; }
+
   static constexpr int64_t kMaxValues = 64;
 
 private:
@@ -94,6 +111,7 @@ private:
   const Entry &entry(mlir::Value v);
   Entry compute(mlir::Value v);
   llvm::DenseMap<mlir::Value, Entry> known;
+  llvm::SmallVector<Assumption> assumed;
 };
 
 /// The least and greatest value of `size` over the ranges of its symbols (the function's

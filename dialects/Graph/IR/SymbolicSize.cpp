@@ -209,6 +209,25 @@ SymbolicSize sizeMin(const SymbolicSize &a, const SymbolicSize &b) {
   return SymbolicSize::symbol("min(" + a.str() + "," + b.str() + ")");
 }
 
+std::set<std::string> baseSymbols(const SymbolicSize &size) {
+  std::set<std::string> out;
+  SmallVector<SymbolicSize> work = {size};
+  while (!work.empty()) {
+    SymbolicSize s = work.pop_back_val();
+    for (const auto &[sym, power] : s.syms) {
+      std::optional<DerivedSize> d = parseDerived(sym);
+      if (!d) {
+        out.insert(sym);
+        continue;
+      }
+      if (d->isQuotient())
+        work.push_back(d->dividend);
+      llvm::append_range(work, d->terms);
+    }
+  }
+  return out;
+}
+
 std::optional<DerivedSize> parseDerived(StringRef symbol) {
   // max(a,b), min(a,b)
   for (auto [prefix, kind] : {std::pair{"max(", DerivedSize::Max}, {"min(", DerivedSize::Min}}) {
