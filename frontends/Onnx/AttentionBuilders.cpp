@@ -2,6 +2,7 @@
 // optional 3-D head split, KV cache concat and mask padding around it; and the other
 // attention-family ops (TensorScatter, FlexAttention, LinearAttention, RotaryEmbedding)
 // as their function bodies.
+#include "frontends/Onnx/AttentionDynamic.h"
 #include "frontends/Onnx/Expr.h"
 
 #include <cmath>
@@ -19,6 +20,10 @@ Value splitHeads(Expr &e, Value x, int64_t heads) {
   if (e.failed || !x) // an earlier builder failed
     return Value();
   auto t = tensorType(x);
+  if (!t.hasStaticShape()) {
+    auto split = splitHeadsDynamic(e.n, x, heads);
+    return succeeded(split) ? *split : e.fail();
+  }
   int64_t b = t.getDimSize(0), s = t.getDimSize(1), hd = t.getDimSize(2);
   if (heads <= 0 || hd % heads) {
     (void)e.n.error("hidden size " + Twine(hd) + " is not divisible by " + Twine(heads) +
@@ -72,6 +77,22 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   }
   if (e.failed)
     return failure();
+  // Dynamic dims (dlc compile --dims): the sizes of the symbols stand in for the static
+  // ones where the static form reads them.
+  auto isDynamic = [](Value x) { return x && !tensorType(x).hasStaticShape(); };
+  bool dynamic = isDynamic(q) || isDynamic(k) || isDynamic(v) || isDynamic(mask) ||
+                 isDynamic(pastK) || isDynamic(pastV);
+  if (dynamic && nonpad)
+    return n.error("nonpad_kv_seqlen with dynamic dims (--dims) is not supported yet");
+  Value pastOffset; // the past length as a 0-d i64 tensor (dynamic dims)
+  if (dynamic)
+    pastOffset = pastK ? [&] {
+      auto len = n.dimSize(pastK, 2);
+      return succeeded(len) ? *len : Value();
+    }()
+                       : n.intConstant(n.b.getI64Type(), 0);
+  if (dynamic && !pastOffset)
+    return failure();
   int64_t batch = tensorType(q).getDimSize(0), hq = tensorType(q).getDimSize(1);
   int64_t sq = tensorType(q).getDimSize(2), d = tensorType(q).getDimSize(3);
   int64_t pastLen = pastK ? tensorType(pastK).getDimSize(2) : 0;
@@ -84,8 +105,28 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   if (e.failed)
     return failure();
   int64_t hkv = tensorType(k).getDimSize(1), skv = tensorType(k).getDimSize(2);
+  std::optional<SmallVector<SymbolicSize>> qs, ks;
+  if (dynamic) {
+    qs = n.sizesOf(q);
+    ks = n.sizesOf(k);
+    auto vs = n.sizesOf(v);
+    if (!qs || !ks || !vs)
+      return n.error("the sizes of Q, K and V's dynamic dims are not known");
+    if ((*ks)[1] != (*vs)[1])
+      return n.error("K and V must have the same number of heads, got " + (*ks)[1].str() +
+                     " and " + (*vs)[1].str());
+    // Grouped-query heads repeated here (the expansion sees equal head counts).
+    if ((*qs)[1] != (*ks)[1]) {
+      auto rk = repeatHeadsDynamic(n, k, (*qs)[1]), rv = repeatHeadsDynamic(n, v, (*qs)[1]);
+      DLC_TRY(rk);
+      DLC_TRY(rv);
+      k = *rk;
+      v = *rv;
+      hkv = hq;
+    }
+  }
   // (A V with another head count than K divided by zero in repeatKvHeads: a fuzz-onnx find.)
-  if (tensorType(v).getDimSize(1) != hkv)
+  if (!dynamic && tensorType(v).getDimSize(1) != hkv)
     return n.error("K and V must have the same number of heads, got " + Twine(hkv) + " and " +
                    Twine(tensorType(v).getDimSize(1)));
   if (hq != hkv && (hkv <= 0 || hq % hkv != 0))
@@ -99,7 +140,8 @@ LogicalResult attention(NodeImporter &n, Results &out) {
       return n.error("attn_mask must have rank >= 1 (its last dim is kv_sequence_length)");
     int64_t pad = skv - mt.getDimSize(mt.getRank() - 1);
     bool isBool = mt.getElementType().isInteger(1);
-    if (pad > 0) {
+    // (Dynamic sizes: a shorter mask is compiled as equal, checked when the model runs.)
+    if (pad > 0 && !ShapedType::isDynamic(skv) && mt.hasStaticShape()) {
       SmallVector<int64_t> pads(2 * mt.getRank(), 0);
       pads[2 * mt.getRank() - 1] = pad;
       mask = e.pad(mask, pads, isBool ? 0.0 : -INFINITY);
@@ -129,7 +171,62 @@ LogicalResult attention(NodeImporter &n, Results &out) {
                                          "the repeated values")))))
     return failure();
 
-  // Q and K are each scaled by sqrt(scale), as the reference does.
+  // Dynamic sequence lengths: the causal and window bands are built here, over the
+  // positions when the model runs, and added to the mask.
+  bool bands = *isCausal || *left >= 0 || *right >= 0;
+  if (dynamic && bands) {
+    SymbolicSize sqs = (*qs)[2], skvs = (*n.sizesOf(k))[2];
+    Value bias;
+    auto add = [&](FailureOr<Value> band) -> LogicalResult {
+      DLC_TRY(band);
+      if (!bias) {
+        bias = *band;
+        return success();
+      }
+      auto sum = n.create<AddOp>({bias, *band});
+      DLC_TRY(sum);
+      bias = *sum;
+      return success();
+    };
+    if (*isCausal && failed(add(bandBias(n, sqs, skvs, pastOffset, -1, 0, elt))))
+      return failure();
+    if ((*left >= 0 || *right >= 0) &&
+        failed(add(bandBias(n, sqs, skvs, pastOffset, std::max<int64_t>(*left, -1),
+                            std::max<int64_t>(*right, -1), elt))))
+      return failure();
+    if (mask) {
+      FailureOr<Value> m = mask;
+      if (tensorType(mask).getElementType().isInteger(1))
+        m = n.create<WhereOp>({mask, n.scalarConstant(elt, 0.0), n.scalarConstant(elt, -INFINITY)});
+      else
+        m = n.create<CastOp>({mask}, {}, {RankedTensorType::get(tensorType(mask).getShape(), elt)});
+      DLC_TRY(m);
+      auto sum = n.create<AddOp>({*m, bias});
+      DLC_TRY(sum);
+      bias = *sum;
+    }
+    mask = bias;
+  }
+  // Q and K are each scaled by sqrt(scale), as the reference does; a dynamic head size
+  // scales them when the model runs.
+  if (std::isnan(*scaleAttr) && ShapedType::isDynamic(d)) {
+    auto size = n.dimSize(q, 3);
+    DLC_TRY(size);
+    auto f = n.create<CastOp>({*size}, {}, {RankedTensorType::get({}, elt)});
+    DLC_TRY(f);
+    auto root = n.create<SqrtOp>({*f}); // sqrt(1 / sqrt(d)) = 1 / sqrt(sqrt(d))
+    DLC_TRY(root);
+    auto fourth = n.create<SqrtOp>({*root});
+    DLC_TRY(fourth);
+    auto factor = n.create<ReciprocalOp>({*fourth});
+    DLC_TRY(factor);
+    auto sq2 = n.create<MulOp>({q, *factor}), sk2 = n.create<MulOp>({k, *factor});
+    DLC_TRY(sq2);
+    DLC_TRY(sk2);
+    q = *sq2;
+    k = *sk2;
+    *scaleAttr = 1.0;
+  }
   double scale = std::isnan(*scaleAttr) ? 1.0 / std::sqrt((double)d) : *scaleAttr;
   SmallVector<NamedAttribute> attrs = {
       n.named("qk_factor", n.b.getF64FloatAttr(std::sqrt(scale))),
@@ -140,11 +237,11 @@ LogicalResult attention(NodeImporter &n, Results &out) {
     attrs.push_back(n.named("has_kv_lengths", n.b.getUnitAttr()));
   if (*softcap > 0)
     attrs.push_back(n.named("softcap", n.b.getF64FloatAttr(*softcap)));
-  if (*isCausal)
+  if (*isCausal && !dynamic)
     attrs.push_back(n.named("is_causal", n.b.getUnitAttr()));
-  if (pastLen)
+  if (pastLen && !dynamic)
     attrs.push_back(n.named("causal_offset", n.b.getI64IntegerAttr(pastLen)));
-  if (*left >= 0 || *right >= 0) {
+  if ((*left >= 0 || *right >= 0) && !dynamic) {
     attrs.push_back(n.named("window_left", n.b.getI64IntegerAttr(std::max<int64_t>(*left, -1))));
     attrs.push_back(n.named("window_right", n.b.getI64IntegerAttr(std::max<int64_t>(*right, -1))));
   }
@@ -162,7 +259,11 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   if (failed(att))
     return failure();
   Value y = (*att)[0];
-  if (rank == 3) {
+  if (rank == 3 && !tensorType(y).hasStaticShape()) {
+    auto merged = mergeHeadsDynamic(n, y);
+    DLC_TRY(merged);
+    y = *merged;
+  } else if (rank == 3) {
     // heads x head size (an empty batch or sequence leaves the heads attribute unbounded)
     auto hidden = n.product({hq, tensorType(y).getDimSize(3)}, "the output hidden size");
     DLC_TRY(hidden);

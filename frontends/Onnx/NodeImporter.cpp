@@ -405,7 +405,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "ReduceLogSumExp", "ArgMax", "ArgMin", "RMSNormalization", "InstanceNormalization",
       "MeanVarianceNormalization", "LpNormalization",
       // Losses (sizes read when the model runs).
-      "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
+      "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
+      // Attention (AttentionDynamic.cpp: head split, repeats, bands, scale).
+      "Attention"};
   return llvm::is_contained(kOps, opType);
 }
 
@@ -478,6 +480,9 @@ FailureOr<Value> NodeImporter::expandTo(Value v, ArrayRef<graph::SymbolicSize> t
     if ((a.isStatic() && a.coef < 0) || (b.isStatic() && b.coef < 0))
       return emitError(loc) << "cannot expand to a negative size";
     SymbolicSize out = b == one ? a : a == one || a == b ? b : SymbolicSize::constant(-1);
+    // A dynamic dim against another size: taken to be equal (checked when the model runs).
+    if (!a.isStatic() && b != one)
+      out = b;
     if (out.isStatic() && out.coef < 0)
       return emitError(loc) << "cannot expand dim " << i << " of size " << a.str() << " to "
                             << b.str();
@@ -504,8 +509,13 @@ FailureOr<Value> NodeImporter::reshapeTo(Value v, ArrayRef<graph::SymbolicSize> 
   auto type = RankedTensorType::get(shape, t.getElementType());
   if (type.hasStaticShape() && t.hasStaticShape())
     return reshape(v, shape);
-  if (std::optional<graph::SymbolicDims> in = sizesOf(v); in && ArrayRef(*in) == sizes)
+  std::optional<graph::SymbolicDims> in = sizesOf(v);
+  if (!in)
+    return emitError(loc) << "the sizes of the reshaped input's dynamic dims are not known";
+  if (ArrayRef(*in) == sizes)
     return v;
+  // Counts that may differ (a floor quotient, static sizes for dynamic dims) are compared
+  // before the run (checkDynamicDims).
   SmallVector<StringRef> refs(names.begin(), names.end());
   return create<graph::ReshapeOp>({v}, {named("dims", b.getStrArrayAttr(refs))}, {type});
 }

@@ -65,40 +65,10 @@ LogicalResult symbolicReshape(NodeImporter &n, Value x, ArrayRef<graph::Symbolic
                      known.str());
     dims[inferIdx] = *rest;
   }
-  // Sizes that may differ from the input's (a static target for dynamic dims, a floor
-  // quotient): the element counts are compared when the model runs.
-  bool checked = graph::sizeProduct(dims) != total;
-  if (checked && llvm::any_of(dims, [](const SymbolicSize &d) { return d.coef < 0; }))
+  if (graph::sizeProduct(dims) != total &&
+      llvm::any_of(dims, [](const SymbolicSize &d) { return d.coef < 0; }))
     return n.error("cannot reshape " + total.str() + " elements to " + graph::sizeProduct(dims).str());
-  SmallVector<int64_t> shape;
-  SmallVector<std::string> names;
-  for (const SymbolicSize &d : dims) {
-    shape.push_back(d.isStatic() ? d.coef : ShapedType::kDynamic);
-    names.push_back(d.isStatic() ? "" : d.str());
-  }
-  auto type = RankedTensorType::get(shape, tensorType(x).getElementType());
-  if (type == tensorType(x) && !checked)
-    return push(x, out);
-  SmallVector<StringRef> refs(names.begin(), names.end());
-  SmallVector<NamedAttribute> attrs = {n.named("dims", n.b.getStrArrayAttr(refs))};
-  if (checked)
-    attrs.push_back(n.named("counts_checked", n.b.getUnitAttr()));
-  auto r = n.create<ReshapeOp>({x}, attrs, {type});
-  DLC_TRY(r);
-  if (checked) {
-    Type i64 = n.b.getI64Type();
-    auto from = n.elementCount(x, i64), to = n.elementCount(*r, i64);
-    DLC_TRY(from);
-    DLC_TRY(to);
-    auto same = n.create<EqualOp>({*from, *to});
-    DLC_TRY(same);
-    auto bad = n.create<NotOp>({*same});
-    DLC_TRY(bad);
-    if (failed(checkAtRunTime(n, *bad, "cannot reshape " + total.str() + " elements to " +
-                                           graph::sizeProduct(dims).str())))
-      return failure();
-  }
-  return push(*r, out);
+  return push(n.reshapeTo(x, dims), out);
 }
 
 LogicalResult reshape(NodeImporter &n, Results &out) {

@@ -47,18 +47,20 @@ LogicalResult checkAssumptions(func::FuncOp func,
           return std::to_string(o.getOperandNumber());
       return std::string("?");
     };
-    std::string what = "dim " + std::to_string(a.dimA) + " of input " + operand(a.a) + " (" +
-                       a.sizeA.str() + ") and " +
+    std::string what = (a.dimA < 0 ? "the element count of input " + operand(a.a)
+                                    : "dim " + std::to_string(a.dimA) + " of input " +
+                                          operand(a.a)) +
+                       " (" + a.sizeA.str() + ") and " +
                        (a.b ? "dim " + std::to_string(a.dimB) + " of input " + operand(a.b) +
                                   " (" + a.sizeB.str() + ")"
-                            : "the static size " + a.sizeB.str());
+                            : (a.dimA < 0 ? "the result's " : "the size ") + a.sizeB.str());
     for (const graph::SymbolicSize *size : {&a.sizeA, &a.sizeB})
       for (const std::string &sym : graph::baseSymbols(*size))
         if (computed.contains(sym))
           return a.op->emitError() << "dynamic dims (--dims): " << what
                                    << " meet, and one is computed by the model";
-    std::string message = nodeText(a.op) + ": " + what + " differ; they must be equal (the "
-                          "sizes of dlc compile --dims do not broadcast)";
+    std::string message = nodeText(a.op) + ": " + what + " differ; they must be equal" +
+                          (a.dimA < 0 ? "" : " (dims of dlc compile --dims sizes do not broadcast)");
     if (!seen.insert(a.sizeA.str() + " " + a.sizeB.str() + " " + message).second)
       continue;
     checks.push_back(b.getStrArrayAttr({a.sizeA.str(), a.sizeB.str(), message}));

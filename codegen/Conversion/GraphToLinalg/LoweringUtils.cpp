@@ -238,6 +238,8 @@ static SmallVector<OpFoldResult> reshapedSizes(OpBuilder &b, Location loc, Ranke
 
 Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
   auto from = cast<RankedTensorType>(v.getType());
+  if (to.hasStaticShape())
+    return reshapeDynamic(b, loc, v, to, getAsIndexOpFoldResult(b.getContext(), to.getShape()));
   SmallVector<OpFoldResult> fromSizes = tensor::getMixedSizes(b, loc, v);
   // Dims kept or merged in groups: one collapse or one expand.
   if (from.getRank() > to.getRank()) {
@@ -266,6 +268,18 @@ Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
 Value reshapeDynamic(OpBuilder &b, Location loc, Value v, RankedTensorType to,
                      ArrayRef<OpFoldResult> sizes) {
   auto from = cast<RankedTensorType>(v.getType());
+  // Dynamic dims into static ones (their counts are checked before the run): through one
+  // dim cast to the static count.
+  if (to.hasStaticShape() && !from.hasStaticShape()) {
+    Value flat = v;
+    auto flatType = RankedTensorType::get({ShapedType::kDynamic}, from.getElementType());
+    if (from.getRank() != 1)
+      flat = tensor::CollapseShapeOp::create(
+          b, loc, flatType, v,
+          ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, from.getRank()))});
+    flat = tensor::CastOp::create(b, loc, flatType.clone({to.getNumElements()}), flat);
+    return reshapeTensor(b, loc, flat, to);
+  }
   // Grouped dims: one collapse (sizes follow) or one expand with the given sizes, as long
   // as no group expands into several dynamic dims (memref lowering cannot stride those).
   auto reassoc = getReassociationIndicesForReshape(from, to);

@@ -378,12 +378,10 @@ def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
     With dynamic dims (dlc compile --dims), `dims` may give every result dim's size as a
     size of the symbolic dims ("batch*seq", "(seq//2)"; "" for a static dim): a target
     computed from shapes whose dynamic dims do not follow from the input's by grouping
-    alone. Their element counts must match, unless `counts_checked` says the importer
-    compares them when the model runs (a -1 that is a floor quotient, static sizes for
-    dynamic dims).
+    alone. Counts that may differ (a -1 that is a floor quotient, static sizes for
+    dynamic dims) are compared before each run (convert-graph-to-linalg lists them).
   }];
-  let arguments = (ins Graph_Tensor:$input, OptionalAttr<StrArrayAttr>:$dims,
-                       UnitAttr:$counts_checked);
+  let arguments = (ins Graph_Tensor:$input, OptionalAttr<StrArrayAttr>:$dims);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;

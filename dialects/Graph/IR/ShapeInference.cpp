@@ -459,10 +459,16 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     auto t = tensorOf(v);
     if (t.getRank() != first.getRank() || t.getElementType() != first.getElementType())
       return fail(loc, "inputs differ in rank or element type");
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+    // A dynamic dim (dlc compile --dims) meets any size (equal when the model runs).
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      if (d == axis || ShapedType::isDynamic(t.getDimSize(d)))
+        continue;
+      if (ShapedType::isDynamic(shape[d]))
+        shape[d] = t.getDimSize(d);
+      else if (t.getDimSize(d) != shape[d])
         return fail(loc, "input shapes " + shapeText(first.getShape()) + " and " +
                              shapeText(t.getShape()) + " differ outside axis " + Twine(axis));
+    }
     if (ShapedType::isDynamic(shape[axis]) || t.isDynamicDim(axis)) {
       shape[axis] = ShapedType::kDynamic;
       continue;

@@ -134,10 +134,9 @@ struct Rules {
         out.push_back(*m);
       }
       // Counts that may differ (a floor quotient, static sizes for dynamic dims) are
-      // compared when the model runs (the importer adds the check).
-      if (!op.getCountsChecked() && sizeProduct(out) != sizeProduct(*in))
-        return fail("the target's " + sizeProduct(out).str() + " elements are not the input's " +
-                    sizeProduct(*in).str());
+      // taken to be equal (checked before the run).
+      if (sizeProduct(out) != sizeProduct(*in))
+        assume(op, op.getInput(), -1, sizeProduct(*in), Value(), 0, sizeProduct(out));
       return out;
     }
     std::optional<SmallVector<ReassociationIndices>> reassoc;
@@ -222,8 +221,7 @@ struct Rules {
       int64_t offset = out.size() - in->size();
       for (auto [i, d] : llvm::enumerate(*in))
         if (!d.isStatic() && d != out[offset + i])
-          return fail("dim " + Twine(i) + " (" + d.str() + ") expands to " +
-                      out[offset + i].str());
+          assume(op, e.getInput(), i, d, Value(), 0, out[offset + i]);
       return out;
     }
     // A concat: the sum along the axis; the other dims agree.
@@ -710,6 +708,20 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
     } else {
       e.dims = {r == 2 ? (*in)[u.getAxis()] : count};
     }
+    return e;
+  }
+  // Attention: [B, Hq, Sq, Dv] (and the scores [B, Hq, Sq, Skv]) from Q, K and V.
+  if (auto att = dyn_cast<AttentionOp>(op)) {
+    FailureOr<Dims> q = dimsOf(att.getQuery()), k = dimsOf(att.getKey()),
+                    val = dimsOf(att.getValue());
+    if (failed(q) || failed(k) || failed(val)) {
+      e.failed = true;
+      return e;
+    }
+    e.dims = {(*q)[0], (*q)[1], (*q)[2],
+              cast<OpResult>(v).getResultNumber() == 0
+                  ? (*val)[3]
+                  : (*k)[att.getKeyTransposed() ? 3 : 2]};
     return e;
   }
   // StringSplit: the input's sizes, the parts with the count they compute after them.

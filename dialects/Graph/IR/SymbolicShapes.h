@@ -87,7 +87,7 @@ public:
 
   /// Dims the rules took to be equal without knowing it (two symbols that meet in a
   /// broadcast or a contraction, a symbol against a static size): dim `dimA` of `a` and
-  /// dim `dimB` of `b` (null `b`: the constant `sizeB`) must be equal when `op` runs, which
+  /// dim `dimB` of `b` (null `b`: the size `sizeB`) must be equal when `op` runs, which
   /// checkDynamicDims makes a run-time check.
   struct Assumption {
     mlir::Operation *op;
