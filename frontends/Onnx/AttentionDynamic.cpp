@@ -9,33 +9,6 @@ using namespace dlc::graph;
 
 namespace dlc::onnx_frontend {
 
-FailureOr<Value> iotaOf(NodeImporter &n, const SymbolicSize &len) {
-  Type i64 = n.b.getI64Type();
-  if (len.isStatic()) {
-    SmallVector<int64_t> v;
-    for (int64_t i = 0; i < len.coef; ++i)
-      v.push_back(i);
-    return n.constant(DenseElementsAttr::get(RankedTensorType::get({len.coef}, i64),
-                                             ArrayRef<int64_t>(v)));
-  }
-  auto bounds = sizeBounds(n.dynamicFunc, len);
-  constexpr int64_t kMaxIota = int64_t(1) << 20;
-  if (!bounds || bounds->second > kMaxIota)
-    return n.error("positions up to " + len.str() + " need that size's upper bound (at most " +
-                   Twine(kMaxIota) + "; narrow the ranges with --dims)");
-  SmallVector<int64_t> v;
-  for (int64_t i = 0; i < std::max<int64_t>(bounds->second, 0); ++i)
-    v.push_back(i);
-  Value all = n.constant(DenseElementsAttr::get(
-      RankedTensorType::get({(int64_t)v.size()}, i64), ArrayRef<int64_t>(v)));
-  SmallVector<int64_t> zero = {0}, dynamic = {ShapedType::kDynamic}, one = {1};
-  std::string size = len.str();
-  return n.create<SliceOp>({all}, {n.named("starts", n.b.getDenseI64ArrayAttr(zero)),
-                                   n.named("sizes", n.b.getDenseI64ArrayAttr(dynamic)),
-                                   n.named("steps", n.b.getDenseI64ArrayAttr(one)),
-                                   n.named("dims", n.b.getStrArrayAttr({size}))});
-}
-
 FailureOr<Value> splitHeadsDynamic(NodeImporter &n, Value x, int64_t heads) {
   auto dims = n.sizesOf(x);
   if (!dims || dims->size() != 3)
@@ -77,7 +50,7 @@ FailureOr<Value> repeatHeadsDynamic(NodeImporter &n, Value x, const SymbolicSize
 FailureOr<Value> bandBias(NodeImporter &n, const SymbolicSize &sq, const SymbolicSize &skv,
                           Value offset, int64_t below, int64_t above, Type elt) {
   SymbolicSize one = SymbolicSize::constant(1);
-  auto qi = iotaOf(n, sq), kj = iotaOf(n, skv);
+  auto qi = n.iota(sq), kj = n.iota(skv);
   DLC_TRY(qi);
   DLC_TRY(kj);
   auto rows = n.reshapeTo(*qi, {sq, one}), cols = n.reshapeTo(*kj, {one, skv});

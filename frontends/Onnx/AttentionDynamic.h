@@ -27,10 +27,6 @@ mlir::FailureOr<mlir::Value> bandBias(NodeImporter &n, const graph::SymbolicSize
                                       const graph::SymbolicSize &skv, mlir::Value offset,
                                       int64_t below, int64_t above, mlir::Type elt);
 
-/// 0, 1, ..., len-1 (i64) for a size of the symbolic dims: a constant as long as its
-/// greatest value, sliced when the model runs.
-mlir::FailureOr<mlir::Value> iotaOf(NodeImporter &n, const graph::SymbolicSize &len);
-
 } // namespace dlc::onnx_frontend
 
 #endif

@@ -46,9 +46,31 @@ LogicalResult trilu(NodeImporter &n, Results &out) {
   if (t.getRank() < 2)
     return n.error("expects an input of rank >= 2");
   int64_t m = t.getDimSize(t.getRank() - 2), c = t.getDimSize(t.getRank() - 1);
-  Value keep = maskConstant(n, m, c, [&](int64_t i, int64_t j) {
-    return *upper ? j - i >= *k : j - i <= *k;
-  });
+  Value keep;
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(c)) {
+    // Dynamic dims: j - i compared with k over positions when the model runs.
+    auto dims = n.sizesOf(*x);
+    if (!dims)
+      return n.error("the sizes of input 0's dynamic dims are not known");
+    auto one = graph::SymbolicSize::constant(1);
+    auto rows = n.iota((*dims)[t.getRank() - 2]), cols = n.iota((*dims)[t.getRank() - 1]);
+    DLC_TRY(rows);
+    DLC_TRY(cols);
+    auto i = n.reshapeTo(*rows, {(*dims)[t.getRank() - 2], one});
+    auto j = n.reshapeTo(*cols, {one, (*dims)[t.getRank() - 1]});
+    DLC_TRY(i);
+    DLC_TRY(j);
+    auto diff = n.create<SubOp>({*j, *i});
+    DLC_TRY(diff);
+    Value kv = n.intConstant(n.b.getI64Type(), *k);
+    auto cmp = *upper ? n.create<GreaterEqualOp>({*diff, kv}) : n.create<LessEqualOp>({*diff, kv});
+    DLC_TRY(cmp);
+    keep = *cmp;
+  } else {
+    keep = maskConstant(n, m, c, [&](int64_t i, int64_t j) {
+      return *upper ? j - i >= *k : j - i <= *k;
+    });
+  }
   Expr e{n, t.getElementType()};
   Value y = e.where(keep, *x, e.c(0));
   if (e.failed)
@@ -253,10 +275,53 @@ FailureOr<ScanArgs> scanArgs(NodeImporter &n) {
   return ScanArgs{*x, *a, *exclusive != 0, *reverse != 0};
 }
 
+/// CumSum over dynamic dims: the same product, its triangle from positions when the
+/// model runs.
+LogicalResult cumSumDynamic(NodeImporter &n, const ScanArgs &s, Results &out) {
+  auto t = tensorType(s.x);
+  auto dims = n.sizesOf(s.x);
+  if (!dims)
+    return n.error("the sizes of input 0's dynamic dims are not known");
+  AxisLast m = axisLast(t.getShape(), s.axis);
+  SmallVector<graph::SymbolicSize> moved;
+  for (int64_t d : m.perm)
+    moved.push_back((*dims)[d]);
+  graph::SymbolicSize len = moved.back();
+  auto moveT = n.create<TransposeOp>({s.x}, {n.named("perm", n.b.getDenseI64ArrayAttr(m.perm))});
+  DLC_TRY(moveT);
+  auto flat = n.reshapeTo(*moveT, {graph::sizeProduct(ArrayRef(moved).drop_back()), len});
+  DLC_TRY(flat);
+  auto pos = n.iota(len);
+  DLC_TRY(pos);
+  auto one = graph::SymbolicSize::constant(1);
+  auto i = n.reshapeTo(*pos, {len, one}), j = n.reshapeTo(*pos, {one, len});
+  DLC_TRY(i);
+  DLC_TRY(j);
+  // T[i][j] = 1 where i contributes to j.
+  FailureOr<Value> tri = s.reverse ? (s.exclusive ? n.create<GreaterOp>({*i, *j})
+                                                  : n.create<GreaterEqualOp>({*i, *j}))
+                                   : (s.exclusive ? n.create<LessOp>({*i, *j})
+                                                  : n.create<LessEqualOp>({*i, *j}));
+  DLC_TRY(tri);
+  auto triF = n.create<CastOp>({*tri}, {}, {RankedTensorType::get(tensorType(*tri).getShape(),
+                                                                 t.getElementType())});
+  DLC_TRY(triF);
+  auto prod = n.create<MatMulOp>({*flat, *triF});
+  DLC_TRY(prod);
+  auto back = n.reshapeTo(*prod, moved);
+  DLC_TRY(back);
+  auto y = n.create<TransposeOp>({*back}, {n.named("perm", n.b.getDenseI64ArrayAttr(m.inverse))});
+  DLC_TRY(y);
+  out.push_back(*y);
+  return success();
+}
+
 LogicalResult cumSum(NodeImporter &n, Results &out) {
   auto s = scanArgs(n);
   DLC_TRY(s);
   auto t = tensorType(s->x);
+  if (!t.hasStaticShape())
+    return cumSumDynamic(n, *s, out);
   int64_t len = t.getDimSize(s->axis);
   Type elt = t.getElementType();
   Expr e{n, elt};

@@ -407,7 +407,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Losses (sizes read when the model runs).
       "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
       // Attention (AttentionDynamic.cpp: head split, repeats, bands, scale).
-      "Attention"};
+      "Attention",
+      // Masks and scans from positions when the model runs.
+      "Trilu", "CumSum"};
   return llvm::is_contained(kOps, opType);
 }
 
@@ -577,6 +579,35 @@ FailureOr<Value> NodeImporter::sizeValue(const graph::SymbolicSize &size) {
   }
   return acc;
 }
+
+FailureOr<Value> NodeImporter::iota(const graph::SymbolicSize &len) {
+  Type i64 = b.getI64Type();
+  if (len.isStatic()) {
+    SmallVector<int64_t> v;
+    for (int64_t i = 0; i < len.coef; ++i)
+      v.push_back(i);
+    return constant(DenseElementsAttr::get(RankedTensorType::get({len.coef}, i64),
+                                           ArrayRef<int64_t>(v)));
+  }
+  auto bounds = graph::sizeBounds(dynamicFunc, len);
+  constexpr int64_t kMaxIota = int64_t(1) << 20;
+  if (!bounds || bounds->second > kMaxIota)
+    return emitError(loc) << "positions up to " << len.str()
+                          << " need that size's upper bound (at most " << kMaxIota
+                          << "; narrow the ranges with --dims)";
+  SmallVector<int64_t> v;
+  for (int64_t i = 0; i < std::max<int64_t>(bounds->second, 0); ++i)
+    v.push_back(i);
+  Value all = constant(DenseElementsAttr::get(
+      RankedTensorType::get({(int64_t)v.size()}, i64), ArrayRef<int64_t>(v)));
+  SmallVector<int64_t> zero = {0}, dynamic = {ShapedType::kDynamic}, one = {1};
+  std::string size = len.str();
+  return create<graph::SliceOp>({all}, {named("starts", b.getDenseI64ArrayAttr(zero)),
+                                        named("sizes", b.getDenseI64ArrayAttr(dynamic)),
+                                        named("steps", b.getDenseI64ArrayAttr(one)),
+                                        named("dims", b.getStrArrayAttr({size}))});
+}
+
 
 FailureOr<Value> NodeImporter::elementCount(Value v, Type elt) {
   auto t = cast<RankedTensorType>(v.getType());

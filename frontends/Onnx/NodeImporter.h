@@ -92,6 +92,9 @@ public:
   /// The value of `size`, a size of the symbolic dims, as a 0-d i64 tensor computed when the
   /// model runs from the inputs' dims (derived sizes from their parts).
   mlir::FailureOr<mlir::Value> sizeValue(const graph::SymbolicSize &size);
+  /// 0, 1, ..., len-1 (i64) for a size of the symbolic dims: a constant as long as its
+  /// greatest value, sliced when the model runs.
+  mlir::FailureOr<mlir::Value> iota(const graph::SymbolicSize &len);
   /// `v`'s element count as a 0-d tensor of `elt`: a constant, or read when the model runs.
   mlir::FailureOr<mlir::Value> elementCount(mlir::Value v, mlir::Type elt);
   /// `v`, a value computed from shapes, as a constant when every element is static (the
