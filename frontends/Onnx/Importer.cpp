@@ -185,12 +185,8 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const std::string &name,
       auto dynamic = d.has_dim_param() && symbols ? options.dynamicDims.find(d.dim_param())
                                                   : options.dynamicDims.end();
       if (!d.has_dim_value() && dynamic != options.dynamicDims.end()) {
-        // Sizes are written as text ("(seq+1)"): a name must not read as one.
-        const std::string &sym = d.dim_param();
-        if (sym.find_first_of("*+-/(), ") != std::string::npos || sym.find_first_not_of("0123456789") == std::string::npos)
-          return emitError(fileLoc) << "input '" << name << "' dim " << shape.size() << ": symbolic dim '" << sym
-                                    << "' cannot stay dynamic: its name is a number or has one of * + - / ( ) , or a "
-                                       "space (rename it, or fix the shape with --input-shape)";
+        if (failed(checkDynamicDimName(fileLoc, name, shape.size(), d.dim_param())))
+          return failure();
         symbols->resize(tt.shape().dim_size());
         (*symbols)[shape.size()] = d.dim_param();
         usedDynamicDims.insert(d.dim_param());
@@ -752,8 +748,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   SmallVector<UnrealizedConversionCastOp> casts;
   func.walk([&](UnrealizedConversionCastOp c) { casts.push_back(c); });
   for (auto c : llvm::reverse(casts))
-    if (c->use_empty())
-      c->erase();
+    if (c->use_empty()) c->erase();
   return module;
 }
 
@@ -762,8 +757,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
 FailureOr<OwningOpRef<ModuleOp>> importOnnxFile(MLIRContext &ctx, const std::string &path,
                                                 const ImportOptions &options) {
   ctx.loadDialect<graph::GraphDialect, func::FuncDialect, arith::ArithDialect>();
-  GraphImporter importer(ctx, path, options);
-  return importer.run();
+  return GraphImporter(ctx, path, options).run();
 }
 
 FailureOr<CheckResult> checkOnnxFile(MLIRContext &ctx, const std::string &path,

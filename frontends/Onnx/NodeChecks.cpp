@@ -70,4 +70,14 @@ LogicalResult checkAttributes(const onnx::NodeProto &node, Location loc) {
   return success();
 }
 
+LogicalResult checkDynamicDimName(Location loc, StringRef input, size_t dim, StringRef symbol) {
+  if (symbol.find_first_of("*+-/(), ") == StringRef::npos &&
+      symbol.find_first_not_of("0123456789") != StringRef::npos)
+    return success();
+  return emitError(loc) << "input '" << input << "' dim " << dim << ": symbolic dim '" << symbol
+                        << "' cannot stay dynamic: its name is a number or has one of "
+                           "* + - / ( ) , or a space (rename it, or fix the shape with "
+                           "--input-shape)";
+}
+
 } // namespace dlc::onnx_frontend

@@ -16,6 +16,11 @@ mlir::LogicalResult checkSchema(const onnx::NodeProto &node, int opset, mlir::Lo
 /// Each attribute name once; a reference to a function's attribute only inside a function.
 mlir::LogicalResult checkAttributes(const onnx::NodeProto &node, mlir::Location loc);
 
+/// A symbolic dim (dim `dim` of input `input`) kept dynamic: its name must not read as a
+/// size ("(seq+1)", a number), since sizes of the symbols are written as text.
+mlir::LogicalResult checkDynamicDimName(mlir::Location loc, llvm::StringRef input, size_t dim,
+                                        llvm::StringRef symbol);
+
 } // namespace dlc::onnx_frontend
 
 #endif

@@ -268,6 +268,7 @@ llvm::ArrayRef<OpBuilderEntry> elementwiseBuilders();
 llvm::ArrayRef<OpBuilderEntry> activationBuilders();
 llvm::ArrayRef<OpBuilderEntry> reductionBuilders();
 llvm::ArrayRef<OpBuilderEntry> lossBuilders();
+llvm::ArrayRef<OpBuilderEntry> sliceBuilders();
 llvm::ArrayRef<OpBuilderEntry> attentionBuilders();
 llvm::ArrayRef<OpBuilderEntry> normalizationBuilders();
 llvm::ArrayRef<OpBuilderEntry> layoutBuilders();
