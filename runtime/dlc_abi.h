@@ -51,6 +51,15 @@
  *       DLC_ABI_MAX_DIM has no bound: its outputs are not allocated by the
  *       caller; the entry passes each one's data to dlc_rt_output_adopt
  *       (dlc_runtime.h), and its buffers[] slot is not read.
+ *       Sizes the compiler took to be equal (two symbolic dims that meet in a
+ *       broadcast, an element count that may differ from its target's) come
+ *       after the input, output and state records, before the `error` records:
+ *           "equal <size> <size> <k>"
+ *       each <size> the percent-encoded text of a size of the dims: a decimal,
+ *       a dim name, products "a*b", sums "(a+b-1)", floor quotients
+ *       "((a-3)//2)", "max(a,b)" and "min(a,b)". The runtime evaluates both
+ *       before each run from the dims' values and fails the run with error <k>'s
+ *       message (an `error` record) when they differ; the entry is not called.
  *       An input with a symbolic dim cannot have a `value` record. A
  *       descriptor without `dim` records is static, exactly as before. A
  *       dynamic one (a batch of 1 to 64 images):

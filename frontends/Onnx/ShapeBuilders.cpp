@@ -81,8 +81,9 @@ LogicalResult reshape(NodeImporter &n, Results &out) {
       return symbolicReshape(n, *x, *symbolic, *allowZero, out);
   auto shape = n.constantInts(1);
   DLC_TRY(shape);
-  // A constant target for an input with dynamic dims: 0 copies and -1 infers its sizes.
-  if (!tensorType(*x).hasStaticShape())
+  // A constant target for an input with dynamic dims: 0 copies and -1 infers its sizes
+  // (dims the analysis does not follow yet keep a dynamic -1, checked when lowered).
+  if (!tensorType(*x).hasStaticShape() && n.symbolicDims(*x))
     return symbolicReshape(n, *x, constantSizes(*shape), *allowZero, out);
   auto in = tensorType(*x).getShape();
   SmallVector<int64_t> target(*shape);
@@ -106,6 +107,10 @@ LogicalResult reshape(NodeImporter &n, Results &out) {
       return n.error("shape " + str(*shape) + " overflows (its element count exceeds 2^63)");
     }
   }
+  if (inferIdx >= 0 && !tensorType(*x).hasStaticShape()) {
+    target[inferIdx] = ShapedType::kDynamic;
+    return push(n.reshape(*x, target), out);
+  }
   int64_t total = tensorType(*x).getNumElements();
   if (inferIdx >= 0) {
     if (known == 0 || total % known)
@@ -123,10 +128,8 @@ LogicalResult flatten(NodeImporter &n, Results &out) {
   int64_t a = *axis < 0 ? *axis + t.getRank() : *axis;
   if (a < 0 || a > t.getRank())
     return n.error("axis " + Twine(*axis) + " is out of range for rank " + Twine(t.getRank()));
-  if (!t.hasStaticShape()) {
-    auto dims = n.symbolicDims(*x);
-    if (!dims)
-      return n.error("the sizes of input 0's dynamic dims are not known");
+  auto dims = t.hasStaticShape() ? std::nullopt : n.symbolicDims(*x);
+  if (dims) {
     ArrayRef<graph::SymbolicSize> all = *dims;
     return symbolicReshape(n, *x,
                            {graph::sizeProduct(all.take_front(a)),

@@ -20,6 +20,17 @@ LogicalResult push(FailureOr<Value> v, Results &out) {
   return success();
 }
 
+/// Split's piece count without sizes: num_outputs (opset 18), which must be the node's
+/// output count.
+FailureOr<int64_t> numPieces(NodeImporter &n) {
+  auto numOutputs = n.intAttr("num_outputs", n.node.output_size());
+  DLC_TRY(numOutputs);
+  if (*numOutputs < 1 || *numOutputs != (int64_t)n.node.output_size())
+    return n.error("num_outputs must be >= 1 and equal the node's " +
+                   Twine(n.node.output_size()) + " outputs, got " + Twine(*numOutputs));
+  return *numOutputs;
+}
+
 /// Split of a dynamic dim (dlc compile --dims): given sizes, which must sum to the dim
 /// (checked when the model runs), or num_outputs pieces of ceil(dim / n) and the rest.
 LogicalResult splitDynamic(NodeImporter &n, Value x, int64_t axis, Results &out) {
@@ -49,12 +60,9 @@ LogicalResult splitDynamic(NodeImporter &n, Value x, int64_t axis, Results &out)
     what = "split sizes " + str(*s) + " do not sum to dim " + std::to_string(axis) + " (" +
            dim.str() + ")";
   } else {
-    auto numOutputs = n.intAttr("num_outputs", n.node.output_size());
-    DLC_TRY(numOutputs);
-    int64_t k = *numOutputs;
-    if (k < 1 || k != (int64_t)n.node.output_size())
-      return n.error("num_outputs must be >= 1 and equal the node's " +
-                     Twine(n.node.output_size()) + " outputs, got " + Twine(k));
+    auto pieces = numPieces(n);
+    DLC_TRY(pieces);
+    int64_t k = *pieces;
     std::optional<graph::SymbolicSize> chunk = graph::sizeCeilDiv(dim, k);
     std::optional<graph::SymbolicSize> last =
         chunk ? graph::sizeAdd(dim, *chunk, -(k - 1)) : std::nullopt;
@@ -112,12 +120,9 @@ LogicalResult split(NodeImporter &n, Results &out) {
     DLC_TRY(s);
     sizes = *s;
   } else {
-    auto numOutputs = n.intAttr("num_outputs", n.node.output_size());
-    DLC_TRY(numOutputs);
-    int64_t k = *numOutputs;
-    if (k < 1 || k != (int64_t)n.node.output_size())
-      return n.error("num_outputs must be >= 1 and equal the node's " +
-                     Twine(n.node.output_size()) + " outputs, got " + Twine(k));
+    auto pieces = numPieces(n);
+    DLC_TRY(pieces);
+    int64_t k = *pieces;
     int64_t chunk = dim / k + (dim % k != 0);
     for (int64_t i = 0; i < k; ++i)
       sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
@@ -204,29 +209,24 @@ LogicalResult slice(NodeImporter &n, Results &out) {
     DLC_TRY(s); DLC_TRY(e); DLC_TRY(a);
     starts = *s, ends = *e, axes = *a;
   } else {
-    // Starts and ends computed from dynamic shapes (x[:, :, :seq]).
-    if (!n.knownInput(1))
-      if (auto st = n.symbolicInts(1))
-        symbolicStarts.assign(st->begin(), st->end());
-    if (symbolicStarts.empty()) {
-      auto s = n.constantInts(1);
-      DLC_TRY(s);
-      starts = *s;
-    } else {
-      for (const graph::SymbolicSize &st : symbolicStarts)
-        starts.push_back(st.isStatic() ? st.coef : 0);
-    }
-    if (!n.knownInput(2))
-      if (auto e = n.symbolicInts(2))
-        symbolicEnds.assign(e->begin(), e->end());
-    if (symbolicEnds.empty()) {
-      auto e = n.constantInts(2);
-      DLC_TRY(e);
-      ends = *e;
-    } else {
-      for (const graph::SymbolicSize &e : symbolicEnds)
-        ends.push_back(e.isStatic() ? e.coef : 0);
-    }
+    // Starts and ends computed from dynamic shapes (x[:, :, :seq]) are sizes of the
+    // symbols; constant ones are read as given.
+    auto bound = [&](unsigned i, SmallVector<int64_t> &ints,
+                     SmallVector<graph::SymbolicSize> &sizes) -> LogicalResult {
+      if (!n.knownInput(i))
+        if (auto v = n.symbolicInts(i))
+          sizes.assign(v->begin(), v->end());
+      for (const graph::SymbolicSize &v : sizes)
+        ints.push_back(v.isStatic() ? v.coef : 0);
+      if (!sizes.empty())
+        return success();
+      auto c = n.constantInts(i);
+      DLC_TRY(c);
+      ints = *c;
+      return success();
+    };
+    if (failed(bound(1, starts, symbolicStarts)) || failed(bound(2, ends, symbolicEnds)))
+      return failure();
     if (n.input(3)) {
       auto a = n.constantInts(3);
       DLC_TRY(a);

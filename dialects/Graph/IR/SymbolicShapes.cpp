@@ -407,6 +407,16 @@ struct Rules {
       out.append(data->begin() + axis + 1, data->end());
       return out;
     }
+    // A global pool: the batch and channels pass through, the image dims become 1.
+    if (isa<GlobalAveragePoolOp>(op)) {
+      FailureOr<Dims> d = dimsOf(op->getOperand(0));
+      if (failed(d))
+        return failure();
+      Dims out = staticDims(result);
+      out[0] = (*d)[0];
+      out[1] = (*d)[1];
+      return out;
+    }
     // Convolutions and pools over a dynamic batch: the batch passes through, everything
     // else (channels, image, weights) is static.
     if (isa<ConvOp, ConvNhwcOp, MaxPoolOp, AveragePoolOp>(op)) {
