@@ -385,7 +385,7 @@ def check_case(dlc, name, work):
         feeds = {vi.name: rng.standard_normal(shape_of(vi, sizes)).astype(np.float32)
                  for vi in m.graph.input}
         for vi in m.graph.input:  # int64 inputs: class indices in [0, c)
-            if vi.type.tensor_type.elem_type == TensorProto.INT64:
+            if vi.type.tensor_type.elem_type == TensorProto.INT64 and "c" in sizes:
                 feeds[vi.name] = rng.integers(0, sizes["c"], feeds[vi.name].shape).astype(np.int64)
         if "idx" in feeds:  # row indices of the table, negative ones too
             n = feeds["table"].shape[0]
