@@ -1,21 +1,18 @@
-// SymbolicShapes: the sizes of dynamic dims as monomials of the symbolic dims, op by op.
+// SymbolicShapes: the sizes of dynamic dims (monomials and derived sizes of the symbolic
+// dims), op by op, and the dims the rules take to be equal.
 #include "dialects/Graph/IR/SymbolicShapes.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Graph/IR/Names.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
-
 namespace dlc::graph {
-
 namespace {
 
 using Dims = SymbolicDims;
 using Size = SymbolicSize;
-
 Dims staticDims(RankedTensorType t) {
   Dims d;
   for (int64_t s : t.getShape())
@@ -410,12 +407,10 @@ struct Rules {
     // A global pool: the batch and channels pass through, the image dims become 1.
     if (isa<GlobalAveragePoolOp>(op)) {
       FailureOr<Dims> d = dimsOf(op->getOperand(0));
-      if (failed(d))
-        return failure();
       Dims out = staticDims(result);
-      out[0] = (*d)[0];
-      out[1] = (*d)[1];
-      return out;
+      if (succeeded(d))
+        out[0] = (*d)[0], out[1] = (*d)[1];
+      return failed(d) ? FailureOr<Dims>(failure()) : FailureOr<Dims>(out);
     }
     // Convolutions and pools over a dynamic batch: the batch passes through, everything
     // else (channels, image, weights) is static.
@@ -722,16 +717,11 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
   }
   // Attention: [B, Hq, Sq, Dv] (and the scores [B, Hq, Sq, Skv]) from Q, K and V.
   if (auto att = dyn_cast<AttentionOp>(op)) {
-    FailureOr<Dims> q = dimsOf(att.getQuery()), k = dimsOf(att.getKey()),
-                    val = dimsOf(att.getValue());
-    if (failed(q) || failed(k) || failed(val)) {
-      e.failed = true;
+    FailureOr<Dims> q = dimsOf(att.getQuery()), k = dimsOf(att.getKey()), val = dimsOf(att.getValue());
+    if ((e.failed = failed(q) || failed(k) || failed(val)))
       return e;
-    }
-    e.dims = {(*q)[0], (*q)[1], (*q)[2],
-              cast<OpResult>(v).getResultNumber() == 0
-                  ? (*val)[3]
-                  : (*k)[att.getKeyTransposed() ? 3 : 2]};
+    bool scores = cast<OpResult>(v).getResultNumber() != 0;
+    e.dims = {(*q)[0], (*q)[1], (*q)[2], scores ? (*k)[att.getKeyTransposed() ? 3 : 2] : (*val)[3]};
     return e;
   }
   // StringSplit: the input's sizes, the parts with the count they compute after them.
