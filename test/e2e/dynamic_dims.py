@@ -579,20 +579,20 @@ def check_errors(dlc, work):
     return None
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def run_main(description, names, check, prefix):
+    """Parses --dlc/--keep/CASE..., runs check(dlc, name, work) for the given cases (all of
+    `names` by default) and exits 1 if any failed."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--dlc", required=True)
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
     dlc = str(Path(args.dlc).resolve())
-    work = Path(tempfile.mkdtemp(prefix="dlc-dynamic-"))
+    work = Path(tempfile.mkdtemp(prefix=prefix))
     failures = 0
     try:
-        for name in args.cases or [*CASES, "train", "errors"]:
-            msg = (check_errors(dlc, work) if name == "errors"
-                   else check_train(dlc, work) if name == "train"
-                   else check_case(dlc, name, work))
+        for name in args.cases or names:
+            msg = check(dlc, name, work)
             print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
             failures += bool(msg)
     finally:
@@ -601,6 +601,14 @@ def main():
         else:
             shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if failures else 0)
+
+
+def main():
+    run_main(__doc__.split("\n")[0], [*CASES, "train", "errors"],
+             lambda dlc, name, work: (check_errors(dlc, work) if name == "errors"
+                                      else check_train(dlc, work) if name == "train"
+                                      else check_case(dlc, name, work)),
+             "dlc-dynamic-")
 
 
 if __name__ == "__main__":

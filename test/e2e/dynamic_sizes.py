@@ -14,10 +14,7 @@ must match ONNX Runtime within a relative error of 1e-4 with the exact output sh
 """
 from __future__ import annotations
 
-import argparse
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -150,26 +147,8 @@ CASES = {
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--dlc", required=True)
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("cases", nargs="*")
-    args = ap.parse_args()
-    dlc = str(Path(args.dlc).resolve())
     dd.CASES.update(CASES)
-    work = Path(tempfile.mkdtemp(prefix="dlc-dynamic-sizes-"))
-    failures = 0
-    try:
-        for name in args.cases or CASES:
-            msg = dd.check_case(dlc, name, work)
-            print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
-            failures += bool(msg)
-    finally:
-        if args.keep:
-            print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    sys.exit(1 if failures else 0)
+    dd.run_main(__doc__.split("\n")[0], list(CASES), dd.check_case, "dlc-dynamic-sizes-")
 
 
 if __name__ == "__main__":
