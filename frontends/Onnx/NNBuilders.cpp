@@ -104,29 +104,38 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
       return n.error("kernel sizes, strides and dilations must be positive");
   if (llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
     return n.error("pads must be non-negative");
-  // Every later window computation stays within the padded input and the kernel's span.
+  // Every later window computation stays within the padded input and the kernel's span
+  // (a dynamic image dim, dlc compile --dims, is checked when the model runs).
+  bool isSame = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
   for (int64_t i = 0; i < sp; ++i) {
+    bool dynamic = ShapedType::isDynamic(inShape[2 + i]);
+    if (dynamic && isSame && (*strides)[i] != 1)
+      return n.error("auto_pad " + *autoPad + " with stride " + Twine((*strides)[i]) +
+                     " over a dynamic image dim (--dims) is not supported (its pads depend "
+                     "on its size)");
+    int64_t inSize = dynamic ? 1 : inShape[2 + i];
     I64c span = (I64c(kernel[i]) - 1) * (*dil)[i] + 1;
-    I64c padded = I64c(inShape[2 + i]) + (*pads)[i] + (*pads)[sp + i];
+    I64c padded = I64c(inSize) + (*pads)[i] + (*pads)[sp + i];
     // auto_pad SAME: ((in + s - 1) / s - 1) * s + span
-    bool isSame = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
-    I64c same = isSame ? ((I64c(inShape[2 + i]) + (*strides)[i] - 1) / (*strides)[i] - 1) *
+    I64c same = isSame ? ((I64c(inSize) + (*strides)[i] - 1) / (*strides)[i] - 1) *
                                  (*strides)[i] + span
                        : I64c(0);
     if (!span.ok() || !padded.ok() || !same.ok())
       return n.error("output dim " + Twine(i) + " overflows int64 (input " +
-                     Twine(inShape[2 + i]) + ", pads " + Twine((*pads)[i]) + " and " +
+                     Twine(inSize) + ", pads " + Twine((*pads)[i]) + " and " +
                      Twine((*pads)[sp + i]) + ", kernel " + Twine(kernel[i]) + ", stride " +
                      Twine((*strides)[i]) + ", dilation " + Twine((*dil)[i]) + ")");
   }
   Window w;
   w.ceilMode = *ceil;
   SmallVector<int64_t> p = *pads;
-  if (*autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER") {
+  if (isSame) {
     for (int64_t i = 0; i < sp; ++i) {
-      int64_t in = inShape[2 + i], s = (*strides)[i];
-      int64_t out = (in + s - 1) / s;
-      int64_t total = std::max<int64_t>(0, (out - 1) * s + ((kernel[i] - 1) * (*dil)[i] + 1) - in);
+      int64_t in = inShape[2 + i], s = (*strides)[i], span = (kernel[i] - 1) * (*dil)[i] + 1;
+      // Stride 1 (the only one over a dynamic dim): as many outputs as inputs.
+      int64_t total = ShapedType::isDynamic(in)
+                          ? span - 1
+                          : std::max<int64_t>(0, ((in + s - 1) / s - 1) * s + span - in);
       int64_t small = total / 2, big = total - small;
       p[i] = *autoPad == "SAME_UPPER" ? small : big;
       p[i + sp] = *autoPad == "SAME_UPPER" ? big : small;
@@ -150,20 +159,30 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
   return w;
 }
 
+/// The sizes of `v`'s dims (symbolic where dynamic: dlc compile --dims).
+FailureOr<SmallVector<SymbolicSize>> sizes(NodeImporter &n, Value v) {
+  std::optional<SmallVector<SymbolicSize>> s = n.sizesOf(v);
+  if (!s)
+    return n.error("the sizes of the input's dynamic dims are not known here");
+  return *s;
+}
+
 /// Views a 3-D [N, C, L] tensor as [N, C, 1, L] (identity for 4-D).
 FailureOr<Value> to2d(NodeImporter &n, Value v) {
-  auto t = tensorType(v);
-  if (t.getRank() != 3)
+  if (tensorType(v).getRank() != 3)
     return v;
-  return n.reshape(v, {t.getDimSize(0), t.getDimSize(1), 1, t.getDimSize(2)});
+  auto s = sizes(n, v);
+  DLC_TRY(s);
+  return n.reshapeTo(v, {(*s)[0], (*s)[1], SymbolicSize::constant(1), (*s)[2]});
 }
 
 /// Undoes to2d on a result when the input was 3-D.
 FailureOr<Value> from2d(NodeImporter &n, Value v, int64_t inRank) {
   if (inRank != 3)
     return v;
-  auto t = tensorType(v);
-  return n.reshape(v, {t.getDimSize(0), t.getDimSize(1), t.getDimSize(3)});
+  auto s = sizes(n, v);
+  DLC_TRY(s);
+  return n.reshapeTo(v, {(*s)[0], (*s)[1], (*s)[3]});
 }
 
 LogicalResult checkSpatialRank(NodeImporter &n, RankedTensorType t) {
@@ -184,6 +203,25 @@ LogicalResult conv(NodeImporter &n, Results &out) {
   auto kernel = n.intsAttr("kernel_shape", wt.getShape().drop_front(2));
   auto group = n.intAttr("group", 1);
   DLC_TRY(kernel); DLC_TRY(group);
+  if (!wt.hasStaticShape()) {
+    // Weights with dynamic dims (dlc compile --dims): their sizes follow from
+    // kernel_shape and the input's channels, checked when the model runs.
+    SmallVector<SymbolicSize> target;
+    int64_t c = xt.getDimSize(1);
+    if (ShapedType::isDynamic(wt.getDimSize(0)) || ShapedType::isDynamic(c) || *group < 1 ||
+        c % *group || !n.hasAttr("kernel_shape"))
+      return n.error("weights with dynamic dims (--dims) need static output channels, static "
+                     "input channels and kernel_shape");
+    target.push_back(SymbolicSize::constant(wt.getDimSize(0)));
+    target.push_back(SymbolicSize::constant(c / *group));
+    for (int64_t k : *kernel)
+      target.push_back(SymbolicSize::constant(k));
+    if (target.size() != size_t(wt.getRank()))
+      return n.error("kernel_shape must have " + Twine(wt.getRank() - 2) + " entries");
+    w = n.expandTo(*w, target);
+    DLC_TRY(w);
+    wt = tensorType(*w);
+  }
   if (ArrayRef<int64_t>(*kernel) != wt.getShape().drop_front(2))
     return n.error("kernel_shape does not match the weight shape");
   // The conv checks weight channels * group against the input's: that product must fit.
@@ -231,39 +269,42 @@ FailureOr<Value> pool2d(NodeImporter &n, Value x, const Window &w, bool isMax, b
 /// 3-D pooling is separable (max of maxes; sums and valid counts factor per axis):
 /// a 2-D pool over (H, W) with C*D channels, then a 1-D pool over D.
 FailureOr<Value> pool3d(NodeImporter &n, Value x, const Window &w, bool isMax, bool includePad) {
-  auto t = tensorType(x);
-  int64_t N = t.getDimSize(0), C = t.getDimSize(1), D = t.getDimSize(2);
-  auto CD = n.product({C, D}, "channels x depth");
-  DLC_TRY(CD);
+  auto xs = sizes(n, x);
+  DLC_TRY(xs);
+  SymbolicSize N = (*xs)[0], C = (*xs)[1], D = (*xs)[2];
   Window hw{{w.kernel[1], w.kernel[2]}, {w.strides[1], w.strides[2]},
             {w.pads[1], w.pads[2], w.pads[4], w.pads[5]}, {w.dilations[1], w.dilations[2]},
             w.ceilMode};
   Window d{{1, w.kernel[0]}, {1, w.strides[0]}, {0, w.pads[0], 0, w.pads[3]},
            {1, w.dilations[0]}, w.ceilMode};
-  auto a = n.reshape(x, {N, *CD, t.getDimSize(3), t.getDimSize(4)});
+  auto a = n.reshapeTo(x, {N, C * D, (*xs)[3], (*xs)[4]});
   DLC_TRY(a);
   auto b = pool2d(n, *a, hw, isMax, includePad);
   DLC_TRY(b);
-  int64_t H2 = tensorType(*b).getDimSize(2), W2 = tensorType(*b).getDimSize(3);
-  auto HW2 = n.product({H2, W2}, "pooled height x width");
-  auto CHW = n.product({C, H2, W2}, "pooled channels x height x width");
-  DLC_TRY(HW2);
-  DLC_TRY(CHW);
-  auto c = n.reshape(*b, {N, C, D, *HW2});
+  auto bs = sizes(n, *b);
+  DLC_TRY(bs);
+  SymbolicSize H2 = (*bs)[2], W2 = (*bs)[3];
+  int64_t unused;
+  if (__builtin_mul_overflow(C.coef, H2.coef, &unused) ||
+      __builtin_mul_overflow(C.coef * H2.coef, W2.coef, &unused))
+    return n.error("the pooled channels x height x width overflow int64");
+  auto c = n.reshapeTo(*b, {N, C, D, H2 * W2});
   DLC_TRY(c);
   auto perm = n.named("perm", n.b.getDenseI64ArrayAttr({0, 1, 3, 2}));
   auto ct = n.create<TransposeOp>({*c}, {perm});
   DLC_TRY(ct);
-  auto c2 = n.reshape(*ct, {N, *CHW, 1, D});
+  auto c2 = n.reshapeTo(*ct, {N, C * H2 * W2, SymbolicSize::constant(1), D});
   DLC_TRY(c2);
   auto e = pool2d(n, *c2, d, isMax, includePad);
   DLC_TRY(e);
-  int64_t D2 = tensorType(*e).getDimSize(3);
-  auto f = n.reshape(*e, {N, C, *HW2, D2});
+  auto es = sizes(n, *e);
+  DLC_TRY(es);
+  SymbolicSize D2 = (*es)[3];
+  auto f = n.reshapeTo(*e, {N, C, H2 * W2, D2});
   DLC_TRY(f);
   auto ft = n.create<TransposeOp>({*f}, {perm});
   DLC_TRY(ft);
-  return n.reshape(*ft, {N, C, D2, H2, W2});
+  return n.reshapeTo(*ft, {N, C, D2, H2, W2});
 }
 
 /// MaxPool's Indices output for an NCHW input `x` and its pooled `y`: the flat
@@ -334,6 +375,8 @@ template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
     return n.error("kernel_shape must have " + Twine(xt.getRank() - 2) + " entries");
   auto win = readWindow(n, xt.getShape(), *kernel);
   DLC_TRY(win);
+  if (withIndices && !xt.hasStaticShape())
+    return n.error("the Indices output of MaxPool over dynamic dims (--dims) is not supported");
   if (xt.getRank() == 5) {
     auto r = pool3d(n, *x, *win, isMax, *include);
     DLC_TRY(r);

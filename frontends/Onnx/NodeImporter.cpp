@@ -388,7 +388,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "Less", "Greater", "Not", "And", "Or", "Cast", "Identity", "Dropout", "MatMul", "Gemm",
       "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization", "ReduceMean",
       "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
-      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
+      "MaxPool", "AveragePool", "LpPool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
       "Unsqueeze", "Squeeze", "Concat", "Mod", "Slice", "Split", "Expand", "Pad", "GatherElements", "GatherND",
       "NonZero", "Compress", "Unique", "NonMaxSuppression", "ImageDecoder",
       // String ops (elementwise over the inputs' dims).

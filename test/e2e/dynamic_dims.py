@@ -565,6 +565,27 @@ def check_errors(dlc, work):
     np.save(d / "x3.npy", np.zeros((3, 6), np.float32))
     cases.append((["run", "split.so", "--input", "x=x3.npy"],
                   ["node 'split_n' (Split): split sizes [1,1] do not sum to dim 0 (n)"]))
+    # A window larger than a dynamic image dim fails the run before it starts; SAME pads
+    # of a strided window over one are not supported.
+    img = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, "h", 4])]
+    pool = model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], name="pool_h")],
+                 img, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, None, 2])], [])
+    onnx.save(pool, d / "pool.onnx")
+    r = run([dlc, "compile", "pool.onnx", "--dims", "h=1..8", "-o", "pool.so"], d)
+    if r.returncode:
+        return f"pool.onnx: {r.stderr.strip()}"
+    np.save(d / "img2.npy", np.zeros((1, 1, 2, 4), np.float32))
+    cases.append((["run", "pool.so", "--input", "x=img2.npy"],
+                  ["node 'pool_h' (MaxPool): image dim h of input 0 is smaller than the window: "
+                   "it must be at least 3", "(here 2 and 3)"]))
+    same = model([helper.make_node("Conv", ["x", "k"], ["y"], auto_pad="SAME_UPPER",
+                                   strides=[2, 1], name="same_h")],
+                 img, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, None, 4])],
+                 [numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "k")])
+    onnx.save(same, d / "same.onnx")
+    cases.append((["compile", "same.onnx", "--dims", "h=1..8", "-o", "same.so"],
+                  ["node 'same_h' (Conv", "auto_pad SAME_UPPER with stride 2 over a dynamic "
+                   "image dim (--dims) is not supported"]))
     for args, needles in cases:
         if msg := expect_error(dlc, d, args, needles):
             return msg

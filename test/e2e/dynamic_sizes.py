@@ -129,6 +129,40 @@ def meet(rng):
                     [f("p", ["n", "n"]), f("c", [None, "k"])], [], opset=18)
 
 
+def windows(rng):
+    """Convolutions and pools over dynamic image dims (h, w): a padded conv, a ceil-mode
+    max pool whose last window would start in the padding, a strided conv with
+    asymmetric pads, an average pool not counting the pads, grouped and depthwise convs,
+    a ceil-mode average pool counting them, a 1-D conv and a 3-D max pool; the numbers
+    of windows are derived sizes the run sets."""
+    w = lambda name, shape: numpy_helper.from_array(
+        (rng.standard_normal(shape) * 0.3).astype(np.float32), name)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[0, 0, 1, 1], ceil_mode=1),
+        helper.make_node("Conv", ["p1", "w2"], ["c2"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 0, 1, 0]),
+        helper.make_node("AveragePool", ["c2"], ["p2"], kernel_shape=[3, 2], pads=[1, 1, 1, 0],
+                         strides=[1, 2], count_include_pad=0),
+        helper.make_node("Conv", ["p2", "w3"], ["c3"], group=4, kernel_shape=[3, 3],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["c3", "w4"], ["c4"], group=8, kernel_shape=[3, 3],
+                         pads=[1, 1, 1, 1], dilations=[2, 1]),
+        helper.make_node("AveragePool", ["c4"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 1, 1],
+                         count_include_pad=1, ceil_mode=1, strides=[2, 2]),
+        helper.make_node("Conv", ["s", "w5"], ["z"], kernel_shape=[3], strides=[2], pads=[1, 1]),
+        helper.make_node("MaxPool", ["v"], ["u"], kernel_shape=[2, 3, 2], strides=[1, 2, 1])]
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model(nodes, [f("x", ["n", 3, "h", "w"]), f("s", ["n", 2, "h"]),
+                            f("v", ["n", 2, "h", "w", "h"])],
+                    [f("y", ["n", 8, None, None]), f("z", ["n", 4, None]),
+                     f("u", ["n", 2, None, None, None])],
+                    [w("w1", [8, 3, 3, 3]), w("b1", [8]), w("w2", [8, 8, 3, 3]),
+                     w("w3", [8, 2, 3, 3]), w("w4", [8, 1, 3, 3]), w("w5", [4, 2, 3])], opset=18)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -143,6 +177,8 @@ CASES = {
              [{"n": 1, "k": 1, "m": 1}, {"n": 4, "k": 7, "m": 7}, {"n": 6, "k": 9, "m": 9}]),
     "losses": (losses, "n=1..8,c=1..10,k=1..6",
                [{"n": 1, "c": 1, "k": 1}, {"n": 3, "c": 10, "k": 2}, {"n": 8, "c": 4, "k": 6}]),
+    "windows": (windows, "n=1..4,h=10..40,w=5..33",
+                [{"n": 1, "h": 10, "w": 5}, {"n": 2, "h": 13, "w": 9}, {"n": 4, "h": 40, "w": 33}]),
 }
 
 

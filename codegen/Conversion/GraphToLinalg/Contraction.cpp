@@ -22,6 +22,11 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
   return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
 }
 
+/// The extents (k - 1) * dilation + 1 of the kernel dims `kh`, `kw`.
+SmallVector<int64_t> kernelSpans(int64_t kh, int64_t kw, ArrayRef<int64_t> dilations) {
+  return {(kh - 1) * dilations[0] + 1, (kw - 1) * dilations[1] + 1};
+}
+
 /// Depthwise NCHW convolution as a sum over filter taps: for each (kh, kw) a
 /// strided view of the padded input times that tap's per-channel weight, all in
 /// one elementwise linalg.generic. Upstream has no vectorizer for NCHW
@@ -42,7 +47,8 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, ConvOp op, Value x, Value w,
                                        b.getIndexAttr(i * dil[0]), b.getIndexAttr(j * dil[1])};
       SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
                                          b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])};
-      SmallVector<OpFoldResult> sizes = leadingSizes(b, loc, type, x);
+      SmallVector<OpFoldResult> sizes =
+          windowSizes(b, loc, type, x, 2, 2, kernelSpans(kh, kw, dil), strides);
       inputs.push_back(tensor::ExtractSliceOp::create(b, loc, viewType, x, off, sizes, steps));
       SmallVector<OpFoldResult> woff = {b.getIndexAttr(0), b.getIndexAttr(i * kw + j)};
       SmallVector<OpFoldResult> wsizes = {b.getIndexAttr(f), b.getIndexAttr(1)};
@@ -340,7 +346,10 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     // each tile, channels viewed as `channelShape`.
     auto accumulatorInit = [&](RankedTensorType accType, ArrayRef<int64_t> channelShape) {
       Value bias = adaptor.getBias();
-      SmallVector<OpFoldResult> sizes = leadingSizes(b, loc, accType, x); // a dynamic batch
+      SmallVector<OpFoldResult> sizes =
+          windowSizes(b, loc, accType, x, accType.getRank() - 2, 2,
+                      kernelSpans(wType.getDimSize(2), wType.getDimSize(3), op.getDilations()),
+                      op.getStrides());
       if (!bias)
         return filledTensor(b, loc, accType, scalarConstant(b, loc, elt, 0), sizes);
       SmallVector<int64_t> column(channelShape);
@@ -369,8 +378,11 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
           {group, f / group, wType.getDimSize(1), wType.getDimSize(2), wType.getDimSize(3)}, elt);
       auto gy = RankedTensorType::get(
           {type.getDimSize(0), group, f / group, type.getDimSize(2), type.getDimSize(3)}, elt);
-      Value gxv = tensor::ExpandShapeOp::create(b, loc, gx, x, {{0}, {1, 2}, {3}, {4}},
-                                                leadingSizes(b, loc, gx, x));
+      SmallVector<OpFoldResult> gxSizes = {
+          tensor::getMixedSize(b, loc, x, 0), b.getIndexAttr(group), b.getIndexAttr(c / group),
+          tensor::getMixedSize(b, loc, x, 2), tensor::getMixedSize(b, loc, x, 3)};
+      Value gxv =
+          tensor::ExpandShapeOp::create(b, loc, gx, x, {{0}, {1, 2}, {3}, {4}}, gxSizes);
       Value gwv = tensor::ExpandShapeOp::create(b, loc, gw, w, {{0, 1}, {2}, {3}, {4}});
       Value ginit = accumulatorInit(gy, {group, f / group});
       Value gr = linalg::Conv2DNgchwGfchwOp::create(b, loc, TypeRange{gy}, ValueRange{gxv, gwv},
@@ -434,7 +446,8 @@ Value implicitGemm(OpBuilder &b, Location loc, RankedTensorType type, Value x, V
   // Accumulate from zero (a register constant); the bias is added by an elementwise
   // consumer, which becomes part of the epilogue (addBias).
   Value init5 = filledTensor(b, loc, out5, scalarConstant(b, loc, elt, 0),
-                             leadingSizes(b, loc, out5, x));
+                             windowSizes(b, loc, out5, x, 1, 1,
+                                         kernelSpans(ws[0], ws[1], dilations), {1, 1}));
   MLIRContext *ctx = b.getContext();
   AffineExpr n, oh, ow, f1, f0, kh, kw, c;
   bindDims(ctx, n, oh, ow, f1, f0, kh, kw, c);
@@ -516,8 +529,10 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     bool pointwise = ws[0] == 1 && ws[1] == 1;
     // Strided windows, and small images that the implicit GEMM's row tiles would leave
     // partial (stride 1, at most `im2colPixels` output pixels): im2col and the GEMM.
+    // Dynamic image dims (dlc compile --dims) take the implicit GEMM or linalg's convs.
     bool strided = st[0] != 1 || st[1] != 1;
-    if (op.getGroup() == 1 && ws[3] % 8 == 0 && ws[2] >= 8 && !pointwise &&
+    bool dynamicImage = type.isDynamicDim(1) || type.isDynamicDim(2);
+    if (op.getGroup() == 1 && ws[3] % 8 == 0 && ws[2] >= 8 && !pointwise && !dynamicImage &&
         (strided || type.getDimSize(1) * type.getDimSize(2) <= im2colPixels)) {
       if (Value r = im2colConv(b, loc, type, x, w, adaptor.getBias(), st, op.getDilations(),
                                packBlock, bf16)) {
@@ -529,7 +544,7 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
     if (op.getGroup() == 1 && ws[3] % 8 == 0 && (pointwise || (st[0] == 1 && st[1] == 1))) {
       // A strided 1x1 conv is a 1x1 conv of the strided input pixels.
       x = stridedPixels(b, loc, x, type.getDimSize(1), type.getDimSize(2), st);
-      if (auto values = bf16.dotValues(w)) {
+      if (auto values = dynamicImage ? std::optional<std::vector<uint16_t>>() : bf16.dotValues(w)) {
         b.replaceOp(op, bf16DotConv(b, loc, type, x, *values, ws, op.getDilations(),
                                     adaptor.getBias(), bf16.dotLanes));
         return success();
@@ -538,8 +553,9 @@ struct ConvNhwcLowering : OpConversionPattern<ConvNhwcOp> {
                                    packBlock, bf16.stored));
       return success();
     }
-    Value init = filledTensor(b, loc, type, scalarConstant(b, loc, elt, 0),
-                              leadingSizes(b, loc, type, x));
+    Value init = filledTensor(
+        b, loc, type, scalarConstant(b, loc, elt, 0),
+        windowSizes(b, loc, type, x, 1, 1, kernelSpans(ws[0], ws[1], op.getDilations()), st));
     auto strides = b.getI64TensorAttr(op.getStrides());
     auto dilations = b.getI64TensorAttr(op.getDilations());
     if (op.getGroup() == 1) {

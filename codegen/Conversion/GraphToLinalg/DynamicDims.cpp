@@ -59,8 +59,12 @@ LogicalResult checkAssumptions(func::FuncOp func,
         if (computed.contains(sym))
           return a.op->emitError() << "dynamic dims (--dims): " << what
                                    << " meet, and one is computed by the model";
-    std::string message = nodeText(a.op) + ": " + what + " differ; they must be equal" +
-                          (a.dimA < 0 ? "" : " (dims of dlc compile --dims sizes do not broadcast)");
+    std::string message =
+        nodeText(a.op) + ": " +
+        (!a.message.empty()
+             ? a.message
+             : what + " differ; they must be equal" +
+                   (a.dimA < 0 ? "" : " (dims of dlc compile --dims sizes do not broadcast)"));
     if (!seen.insert(a.sizeA.str() + " " + a.sizeB.str() + " " + message).second)
       continue;
     checks.push_back(b.getStrArrayAttr({a.sizeA.str(), a.sizeB.str(), message}));

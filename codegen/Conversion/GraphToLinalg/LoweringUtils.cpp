@@ -668,6 +668,27 @@ Value groupedConvolution(OpBuilder &b, Location loc, RankedTensorType type, Valu
   return tensor::ExtractSliceOp::create(b, loc, type, result, offsets, sizes, strides);
 }
 
+SmallVector<OpFoldResult> windowSizes(OpBuilder &b, Location loc, RankedTensorType type, Value x,
+                                      int64_t spatial, int64_t xSpatial, ArrayRef<int64_t> spans,
+                                      ArrayRef<int64_t> strides) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t i = d - spatial;
+    if (!type.isDynamicDim(d)) {
+      sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+    } else if (i == 0 || i == 1) {
+      // (padded size - span) / stride + 1; the window fits (checked before the run).
+      Value in = tensor::DimOp::create(b, loc, x, xSpatial + i);
+      Value room = arith::SubIOp::create(b, loc, in, indexConst(b, loc, spans[i]));
+      Value n = arith::DivUIOp::create(b, loc, room, indexConst(b, loc, strides[i]));
+      sizes.push_back(arith::AddIOp::create(b, loc, n, indexConst(b, loc, 1)).getResult());
+    } else {
+      sizes.push_back(tensor::getMixedSize(b, loc, x, d));
+    }
+  }
+  return sizes;
+}
+
 Value stridedPixels(OpBuilder &b, Location loc, Value x, int64_t oh, int64_t ow,
                     ArrayRef<int64_t> strides) {
   if (strides[0] == 1 && strides[1] == 1)
@@ -676,7 +697,7 @@ Value stridedPixels(OpBuilder &b, Location loc, Value x, int64_t oh, int64_t ow,
   auto sliced = RankedTensorType::get({xt.getDimSize(0), oh, ow, xt.getDimSize(3)},
                                       xt.getElementType());
   SmallVector<OpFoldResult> off(4, b.getIndexAttr(0)), steps;
-  SmallVector<OpFoldResult> sizes = leadingSizes(b, loc, sliced, x);
+  SmallVector<OpFoldResult> sizes = windowSizes(b, loc, sliced, x, 1, 1, {1, 1}, strides);
   for (int64_t s : {int64_t(1), strides[0], strides[1], int64_t(1)})
     steps.push_back(b.getIndexAttr(s));
   return tensor::ExtractSliceOp::create(b, loc, sliced, x, off, sizes, steps);

@@ -142,6 +142,16 @@ std::vector<T> packGroupedFilters(llvm::ArrayRef<T> w, llvm::ArrayRef<int64_t> w
   return packed;
 }
 
+/// The sizes of a conv's or pool's result `type` (or a view of it): static dims as
+/// attributes; a dynamic dim `spatial` + i (i < 2) the number of windows of `spans[i]`
+/// elements at `strides[i]` along dim `xSpatial` + i of the padded input `x`; another
+/// dynamic dim (the batch, a pool's channels) that of the same dim of `x`.
+llvm::SmallVector<mlir::OpFoldResult> windowSizes(mlir::OpBuilder &b, mlir::Location loc,
+                                                  mlir::RankedTensorType type, mlir::Value x,
+                                                  int64_t spatial, int64_t xSpatial,
+                                                  llvm::ArrayRef<int64_t> spans,
+                                                  llvm::ArrayRef<int64_t> strides);
+
 /// The pixels a strided 1x1 conv reads from NHWC `x`: rows and columns stepped by
 /// `strides`, `oh` x `ow` of them (`x` itself for stride 1).
 mlir::Value stridedPixels(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, int64_t oh,

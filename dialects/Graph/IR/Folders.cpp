@@ -260,7 +260,8 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  // The same type is the same shape unless two dims are dynamic ([a*b, c] -> [a, b*c]).
+  if (getInput().getType() == getType() && getType().getNumDynamicDims() <= 1)
     return getInput();
   if (auto d = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
     return d.reshape(getType());

@@ -175,9 +175,10 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 /// fit, -1 when the arithmetic overflows int64 (pads or dilations too large).
 static int64_t windowOutput(int64_t in, int64_t k, int64_t s, int64_t padBegin, int64_t padEnd,
                             int64_t d, bool ceilMode) {
-  // A dynamic image dim (dlc compile --dims) is not supported: windowError says so.
+  // A dynamic image dim (dlc compile --dims) gives a dynamic output dim (its size, and
+  // that the window fits, are checked when the model runs: SymbolicShapes).
   if (ShapedType::isDynamic(in))
-    return -2;
+    return ShapedType::kDynamic;
   I64c span = (I64c(k) - 1) * d + 1, padded = I64c(in) + padBegin + padEnd, room = padded - span;
   if (!room.ok())
     return -1;
@@ -195,9 +196,6 @@ static int64_t windowOutput(int64_t in, int64_t k, int64_t s, int64_t padBegin, 
 
 /// The error for a windowOutput() result `o` < 1.
 static LogicalResult windowError(std::optional<Location> loc, int64_t o, ArrayRef<int64_t> shape) {
-  if (o == -2)
-    return fail(loc, "dynamic image dims are not supported (input " + shapeText(shape) +
-                         "; only a dynamic batch)");
   if (o < 0)
     return fail(loc, "output dim overflows int64 (pads, kernel or dilations too large for input " +
                          shapeText(shape) + ")");
@@ -247,7 +245,7 @@ static LogicalResult inferConv(std::optional<Location> loc, Adaptor adaptor, boo
   for (int i = 0; i < 2; ++i) {
     int64_t o = windowOutput(x.getDimSize(xs + i), w.getDimSize(ws + i), strides[i], pads[i],
                              pads[2 + i], dil[i], false);
-    if (o < 1)
+    if (o < 1 && !ShapedType::isDynamic(o))
       return windowError(loc, o, x.getShape());
     spatial.push_back(o);
   }
@@ -300,7 +298,7 @@ static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
       return fail(loc, "kernel dims must be >= 1 and larger than the pads");
     int64_t o = windowOutput(x.getDimSize(sp + i), k[i], s[i], p[i], p[2 + i], d[i],
                              adaptor.getCeilMode());
-    if (o < 1)
+    if (o < 1 && !ShapedType::isDynamic(o))
       return windowError(loc, o, x.getShape());
     shape.push_back(o);
   }

@@ -26,6 +26,7 @@ struct Rules {
   function_ref<FailureOr<Dims>(Value)> dimsOf;
   function_ref<std::optional<Dims>(Value)> valuesOf;
   SmallVectorImpl<SymbolicShapes::Assumption> &assumed;
+  func::FuncOp func;
   std::string why;
 
   /// Dim `da` of `a` (size `sa`) and dim `db` of `b` (size `sb`; null `b`: a constant)
@@ -412,28 +413,61 @@ struct Rules {
         out[0] = (*d)[0], out[1] = (*d)[1];
       return failed(d) ? FailureOr<Dims>(failure()) : FailureOr<Dims>(out);
     }
-    // Convolutions and pools over a dynamic batch: the batch passes through, everything
-    // else (channels, image, weights) is static.
-    if (isa<ConvOp, ConvNhwcOp, MaxPoolOp, AveragePoolOp>(op)) {
-      Value in = op->getOperand(0);
-      auto it = cast<RankedTensorType>(in.getType());
-      if (!isa<FloatType>(it.getElementType()))
-        return fail("an integer convolution over a dynamic batch is not supported yet");
-      for (Value v : op->getOperands().drop_front())
-        if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
-          return fail("dynamic weights are not supported");
-      for (int64_t d = 1; d < it.getRank(); ++d)
-        if (it.isDynamicDim(d) || result.isDynamicDim(d))
-          return fail("only the batch dim of a convolution or pool may be dynamic");
-      FailureOr<Dims> d = dimsOf(in);
-      if (failed(d))
-        return failure();
-      Dims out = staticDims(result);
-      out[0] = (*d)[0];
-      return out;
-    }
+    // Convolutions and pools: the batch (and a pool's channels) pass through, each image
+    // dim gives its number of windows (windowOutputSize), checked to be >= 1 when the
+    // model runs; weights are static.
+    if (isa<ConvOp, ConvNhwcOp, MaxPoolOp, AveragePoolOp>(op))
+      return windows(op, result);
     return fail("the op does not support dynamic dims yet (give static shapes with "
                 "--input-shape)");
+  }
+
+  FailureOr<Dims> windows(Operation *op, RankedTensorType result) {
+    Value in = op->getOperand(0);
+    auto it = cast<RankedTensorType>(in.getType());
+    if (isa<ConvOp, ConvNhwcOp>(op) && !isa<FloatType>(it.getElementType()))
+      return fail("an integer convolution over dynamic dims is not supported yet");
+    for (Value v : op->getOperands().drop_front())
+      if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+        return fail("dynamic weights are not supported");
+    FailureOr<Dims> d = dimsOf(in);
+    if (failed(d))
+      return failure();
+    bool nhwc = isa<ConvNhwcOp>(op) || op->hasAttr("channels_last");
+    int64_t sp = nhwc ? 1 : 2, ch = nhwc ? 3 : 1;
+    Dims out = staticDims(result);
+    out[0] = (*d)[0];
+    if (isa<MaxPoolOp, AveragePoolOp>(op))
+      out[ch] = (*d)[ch];
+    else if (it.isDynamicDim(ch))
+      return fail("the input channels of a convolution must be static");
+    auto ints = [&](StringRef name) { return op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef(); };
+    ArrayRef<int64_t> strides = ints("strides"), pads = ints("pads"), dil = ints("dilations");
+    auto wt = isa<ConvOp, ConvNhwcOp>(op) ? cast<RankedTensorType>(op->getOperand(1).getType())
+                                          : RankedTensorType();
+    auto ceil = op->getAttrOfType<BoolAttr>("ceil_mode");
+    for (int64_t i = 0; i < 2; ++i) {
+      if (!it.isDynamicDim(sp + i))
+        continue;
+      int64_t k = wt ? wt.getDimSize(nhwc ? i : 2 + i) : ints("kernel")[i];
+      std::optional<Size> o = windowOutputSize((*d)[sp + i], k, strides[i], pads[i],
+                                               pads[2 + i], dil[i], ceil && ceil.getValue());
+      if (!o)
+        return fail("the number of windows overflows int64");
+      out[sp + i] = *o;
+      // The window fits the padded input (checked when the model runs unless the ranges
+      // decide it).
+      int64_t span = (k - 1) * dil[i] + 1, least = span - pads[i] - pads[2 + i];
+      auto bounds = sizeBounds(func, (*d)[sp + i]);
+      if (least > 1 && (!bounds || bounds->first < least))
+        assumed.push_back({op, in, sp + i, Value(), 0, (*d)[sp + i],
+                           sizeMax((*d)[sp + i], Size::constant(least)),
+                           "image dim " + (*d)[sp + i].str() +
+                               " of input 0 is smaller than the window: it must be at least " +
+                               std::to_string(least) + " (span " + std::to_string(span) +
+                               ", pads " + std::to_string(pads[i]) + " and " + std::to_string(pads[2 + i]) + ")"});
+    }
+    return out;
   }
 
   /// Elementwise on contents: products exact, quotients where they divide, sums and
@@ -624,7 +658,7 @@ struct Rules {
 
 } // namespace
 
-SymbolicShapes::SymbolicShapes(func::FuncOp func) {
+SymbolicShapes::SymbolicShapes(func::FuncOp func) : func(func) {
   for (BlockArgument arg : func.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(arg.getType());
     if (!t)
@@ -667,7 +701,7 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
     return in.dims;
   };
   auto valuesOf = [&](Value x) -> std::optional<Dims> { return entry(x).values; };
-  Rules rules{dimsOf, valuesOf, assumed, {}};
+  Rules rules{dimsOf, valuesOf, assumed, func, {}};
   bool dynamic = !t.hasStaticShape() || llvm::any_of(op->getOperandTypes(), [](Type ot) {
     auto rt = dyn_cast<RankedTensorType>(ot);
     return rt && !rt.hasStaticShape();

@@ -51,6 +51,12 @@ SymbolicSize sizeFloorDiv(const SymbolicSize &a, int64_t divisor);
 /// ceil(a / divisor), divisor > 0; nothing on overflow.
 std::optional<SymbolicSize> sizeCeilDiv(const SymbolicSize &a, int64_t divisor);
 
+/// The number of windows of a conv or pool along a dim of size `in` (ceil mode: the
+/// windows that start before the end padding, as ONNX); nothing on overflow.
+std::optional<SymbolicSize> windowOutputSize(const SymbolicSize &in, int64_t kernel,
+                                             int64_t stride, int64_t padBegin, int64_t padEnd,
+                                             int64_t dilation, bool ceilMode);
+
 /// max(a, b) and min(a, b) ("max(a,b)"; the caller decides them first where it can).
 SymbolicSize sizeMax(const SymbolicSize &a, const SymbolicSize &b);
 SymbolicSize sizeMin(const SymbolicSize &a, const SymbolicSize &b);
@@ -96,6 +102,8 @@ public:
     mlir::Value b;
     int64_t dimB;
     SymbolicSize sizeA, sizeB;
+    /// What must hold, when not that the two dims are equal (a window that fits).
+    std::string message = {};
   };
   llvm::ArrayRef<Assumption> assumptions() const { return assumed; }
 
@@ -110,6 +118,7 @@ private:
   };
   const Entry &entry(mlir::Value v);
   Entry compute(mlir::Value v);
+  mlir::func::FuncOp func;
   llvm::DenseMap<mlir::Value, Entry> known;
   llvm::SmallVector<Assumption> assumed;
 };

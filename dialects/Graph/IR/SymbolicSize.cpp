@@ -1,6 +1,7 @@
 // SymbolicSize: monomials of the symbolic dims, derived sizes (sums, quotients) named by
 // their parts, their bounds, and the dims the model computes.
 #include "dialects/Graph/IR/SymbolicShapes.h"
+#include "dialects/Graph/IR/CheckedMath.h"
 #include "dialects/Graph/IR/Names.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -191,6 +192,30 @@ SymbolicSize sizeFloorDiv(const SymbolicSize &a, int64_t divisor) {
 std::optional<SymbolicSize> sizeCeilDiv(const SymbolicSize &a, int64_t divisor) {
   std::optional<SymbolicSize> up = sizeAdd(a, SymbolicSize::constant(divisor - 1));
   return up ? std::optional<SymbolicSize>(sizeFloorDiv(*up, divisor)) : std::nullopt;
+}
+
+std::optional<SymbolicSize> windowOutputSize(const SymbolicSize &in, int64_t kernel,
+                                             int64_t stride, int64_t padBegin, int64_t padEnd,
+                                             int64_t dilation, bool ceilMode) {
+  // floor((in + pads - span) / s) + 1 = (in + pads - span + s) // s.
+  I64c span = (I64c(kernel) - 1) * dilation + 1;
+  I64c shift = I64c(padBegin) + padEnd - span + stride;
+  I64c ceilShift = shift + stride - 1, lastShift = I64c(padBegin) + stride - 1;
+  if (!shift.ok() || !ceilShift.ok() || !lastShift.ok())
+    return std::nullopt;
+  std::optional<SymbolicSize> room = sizeAdd(in, SymbolicSize::constant(ceilMode ? ceilShift.value() : shift.value()));
+  if (!room)
+    return std::nullopt;
+  SymbolicSize out = sizeFloorDiv(*room, stride);
+  // Ceil mode drops a last window that would start in the end padding: at most
+  // ceil((in + padBegin) / s) windows, which bounds the count only when
+  // padEnd - span + s > 0.
+  if (!ceilMode || padEnd - span.value() + stride <= 0)
+    return out;
+  std::optional<SymbolicSize> starts = sizeAdd(in, SymbolicSize::constant(lastShift.value()));
+  if (!starts)
+    return std::nullopt;
+  return sizeMin(out, sizeFloorDiv(*starts, stride));
 }
 
 SymbolicSize sizeMax(const SymbolicSize &a, const SymbolicSize &b) {

@@ -139,9 +139,16 @@ func.func @pool_batch(%x: tensor<?x3x8x8xf32> {dlc.dims = ["batch", "", "", ""]}
 
 // -----
 
+// A dynamic image dim: the number of windows is computed when the model runs, and that
+// the window fits is checked before (dlc.size_checks).
+// CHECK-LABEL: func.func @pool_spatial
+// CHECK-SAME: -> (tensor<1x3x?x4xf32> {dlc.dims = ["", "", "(h//2)", ""]})
+// CHECK-SAME: dlc.size_checks = {{\[\["h", "max\(h,2\)", "dlc_graph.max_pool: image dim h of input 0 is smaller than the window: it must be at least 2}}
+// CHECK: %[[H:.*]] = tensor.dim %arg0, %c2
+// CHECK: %[[OH:.*]] = arith.divui %[[H]], %c2
+// CHECK: tensor.empty(%[[OH]]) : tensor<1x3x?x4xf32>
+// CHECK: linalg.pooling_nchw_max
 func.func @pool_spatial(%x: tensor<1x3x?x8xf32> {dlc.dims = ["", "", "h", ""]}) -> tensor<1x3x?x4xf32> {
-  // expected-error @+2 {{dynamic image dims are not supported (input [1,3,?,8]; only a dynamic batch)}}
-  // expected-error @+1 {{failed to infer returned types}}
   %0 = dlc_graph.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : tensor<1x3x?x8xf32> -> tensor<1x3x?x4xf32>
   return %0 : tensor<1x3x?x4xf32>
 }
