@@ -409,7 +409,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Attention (AttentionDynamic.cpp: head split, repeats, bands, scale).
       "Attention",
       // Masks and scans from positions when the model runs.
-      "Trilu", "CumSum"};
+      "Trilu", "CumSum",
+      // Resampling weights computed from the sizes when the model runs (ResizeDynamic.cpp).
+      "Resize", "Upsample"};
   return llvm::is_contained(kOps, opType);
 }
 
@@ -563,8 +565,9 @@ FailureOr<Value> NodeImporter::sizeValue(const graph::SymbolicSize &size) {
     } else if (dynamicFunc) {
       for (BlockArgument arg : dynamicFunc.getArguments()) {
         auto dims = dynamicFunc.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), graph::kDimsAttr);
-        for (auto [i, s] : llvm::enumerate(dims ? dims.getAsValueRange<StringAttr>()
-                                                : ArrayAttr().getAsValueRange<StringAttr>()))
+        if (!dims)
+          continue;
+        for (auto [i, s] : llvm::enumerate(dims.getAsValueRange<StringAttr>()))
           if (s == sym && failed(v))
             v = dimSize(arg, i);
       }

@@ -3,6 +3,7 @@
 // reference does (coordinate transformation, nearest rounding, linear/cubic kernels with
 // antialias and exclude_outside, edge clamping), plus tf_crop_and_resize extrapolation.
 #include "frontends/Onnx/Expr.h"
+#include "frontends/Onnx/Resize.h"
 
 #include <cmath>
 
@@ -13,12 +14,6 @@ namespace dlc::onnx_frontend {
 namespace {
 
 using Results = SmallVectorImpl<Value>;
-
-struct ResizeAttrs {
-  std::string mode, coordMode, nearestMode, aspectPolicy;
-  double cubicA, extrapolation;
-  bool excludeOutside, antialias;
-};
 
 /// Kernel coefficients around a source position with fractional `ratio` in (0, 1].
 std::vector<double> coefficients(const ResizeAttrs &a, double ratio, double scale) {
@@ -138,9 +133,13 @@ FailureOr<SmallVector<double>> floatsInput(NodeImporter &n, unsigned i) {
   return v;
 }
 
-/// Resizes `x` to `outShape` with per-axis `scales` (1 and same size: untouched).
+/// Resizes `x` to `outShape` with per-axis `scales` (1 and same size: untouched). An
+/// input with dynamic dims (dlc compile --dims) takes `dynamicOut`, the output sizes, and
+/// its scales where `scaleFromSizes` is false (else out / in when the model runs).
 LogicalResult resample(NodeImporter &n, const ResizeAttrs &a, Value x, ArrayRef<int64_t> outShape,
-                       ArrayRef<double> scales, ArrayRef<double> roi, Results &out) {
+                       ArrayRef<double> scales, ArrayRef<double> roi, Results &out,
+                       ArrayRef<SymbolicSize> dynamicOut = {},
+                       ArrayRef<bool> scaleFromSizes = {}) {
   auto t = tensorType(x);
   int64_t r = t.getRank();
   Type elt = t.getElementType();
@@ -148,10 +147,24 @@ LogicalResult resample(NodeImporter &n, const ResizeAttrs &a, Value x, ArrayRef<
   Expr e{n, fe};
   Value y = e.cast(x, fe);
   SmallVector<int64_t> shape(t.getShape());
+  std::optional<SmallVector<SymbolicSize>> inSizes = n.sizesOf(x);
   for (int64_t axis = 0; axis < r; ++axis) {
     double rs = roi.empty() ? 0.0 : roi[axis], re = roi.empty() ? 1.0 : roi[r + axis];
-    if (std::fabs(scales[axis] - 1.0) < 1e-9 && outShape[axis] == shape[axis] &&
-        std::fabs(rs) < 1e-9 && std::fabs(re - 1.0) < 1e-9)
+    bool noRoi = std::fabs(rs) < 1e-9 && std::fabs(re - 1.0) < 1e-9;
+    if (!dynamicOut.empty()) {
+      bool sameSize = inSizes && (*inSizes)[axis] == dynamicOut[axis];
+      if (sameSize && noRoi && (scaleFromSizes[axis] || std::fabs(scales[axis] - 1.0) < 1e-9))
+        continue;
+      if (e.failed)
+        return failure();
+      auto resized = resampleDynamicAxis(
+          n, a, y, axis, dynamicOut[axis],
+          scaleFromSizes[axis] ? std::nullopt : std::optional<double>(scales[axis]), rs, re);
+      DLC_TRY(resized);
+      y = *resized;
+      continue;
+    }
+    if (std::fabs(scales[axis] - 1.0) < 1e-9 && outShape[axis] == shape[axis] && noRoi)
       continue;
     int64_t in = shape[axis], o = outShape[axis];
     if (in == 0 || o == 0) {
@@ -253,6 +266,18 @@ LogicalResult resize(NodeImporter &n, Results &out) {
   int64_t k = axes.size();
   SmallVector<double> scales(r, 1.0), roi;
   SmallVector<int64_t> outShape(t.getShape());
+  // Dynamic dims (dlc compile --dims): the output sizes as sizes of the symbols.
+  bool dynamic = !t.hasStaticShape();
+  SmallVector<SymbolicSize> dynamicOut;
+  SmallVector<bool> scaleFromSizes(r, false);
+  if (dynamic) {
+    std::optional<SmallVector<SymbolicSize>> s = n.sizesOf(*x);
+    if (!s)
+      return n.error("the sizes of the input's dynamic dims are not known here");
+    dynamicOut = *s;
+    if (a.aspectPolicy != "stretch")
+      return n.error("keep_aspect_ratio_policy over dynamic dims (--dims) is not supported");
+  }
   if (!sizesIn->empty()) {
     if ((int64_t)sizesIn->size() != k)
       return n.error("sizes has " + Twine(sizesIn->size()) + " values for " + Twine(k) + " axes");
@@ -261,6 +286,10 @@ LogicalResult resize(NodeImporter &n, Results &out) {
         return n.error("sizes must be positive, got " + n.num((*sizesIn)[i]));
       outShape[axes[i]] = (int64_t)(*sizesIn)[i];
       scales[axes[i]] = t.getDimSize(axes[i]) ? (*sizesIn)[i] / t.getDimSize(axes[i]) : 1.0;
+      if (dynamic) {
+        dynamicOut[axes[i]] = SymbolicSize::constant(outShape[axes[i]]);
+        scaleFromSizes[axes[i]] = t.isDynamicDim(axes[i]);
+      }
     }
     if (a.aspectPolicy != "stretch") {
       if (a.aspectPolicy != "not_larger" && a.aspectPolicy != "not_smaller")
@@ -281,7 +310,7 @@ LogicalResult resize(NodeImporter &n, Results &out) {
     if ((int64_t)scalesIn->size() != k)
       return n.error("scales has " + Twine(scalesIn->size()) + " values for " + Twine(k) + " axes");
     for (int64_t i = 0; i < k; ++i) {
-      double s = (*scalesIn)[i], dim = s * t.getDimSize(axes[i]);
+      double s = (*scalesIn)[i], dim = t.isDynamicDim(axes[i]) ? 0.0 : s * t.getDimSize(axes[i]);
       if (!(s > 0) || !std::isfinite(s))
         return n.error("scales must be positive and finite, got " + n.num(s));
       if (!(dim < 0x1p62))
@@ -289,6 +318,15 @@ LogicalResult resize(NodeImporter &n, Results &out) {
                        n.num(dim) + " long");
       scales[axes[i]] = s;
       outShape[axes[i]] = (int64_t)dim;
+      if (dynamic && t.isDynamicDim(axes[i])) {
+        std::optional<SymbolicSize> o = scaledSize(dynamicOut[axes[i]], s);
+        if (!o)
+          return n.error("scale " + n.num(s) + " of dynamic axis " + Twine(axes[i]) +
+                         " overflows int64");
+        dynamicOut[axes[i]] = *o;
+      } else if (dynamic) {
+        dynamicOut[axes[i]] = SymbolicSize::constant(outShape[axes[i]]);
+      }
     }
   } else {
     return n.error("needs scales or sizes");
@@ -307,6 +345,8 @@ LogicalResult resize(NodeImporter &n, Results &out) {
   }
   if (a.coordMode == "tf_crop_and_resize" && roi.empty())
     return n.error("tf_crop_and_resize needs roi");
+  if (dynamic)
+    return resample(n, a, *x, outShape, scales, roi, out, dynamicOut, scaleFromSizes);
   if (failed(n.checkShape(outShape, t.getElementType())))
     return failure();
   return resample(n, a, *x, outShape, scales, roi, out);
@@ -337,6 +377,22 @@ LogicalResult upsample(NodeImporter &n, Results &out) {
   ResizeAttrs a{*mode == "bilinear" ? "linear" : *mode, "asymmetric", "floor", "stretch",
                 -0.75, 0, false, false};
   SmallVector<int64_t> outShape;
+  if (!t.hasStaticShape()) { // dynamic dims (dlc compile --dims)
+    std::optional<SmallVector<SymbolicSize>> in = n.sizesOf(*x);
+    if (!in)
+      return n.error("the sizes of the input's dynamic dims are not known here");
+    SmallVector<SymbolicSize> dynamicOut;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      std::optional<SymbolicSize> o =
+          scales[d] > 0 && std::isfinite(scales[d]) ? scaledSize((*in)[d], scales[d]) : std::nullopt;
+      if (!o)
+        return n.error("scales must be positive and finite and keep dims in int64, got " +
+                       n.num(scales[d]) + " for dim " + Twine(d));
+      dynamicOut.push_back(*o);
+    }
+    return resample(n, a, *x, t.getShape(), scales, {}, out, dynamicOut,
+                    SmallVector<bool>(t.getRank(), false));
+  }
   for (int64_t d = 0; d < t.getRank(); ++d) {
     double dim = scales[d] * t.getDimSize(d);
     if (!(scales[d] > 0) || !std::isfinite(scales[d]) || !(dim < 0x1p62))

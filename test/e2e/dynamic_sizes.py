@@ -163,6 +163,35 @@ def windows(rng):
                      w("w3", [8, 2, 3, 3]), w("w4", [8, 1, 3, 3]), w("w5", [4, 2, 3])], opset=18)
 
 
+def resize(rng):
+    """Resize over dynamic image dims (h, w): nearest x2 (asymmetric, floor), linear x0.5
+    (half_pixel), nearest x1.5 (round_prefer_ceil), cubic x3 with exclude_outside
+    (align_corners), linear to fixed sizes
+    (pytorch_half_pixel: the scale out/in read when the model runs), tf_crop_and_resize
+    with an roi and an extrapolation value; the resampling weights are
+    computed from the sizes when the model runs."""
+    f32 = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    r = lambda out, mode, scales=None, sizes=None, roi="", **kw: helper.make_node(
+        "Resize", ["x", roi, scales or "", sizes or ""], [out], mode=mode, **kw)
+    nodes = [r("a", "nearest", "s2", coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor"),
+             r("b", "linear", "s_half"),
+             r("g", "nearest", "s15", nearest_mode="round_prefer_ceil"),
+             r("c", "cubic", "s3", coordinate_transformation_mode="align_corners",
+               exclude_outside=1),
+             r("d", "linear", sizes="sz", coordinate_transformation_mode="pytorch_half_pixel",
+               axes=[2, 3]),
+             r("e", "linear", "s2", roi="roi", coordinate_transformation_mode="tf_crop_and_resize",
+               extrapolation_value=-2.0)]
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model(nodes, [f("x", ["n", 2, "h", "w"])],
+                    [f(o, ["n", 2, None, None]) for o in "abcdeg"],
+                    [f32("s2", [1, 1, 2, 2]), f32("s_half", [1, 1, 0.5, 0.5]),
+                     f32("s15", [1, 1, 1.5, 1.5]), f32("s3", [1, 1, 3, 3]), ints("sz", [7, 5]),
+                     f32("roi", [0, 0, -0.2, 0.1, 1, 1, 0.9, 1.3])],
+                    opset=19)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -177,6 +206,8 @@ CASES = {
              [{"n": 1, "k": 1, "m": 1}, {"n": 4, "k": 7, "m": 7}, {"n": 6, "k": 9, "m": 9}]),
     "losses": (losses, "n=1..8,c=1..10,k=1..6",
                [{"n": 1, "c": 1, "k": 1}, {"n": 3, "c": 10, "k": 2}, {"n": 8, "c": 4, "k": 6}]),
+    "resize": (resize, "n=1..3,h=2..24,w=2..17",
+               [{"n": 1, "h": 2, "w": 2}, {"n": 2, "h": 5, "w": 7}, {"n": 3, "h": 24, "w": 17}]),
     "windows": (windows, "n=1..4,h=10..40,w=5..33",
                 [{"n": 1, "h": 10, "w": 5}, {"n": 2, "h": 13, "w": 9}, {"n": 4, "h": 40, "w": 33}]),
 }
