@@ -1,5 +1,6 @@
-// ONNX ops built from constants and layout changes at import time: Trilu, OneHot, EyeLike,
-// Tile, DepthToSpace, SpaceToDepth, CumSum (a triangular matmul along the axis).
+// ONNX ops built from constants and layout changes at import time: Trilu, CumSum (a
+// triangular matmul along the axis), CumProd, AffineGrid, MaxUnpool, CenterCropPad,
+// ReverseSequence, Compress, Col2Im.
 #include "frontends/Onnx/Expr.h"
 
 using namespace mlir;
@@ -73,178 +74,6 @@ LogicalResult trilu(NodeImporter &n, Results &out) {
   }
   Expr e{n, t.getElementType()};
   Value y = e.where(keep, *x, e.c(0));
-  if (e.failed)
-    return failure();
-  out.push_back(y);
-  return success();
-}
-
-LogicalResult oneHot(NodeImporter &n, Results &out) {
-  auto idx = n.requiredInput(0), values = n.requiredInput(2);
-  auto axis = n.intAttr("axis", -1);
-  DLC_TRY(idx);
-  DLC_TRY(values);
-  DLC_TRY(axis);
-  auto depthAttr = n.constantInput(1);
-  DLC_TRY(depthAttr);
-  if (depthAttr->getNumElements() != 1)
-    return n.error("depth must hold one value");
-  double depthD = isa<FloatType>(depthAttr->getElementType())
-                      ? (*depthAttr->value_begin<APFloat>()).convertToDouble()
-                      : (double)(*depthAttr->value_begin<APInt>()).getSExtValue();
-  if (!(depthD >= 1 && depthD < 0x1p62))
-    return n.error("depth must be positive, got " + n.num(depthD));
-  int64_t depth = (int64_t)depthD;
-  auto it = tensorType(*idx);
-  auto vt = tensorType(*values);
-  if (vt.getNumElements() != 2)
-    return n.error("values must hold [off_value, on_value]");
-  int64_t outRank = it.getRank() + 1;
-  auto a = n.normalizeAxis(*axis, outRank);
-  DLC_TRY(a);
-  SmallVector<int64_t> outShape(it.getShape());
-  outShape.insert(outShape.begin() + *a, depth);
-  // The depth iota too: with an empty indices tensor the output bounds nothing.
-  if (failed(n.checkShape(outShape, vt.getElementType())) ||
-      failed(n.checkShape({depth}, n.b.getI64Type(), "the depth iota")))
-    return failure();
-  Type i64 = n.b.getI64Type();
-  Expr e{n, i64};
-  Value ii = e.cast(*idx, i64); // float indices truncate, as ONNX casts them
-  ii = e.where(e.op<LessOp>({ii, e.c(0)}), e.op<AddOp>({ii, e.c(depth)}), ii);
-  SmallVector<int64_t> unsq(it.getShape());
-  unsq.insert(unsq.begin() + *a, 1);
-  ii = e.reshape(ii, unsq);
-  SmallVector<int64_t> iotaShape(outRank, 1), iv;
-  iotaShape[*a] = depth;
-  for (int64_t i = 0; i < depth; ++i)
-    iv.push_back(i);
-  Value iota = n.constant(DenseElementsAttr::get(RankedTensorType::get(iotaShape, i64), ArrayRef<int64_t>(iv)));
-  Value flat = e.reshape(*values, {2});
-  auto pick = [&](int64_t i) {
-    Value g = e.op<GatherOp>({flat, n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i64), i))},
-                             {n.named("axis", n.b.getI64IntegerAttr(0))});
-    return g;
-  };
-  Value y = e.where(e.op<EqualOp>({ii, iota}), pick(1), pick(0));
-  if (e.failed)
-    return failure();
-  out.push_back(y);
-  return success();
-}
-
-LogicalResult eyeLike(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0);
-  auto k = n.intAttr("k", 0);
-  DLC_TRY(x);
-  DLC_TRY(k);
-  auto t = tensorType(*x);
-  if (t.getRank() != 2)
-    return n.error("expects a 2-D input");
-  Type elt = t.getElementType();
-  if (n.hasAttr("dtype")) {
-    auto dt = n.intAttr("dtype", 0);
-    DLC_TRY(dt);
-    elt = elementTypeFor(n.b.getContext(), *dt);
-    if (!elt)
-      return n.error("unsupported dtype " + Twine(*dt));
-  }
-  Value keep = maskConstant(n, t.getDimSize(0), t.getDimSize(1),
-                            [&](int64_t i, int64_t j) { return j - i == *k; });
-  Expr e{n, elt};
-  Value y = e.cast(keep, elt);
-  if (e.failed)
-    return failure();
-  out.push_back(y);
-  return success();
-}
-
-LogicalResult tile(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0);
-  auto reps = n.constantInts(1);
-  DLC_TRY(x);
-  DLC_TRY(reps);
-  auto t = tensorType(*x);
-  if ((int64_t)reps->size() != t.getRank())
-    return n.error("repeats has " + Twine(reps->size()) + " values for rank " + Twine(t.getRank()));
-  SmallVector<int64_t> interleaved, expanded, result;
-  for (int64_t d = 0; d < t.getRank(); ++d) {
-    if ((*reps)[d] < 0)
-      return n.error("repeats must be non-negative");
-    I64c dim = I64c((*reps)[d]) * t.getDimSize(d);
-    if (!dim.ok())
-      return n.error("output dim " + Twine(d) + " overflows int64 (repeats " +
-                     Twine((*reps)[d]) + " x dim " + Twine(t.getDimSize(d)) + ")");
-    interleaved.append({1, t.getDimSize(d)});
-    expanded.append({(*reps)[d], t.getDimSize(d)});
-    result.push_back(dim.value());
-  }
-  Expr e{n, t.getElementType()};
-  Value y = e.reshape(*x, interleaved);
-  if (interleaved != expanded)
-    y = e.op<ExpandOp>({y}, {}, {RankedTensorType::get(expanded, t.getElementType())});
-  y = e.reshape(y, result);
-  if (e.failed)
-    return failure();
-  out.push_back(y);
-  return success();
-}
-
-/// DepthToSpace (DCR or CRD) and SpaceToDepth on NCHW as reshape-transpose-reshape.
-LogicalResult depthToSpace(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0);
-  auto bs = n.intAttr("blocksize", 0);
-  auto mode = n.stringAttr("mode", "DCR");
-  DLC_TRY(x);
-  DLC_TRY(bs);
-  DLC_TRY(mode);
-  auto t = tensorType(*x);
-  int64_t b = *bs;
-  if (b < 1)
-    return n.error("blocksize must be >= 1, got " + Twine(b));
-  I64c bb = I64c(b) * b;
-  if (t.getRank() != 4 || !bb.ok() || t.getDimSize(1) % bb.value())
-    return n.error("expects [N, C, H, W] with C divisible by blocksize^2 (blocksize " +
-                   Twine(b) + ")");
-  if (*mode != "DCR" && *mode != "CRD")
-    return n.error("mode must be DCR or CRD, got '" + *mode + "'");
-  int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3);
-  if (!(I64c(H) * b).ok() || !(I64c(W) * b).ok())
-    return n.error("output dim overflows int64 (blocksize " + Twine(b) + ")");
-  Expr e{n, t.getElementType()};
-  Value y = *mode == "DCR"
-                ? e.transpose(e.reshape(*x, {N, b, b, C / (b * b), H, W}), {0, 3, 4, 1, 5, 2})
-                : e.transpose(e.reshape(*x, {N, C / (b * b), b, b, H, W}), {0, 1, 4, 2, 5, 3});
-  y = e.reshape(y, {N, C / (b * b), H * b, W * b});
-  if (e.failed)
-    return failure();
-  out.push_back(y);
-  return success();
-}
-
-LogicalResult spaceToDepth(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0);
-  auto bs = n.intAttr("blocksize", 0);
-  auto mode = n.stringAttr("mode", "DCR");
-  DLC_TRY(x);
-  DLC_TRY(bs);
-  DLC_TRY(mode);
-  if (*mode != "DCR" && *mode != "CRD")
-    return n.error("mode must be DCR or CRD, got '" + *mode + "'");
-  auto t = tensorType(*x);
-  int64_t b = *bs;
-  if (b < 1)
-    return n.error("blocksize must be >= 1, got " + Twine(b));
-  if (t.getRank() != 4 || t.getDimSize(2) % b || t.getDimSize(3) % b)
-    return n.error("expects [N, C, H, W] with H and W divisible by blocksize");
-  int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3);
-  if (!(I64c(C) * b * b).ok())
-    return n.error("output dim overflows int64 (blocksize " + Twine(b) + ")");
-  Expr e{n, t.getElementType()};
-  Value y = e.transpose(e.reshape(*x, {N, C, H / b, b, W / b, b}),
-                        *mode == "DCR" ? ArrayRef<int64_t>{0, 3, 5, 1, 2, 4}
-                                       : ArrayRef<int64_t>{0, 1, 3, 5, 2, 4});
-  y = e.reshape(y, {N, C * b * b, H / b, W / b});
   if (e.failed)
     return failure();
   out.push_back(y);
@@ -489,62 +318,6 @@ LogicalResult maxUnpool(NodeImporter &n, Results &out) {
 /// TopK by ranking: rank[i] = #{j : x_j beats x_i, or ties it with j < i}; the element
 /// of rank r is output r (values through GatherElements, so infinities stay exact).
 /// O(N^2) per row: meant for the short axes TopK usually sees.
-LogicalResult topK(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0);
-  auto axis = n.intAttr("axis", -1), largest = n.intAttr("largest", 1);
-  DLC_TRY(x);
-  DLC_TRY(axis);
-  DLC_TRY(largest);
-  int64_t k;
-  if (n.opset < 10) {
-    auto ka = n.intAttr("k", 0);
-    DLC_TRY(ka);
-    k = *ka;
-  } else {
-    auto kv = n.constantInts(1);
-    DLC_TRY(kv);
-    if (kv->size() != 1)
-      return n.error("k must hold one value");
-    k = (*kv)[0];
-  }
-  auto t = tensorType(*x);
-  auto a = n.dimAxis(*axis, t.getRank());
-  DLC_TRY(a);
-  int64_t N = t.getDimSize(*a);
-  if (k < 0 || k > N)
-    return n.error("k = " + Twine(k) + " is out of range for an axis of " + Twine(N));
-  if (N > 4096)
-    return n.error("TopK over more than 4096 elements is not supported");
-  Type i64 = n.b.getI64Type();
-  Expr e{n, i64};
-  AxisLast m = axisLast(t.getShape(), *a);
-  SmallVector<int64_t> inv = m.inverse, moved = m.shape;
-  int64_t M = t.getNumElements() / std::max<int64_t>(N, 1);
-  Value xm = e.reshape(e.transpose(*x, m.perm), {M, N});
-  Value xi = e.reshape(xm, {M, N, 1}), xj = e.reshape(xm, {M, 1, N});
-  Value beats = *largest ? e.op<GreaterOp>({xj, xi}) : e.op<LessOp>({xj, xi});
-  Value before = maskConstant(n, N, N, [](int64_t i, int64_t j) { return j < i; });
-  Value tie = e.op<AndOp>({e.op<EqualOp>({xj, xi}), before});
-  Value rank = e.reduce<ReduceSumOp>(e.cast(e.op<OrOp>({beats, tie}), i64), {2}, false); // [M, N]
-  SmallVector<int64_t> kv, nv;
-  for (int64_t i = 0; i < k; ++i)
-    kv.push_back(i);
-  for (int64_t i = 0; i < N; ++i)
-    nv.push_back(i);
-  Value iotaK = e.ints({1, 1, k}, kv);
-  Value iotaN = e.ints({1, N, 1}, nv);
-  Value hot = e.cast(e.op<EqualOp>({e.reshape(rank, {M, N, 1}), iotaK}), i64); // [M, N, k]
-  Value idx = e.reduce<ReduceSumOp>(e.op<MulOp>({hot, iotaN}), {1}, false);     // [M, k]
-  Value vals = e.op<GatherElementsOp>({xm, idx}, {n.named("axis", n.b.getI64IntegerAttr(1))});
-  moved.back() = k;
-  Value yv = e.transpose(e.reshape(vals, moved), inv);
-  Value yi = e.transpose(e.reshape(idx, moved), inv);
-  if (e.failed)
-    return failure();
-  out.append({yv, yi});
-  return success();
-}
-
 /// CenterCropPad: per axis, a centered crop or a centered zero pad (the odd element
 /// at the end) -- one Pad with negative (cropping) or positive amounts.
 LogicalResult centerCropPad(NodeImporter &n, Results &out) {
@@ -768,16 +541,10 @@ const OpBuilderEntry kLayout[] = {
     {"Compress", 9, compress},
     {"CenterCropPad", 18, centerCropPad},
     {"ReverseSequence", 10, reverseSequence},
-    {"TopK", 1, topK},
     {"AffineGrid", 20, affineGrid},
     {"MaxUnpool", 9, maxUnpool},
     {"CumProd", 26, cumProd},
     {"Trilu", 14, trilu},
-    {"OneHot", 9, oneHot},
-    {"EyeLike", 9, eyeLike},
-    {"Tile", 6, tile},
-    {"DepthToSpace", 1, depthToSpace},
-    {"SpaceToDepth", 1, spaceToDepth},
     {"CumSum", 11, cumSum},
 };
 

@@ -411,7 +411,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Masks and scans from positions when the model runs.
       "Trilu", "CumSum",
       // Resampling weights computed from the sizes when the model runs (ResizeDynamic.cpp).
-      "Resize", "Upsample"};
+      "Resize", "Upsample",
+      // Sizes symbolic throughout (RearrangeBuilders.cpp, Hardmax, Size).
+      "TopK", "OneHot", "EyeLike", "Tile", "DepthToSpace", "SpaceToDepth", "Hardmax", "Size"};
   return llvm::is_contained(kOps, opType);
 }
 

@@ -272,6 +272,7 @@ llvm::ArrayRef<OpBuilderEntry> sliceBuilders();
 llvm::ArrayRef<OpBuilderEntry> attentionBuilders();
 llvm::ArrayRef<OpBuilderEntry> normalizationBuilders();
 llvm::ArrayRef<OpBuilderEntry> layoutBuilders();
+llvm::ArrayRef<OpBuilderEntry> rearrangeBuilders();
 llvm::ArrayRef<OpBuilderEntry> resizeBuilders();
 llvm::ArrayRef<OpBuilderEntry> convTransposeBuilders();
 llvm::ArrayRef<OpBuilderEntry> signalBuilders();

@@ -246,31 +246,41 @@ LogicalResult hardmax(NodeImporter &n, Results &out) {
   Expr e{n, t.getElementType()};
   Value in = *x;
   int64_t ax = *a;
+  auto sizes = n.sizesOf(*x); // symbolic for dynamic dims (dlc compile --dims)
+  if (!sizes)
+    return n.error("the sizes of the input's dynamic dims are not known here");
   if (n.opset < 13) {
-    auto outer = n.product(t.getShape().take_front(*a), "the outer (flattened) dim");
-    auto inner = n.product(t.getShape().drop_front(*a), "the inner (flattened) dim");
-    DLC_TRY(outer);
-    DLC_TRY(inner);
-    in = e.reshape(in, {*outer, *inner});
+    if (t.hasStaticShape()) { // the flattened dims must fit int64
+      auto outer = n.product(t.getShape().take_front(*a), "the outer (flattened) dim");
+      auto inner = n.product(t.getShape().drop_front(*a), "the inner (flattened) dim");
+      DLC_TRY(outer);
+      DLC_TRY(inner);
+    }
+    auto flat = n.reshapeTo(in, {sizeProduct(ArrayRef(*sizes).take_front(*a)),
+                                 sizeProduct(ArrayRef(*sizes).drop_front(*a))});
+    DLC_TRY(flat);
+    in = *flat;
     ax = 1;
   }
-  if (e.failed) // before reading the type of `in`
-    return failure();
   auto it = tensorType(in);
   Value arg = e.op<ArgMaxOp>({in}, {n.named("axis", n.b.getI64IntegerAttr(ax)),
                                     n.named("keepdims", n.b.getBoolAttr(true)),
                                     n.named("select_last_index", n.b.getBoolAttr(false))});
-  SmallVector<int64_t> iotaShape(it.getRank(), 1), iv;
-  iotaShape[ax] = it.getDimSize(ax);
-  for (int64_t i = 0; i < it.getDimSize(ax); ++i)
-    iv.push_back(i);
-  Value iota = n.constant(DenseElementsAttr::get(RankedTensorType::get(iotaShape, n.b.getI64Type()),
-                                                 ArrayRef<int64_t>(iv)));
-  Value hot = e.cast(e.op<EqualOp>({iota, arg}), t.getElementType());
-  Value y = e.reshape(hot, t.getShape());
+  auto inSizes = n.sizesOf(in);
+  if (!inSizes)
+    return n.error("the sizes of the input's dynamic dims are not known here");
+  SmallVector<SymbolicSize> iotaShape(it.getRank(), SymbolicSize::constant(1));
+  iotaShape[ax] = (*inSizes)[ax];
+  auto positions = n.iota((*inSizes)[ax]);
+  DLC_TRY(positions);
+  auto iota = n.reshapeTo(*positions, iotaShape);
+  DLC_TRY(iota);
+  Value hot = e.cast(e.op<EqualOp>({*iota, arg}), t.getElementType());
   if (e.failed)
     return failure();
-  out.push_back(y);
+  auto y = n.reshapeTo(hot, *sizes);
+  DLC_TRY(y);
+  out.push_back(*y);
   return success();
 }
 

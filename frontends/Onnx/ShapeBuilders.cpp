@@ -466,8 +466,9 @@ LogicalResult shapeOp(NodeImporter &n, Results &out) {
 LogicalResult sizeOp(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   DLC_TRY(x);
-  out.push_back(n.constant(DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI64Type()),
-                                                  tensorType(*x).getNumElements())));
+  auto count = n.elementCount(*x, n.b.getI64Type()); // read at run time for dynamic dims
+  DLC_TRY(count);
+  out.push_back(*count);
   return success();
 }
 
@@ -571,7 +572,7 @@ const OpBuilderEntry *findOpBuilder(StringRef domain, StringRef opType, int opse
     domain = "";
   for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
                      shapeBuilders(), sliceBuilders(), lossBuilders(), attentionBuilders(),
-                     normalizationBuilders(), layoutBuilders(), resizeBuilders(),
+                     normalizationBuilders(), layoutBuilders(), rearrangeBuilders(), resizeBuilders(),
                      convTransposeBuilders(), signalBuilders(), quantBuilders(),
                      einsumBuilders(), controlFlowBuilders(),
                      recurrentBuilders(), gridSampleBuilders(), sequenceBuilders(), trainingBuilders(),

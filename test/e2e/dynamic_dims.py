@@ -384,9 +384,10 @@ def check_case(dlc, name, work):
     for sizes in size_sets:
         feeds = {vi.name: rng.standard_normal(shape_of(vi, sizes)).astype(np.float32)
                  for vi in m.graph.input}
-        for vi in m.graph.input:  # int64 inputs: class indices in [0, c)
-            if vi.type.tensor_type.elem_type == TensorProto.INT64 and "c" in sizes:
-                feeds[vi.name] = rng.integers(0, sizes["c"], feeds[vi.name].shape).astype(np.int64)
+        for vi in m.graph.input:  # int64 inputs: class indices in [0, c), else in [-5, 5)
+            if vi.type.tensor_type.elem_type == TensorProto.INT64:
+                lo, hi = (0, sizes["c"]) if "c" in sizes else (-5, 5)
+                feeds[vi.name] = rng.integers(lo, hi, feeds[vi.name].shape).astype(np.int64)
         if "idx" in feeds:  # row indices of the table, negative ones too
             n = feeds["table"].shape[0]
             feeds["idx"] = rng.integers(-n, n, feeds["idx"].shape).astype(np.int64)
@@ -578,6 +579,18 @@ def check_errors(dlc, work):
     cases.append((["run", "pool.so", "--input", "x=img2.npy"],
                   ["node 'pool_h' (MaxPool): image dim h of input 0 is smaller than the window: "
                    "it must be at least 3", "(here 2 and 3)"]))
+    # TopK's k larger than a dynamic axis fails the run.
+    top = model([helper.make_node("TopK", ["x", "k3"], ["v", "i"], axis=1, name="top3")],
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, "m"])],
+                [helper.make_tensor_value_info("v", TensorProto.FLOAT, [2, 3]),
+                 helper.make_tensor_value_info("i", TensorProto.INT64, [2, 3])], [c("k3", [3])])
+    onnx.save(top, d / "top.onnx")
+    r = run([dlc, "compile", "top.onnx", "--dims", "m=1..8", "-o", "top.so"], d)
+    if r.returncode:
+        return f"top.onnx: {r.stderr.strip()}"
+    np.save(d / "m2.npy", np.zeros((2, 2), np.float32))
+    cases.append((["run", "top.so", "--input", "x=m2.npy"],
+                  ["node 'top3' (TopK)", "k - 1 (k = 3, at most the size of dim 1)"]))
     same = model([helper.make_node("Conv", ["x", "k"], ["y"], auto_pad="SAME_UPPER",
                                    strides=[2, 1], name="same_h")],
                  img, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, None, 4])],
@@ -590,9 +603,9 @@ def check_errors(dlc, work):
         if msg := expect_error(dlc, d, args, needles):
             return msg
     # An op without dynamic-dim support yet: a clear error naming the node.
-    tril = model([helper.make_node("Hardmax", ["x"], ["y"], name="lower")],
-                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])],
-                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3])], [])
+    tril = model([helper.make_node("Det", ["x"], ["y"], name="lower")],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 3])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])], [])
     onnx.save(tril, d / "tril.onnx")
     if msg := expect_error(dlc, d, ["compile", "tril.onnx", "--dims", "n=1..4", "-o", "p.so"],
                            ["lower", "has dynamic dims (--dims), which this op does not support"]):

@@ -192,6 +192,33 @@ def resize(rng):
                     opset=19)
 
 
+def rearrange(rng):
+    """Ops built from positions and layout changes over dynamic dims: TopK (k = 3 of a
+    dynamic axis, largest and smallest), Hardmax (opset 11: flattened at the axis),
+    OneHot of indices [n, m], EyeLike, Tile, DepthToSpace and SpaceToDepth (H and W
+    even), and Size."""
+    nodes = [helper.make_node("TopK", ["x", "k3"], ["top_v", "top_i"], axis=1),
+             helper.make_node("TopK", ["x", "k3"], ["low_v", "low_i"], axis=1, largest=0),
+             helper.make_node("Hardmax", ["x"], ["hard"], axis=1),
+             helper.make_node("OneHot", ["cls", "depth", "onoff"], ["hot"], axis=1),
+             helper.make_node("EyeLike", ["x"], ["eye"], k=1),
+             helper.make_node("Tile", ["x", "reps"], ["tiled"]),
+             helper.make_node("DepthToSpace", ["img"], ["d2s"], blocksize=2, mode="CRD"),
+             helper.make_node("SpaceToDepth", ["img"], ["s2d"], blocksize=2),
+             helper.make_node("Size", ["img"], ["count"])]
+    f = lambda name, dims, t=TensorProto.FLOAT: helper.make_tensor_value_info(name, t, dims)
+    return dd.model(nodes, [f("x", ["n", "m"]), f("cls", ["n", "m"], TensorProto.INT64),
+                            f("img", ["n", 4, "h2", "w2"])],
+                    [f("top_v", ["n", 3]), f("top_i", ["n", 3], TensorProto.INT64),
+                     f("low_v", ["n", 3]), f("low_i", ["n", 3], TensorProto.INT64),
+                     f("hard", ["n", "m"]), f("hot", ["n", 5, "m"]), f("eye", ["n", "m"]),
+                     f("tiled", [None, None]), f("d2s", ["n", 1, None, None]),
+                     f("s2d", ["n", 16, None, None]), f("count", [], TensorProto.INT64)],
+                    [ints("k3", [3]), ints("depth", [5]),
+                     numpy_helper.from_array(np.array([-1, 2], np.float32), "onoff"),
+                     ints("reps", [2, 3])], opset=11)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -208,6 +235,9 @@ CASES = {
                [{"n": 1, "c": 1, "k": 1}, {"n": 3, "c": 10, "k": 2}, {"n": 8, "c": 4, "k": 6}]),
     "resize": (resize, "n=1..3,h=2..24,w=2..17",
                [{"n": 1, "h": 2, "w": 2}, {"n": 2, "h": 5, "w": 7}, {"n": 3, "h": 24, "w": 17}]),
+    "rearrange": (rearrange, "n=1..5,m=3..9,h2=2..12,w2=2..8",
+                  [{"n": 1, "m": 3, "h2": 2, "w2": 2}, {"n": 3, "m": 7, "h2": 6, "w2": 4},
+                   {"n": 5, "m": 9, "h2": 12, "w2": 8}]),
     "windows": (windows, "n=1..4,h=10..40,w=5..33",
                 [{"n": 1, "h": 10, "w": 5}, {"n": 2, "h": 13, "w": 9}, {"n": 4, "h": 40, "w": 33}]),
 }
