@@ -635,9 +635,34 @@ FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {
                           << "') is a graph input whose value must be known when compiling "
                              "(dlc compile --input-value "
                           << node.input(i) << "=FILE)";
-  return emitError(loc) << "input " << i << " ('"
-                        << (i < (unsigned)node.input_size() ? node.input(i) : "")
-                        << "') must be a compile-time constant";
+  // Computed from a graph input's value (not its shape): that value must be known.
+  std::string from;
+  SmallVector<Value> work = {v};
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  while (v && !work.empty() && from.empty() && seen.size() < 512) {
+    Value x = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      if (specializations && specializations->known.count(arg)) // given already
+        continue;
+      if (auto name = func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), graph::kNameAttr)
+                           : StringAttr())
+        from = name.str();
+      continue;
+    }
+    Operation *op = x.getDefiningOp();
+    if (!op || isa<graph::ShapeOp>(op) || !seen.insert(op).second)
+      continue;
+    llvm::append_range(work, op->getOperands());
+  }
+  auto diag = emitError(loc) << "input " << i << " ('"
+                             << (i < (unsigned)node.input_size() ? node.input(i) : "")
+                             << "') must be a compile-time constant";
+  if (!from.empty())
+    diag << "; it is computed from graph input '" << from
+         << "', whose value must then be known when compiling (dlc compile --input-value "
+         << from << "=FILE)";
+  return diag;
 }
 
 FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i) {

@@ -44,7 +44,27 @@ LogicalResult splitDynamic(NodeImporter &n, Value x, int64_t axis, Results &out)
   SmallVector<std::string> names;
   FailureOr<Value> bad;
   std::string what;
-  if (n.hasAttr("split") || n.input(1)) {
+  std::optional<SmallVector<graph::SymbolicSize>> symbolic =
+      n.hasAttr("split") || !n.input(1) || n.knownInput(1) ? std::nullopt : n.symbolicInts(1);
+  if (symbolic && llvm::any_of(*symbolic, [](auto &v) { return !v.isStatic(); })) {
+    // Sizes computed from shapes (a rotary half, d // 2): they must sum to the dim.
+    graph::SymbolicSize total = graph::SymbolicSize::constant(0);
+    for (const graph::SymbolicSize &v : *symbolic) {
+      std::optional<graph::SymbolicSize> t = graph::sizeAdd(total, v);
+      if (!t)
+        return n.error("split sizes overflow int64");
+      total = *t;
+      sizes.push_back(v.isStatic() ? v.coef : ShapedType::kDynamic);
+      names.push_back(v.isStatic() ? "" : v.str());
+    }
+    auto sum = n.sizeValue(total);
+    DLC_TRY(sum);
+    auto same = n.create<EqualOp>({*size, *sum});
+    DLC_TRY(same);
+    bad = n.create<NotOp>({*same});
+    what = "split sizes (" + total.str() + " in all) do not sum to dim " +
+           std::to_string(axis) + " (" + dim.str() + ")";
+  } else if (n.hasAttr("split") || n.input(1)) {
     auto s = n.hasAttr("split") ? n.intsAttr("split") : n.constantInts(1);
     DLC_TRY(s);
     int64_t total = 0;
@@ -108,7 +128,9 @@ LogicalResult split(NodeImporter &n, Results &out) {
   auto a = n.dimAxis(*axis, t.getRank());
   DLC_TRY(a);
   int64_t dim = t.getDimSize(*a);
-  if (ShapedType::isDynamic(dim))
+  // A dynamic dim, or sizes computed from dynamic shapes (dlc compile --dims).
+  if (ShapedType::isDynamic(dim) ||
+      (!n.hasAttr("split") && n.input(1) && !n.knownInput(1) && n.symbolicInts(1)))
     return splitDynamic(n, *x, *a, out);
   SmallVector<int64_t> sizes;
   if (n.hasAttr("split")) {

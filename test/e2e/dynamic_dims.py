@@ -579,6 +579,16 @@ def check_errors(dlc, work):
     cases.append((["run", "pool.so", "--input", "x=img2.npy"],
                   ["node 'pool_h' (MaxPool): image dim h of input 0 is smaller than the window: "
                    "it must be at least 3", "(here 2 and 3)"]))
+    # A constant computed from a graph input's value names that input.
+    tail = model([helper.make_node("Add", ["len", "one"], ["len1"]),
+                  helper.make_node("Range", ["zero", "len1", "one"], ["y"], name="ramp")],
+                 [helper.make_tensor_value_info("len", TensorProto.INT64, [])],
+                 [helper.make_tensor_value_info("y", TensorProto.INT64, [None])],
+                 [c("zero", 0), c("one", 1)])
+    onnx.save(tail, d / "ramp.onnx")
+    cases.append((["compile", "ramp.onnx", "-o", "ramp.so"],
+                  ["node 'ramp' (Range", "it is computed from graph input 'len', whose value "
+                   "must then be known when compiling (dlc compile --input-value len=FILE)"]))
     # TopK's k larger than a dynamic axis fails the run.
     top = model([helper.make_node("TopK", ["x", "k3"], ["v", "i"], axis=1, name="top3")],
                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, "m"])],

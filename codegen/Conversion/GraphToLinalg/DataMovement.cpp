@@ -130,10 +130,6 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
     OpFoldResult offset = b.getIndexAttr(0);
     for (auto [i, r] : llvm::enumerate(op.getResults())) {
       auto type = cast<RankedTensorType>(r.getType());
-      if (llvm::is_contained(type.getShape(), 0)) { // an empty part may start past the end
-        parts.push_back(emptyTensor(b, loc, type));
-        continue;
-      }
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
           strides(type.getRank(), b.getIndexAttr(1)), sizes;
       offsets[axis] = offset;
@@ -141,6 +137,10 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
         sizes.push_back(ShapedType::isDynamic(s)
                             ? OpFoldResult(tensor::DimOp::create(b, loc, adaptor.getInput(), d).getResult())
                             : OpFoldResult(b.getIndexAttr(s)));
+      if (llvm::is_contained(type.getShape(), 0)) { // an empty part may start past the end
+        parts.push_back(emptyTensor(b, loc, type, sizes));
+        continue;
+      }
       // A dynamic piece of a dynamic axis: its size from `dims`.
       if (ShapedType::isDynamic(op.getSizes()[i])) {
         auto dims = op.getDims();
