@@ -413,7 +413,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Resampling weights computed from the sizes when the model runs (ResizeDynamic.cpp).
       "Resize", "Upsample",
       // Sizes symbolic throughout (RearrangeBuilders.cpp, Hardmax, Size).
-      "TopK", "OneHot", "EyeLike", "Tile", "DepthToSpace", "SpaceToDepth", "Hardmax", "Size"};
+      "TopK", "OneHot", "EyeLike", "Tile", "DepthToSpace", "SpaceToDepth", "Hardmax", "Size",
+      // Scatters: a loop over the updates, sized when the model runs.
+      "ScatterElements", "Scatter", "ScatterND"};
   return llvm::is_contained(kOps, opType);
 }
 

@@ -326,6 +326,17 @@ template <bool nd> LogicalResult scatter(NodeImporter &n, Results &out) {
     DLC_TRY(na);
     a = *na;
   }
+  auto it = tensorType(*idx);
+  if (nd && it.getRank() >= 1 && it.isDynamicDim(it.getRank() - 1)) {
+    // The tuples' length follows from the ranks (checked when the model runs).
+    int64_t k = tensorType(*data).getRank() - (tensorType(*upd).getRank() - (it.getRank() - 1));
+    auto sizes = n.sizesOf(*idx);
+    if (!sizes || k < 1)
+      return n.error("the index tuples' length (the indices' last dim) must be static");
+    sizes->back() = graph::SymbolicSize::constant(k);
+    idx = n.expandTo(*idx, *sizes);
+    DLC_TRY(idx);
+  }
   if (failed(nd ? checkKnownTuples(n, *data, *idx, 0) : checkKnownIndices(n, *data, a)))
     return failure();
   SmallVector<NamedAttribute> attrs = {n.named("axis", n.b.getI64IntegerAttr(a)),

@@ -219,6 +219,20 @@ def rearrange(rng):
                      ints("reps", [2, 3])], opset=11)
 
 
+def scatter(rng):
+    """ScatterElements (axis 1, add) of updates [n, k] into data [n, m] and ScatterND (add)
+    of rows [p, w] into data [m, w] by indices [p, 1], over dynamic dims; the index
+    values lie in [-5, 5) (negative ones wrap)."""
+    nodes = [helper.make_node("ScatterElements", ["data", "cols", "upd"], ["y"], axis=1,
+                              reduction="add"),
+             helper.make_node("ScatterND", ["rows", "at", "new"], ["z"], reduction="add")]
+    f = lambda name, dims, t=TensorProto.FLOAT: helper.make_tensor_value_info(name, t, dims)
+    return dd.model(nodes, [f("data", ["n", "m"]), f("cols", ["n", "k"], TensorProto.INT64),
+                            f("upd", ["n", "k"]), f("rows", ["m", "w"]),
+                            f("at", ["p", 1], TensorProto.INT64), f("new", ["p", "w"])],
+                    [f("y", ["n", "m"]), f("z", ["m", "w"])], [], opset=18)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -238,6 +252,9 @@ CASES = {
     "rearrange": (rearrange, "n=1..5,m=3..9,h2=2..12,w2=2..8",
                   [{"n": 1, "m": 3, "h2": 2, "w2": 2}, {"n": 3, "m": 7, "h2": 6, "w2": 4},
                    {"n": 5, "m": 9, "h2": 12, "w2": 8}]),
+    "scatter": (scatter, "n=1..4,m=5..9,k=1..6,w=1..7,p=1..8",
+                [{"n": 1, "m": 5, "k": 1, "w": 1, "p": 1}, {"n": 3, "m": 7, "k": 6, "w": 4, "p": 8},
+                 {"n": 4, "m": 9, "k": 2, "w": 7, "p": 3}]),
     "windows": (windows, "n=1..4,h=10..40,w=5..33",
                 [{"n": 1, "h": 10, "w": 5}, {"n": 2, "h": 13, "w": 9}, {"n": 4, "h": 40, "w": 33}]),
 }

@@ -103,11 +103,27 @@ struct GatherNDLowering : OpConversionPattern<GatherNDOp> {
   }
 };
 
-/// Row-major coordinates of flat index `i` in `shape` (static).
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value i, ArrayRef<int64_t> shape) {
-  SmallVector<Value> c(shape.size());
-  for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
-    Value n = indexConst(b, loc, std::max<int64_t>(shape[d], 1));
+/// The sizes of `v`'s dims [first, last) as `index` values (read when dynamic).
+SmallVector<Value> dimSizes(OpBuilder &b, Location loc, Value v, int64_t first, int64_t last) {
+  SmallVector<Value> sizes;
+  for (int64_t d = first; d < last; ++d)
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, tensor::getMixedSize(b, loc, v, d)));
+  return sizes;
+}
+
+/// The product of `sizes`.
+Value productOf(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
+  Value p = indexConst(b, loc, 1);
+  for (Value s : sizes)
+    p = b.createOrFold<arith::MulIOp>(loc, p, s);
+  return p;
+}
+
+/// Row-major coordinates of flat index `i` in `sizes`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value i, ArrayRef<Value> sizes) {
+  SmallVector<Value> c(sizes.size());
+  for (int64_t d = (int64_t)sizes.size() - 1; d >= 0; --d) {
+    Value n = arith::MaxUIOp::create(b, loc, sizes[d], indexConst(b, loc, 1));
     c[d] = arith::RemUIOp::create(b, loc, i, n);
     i = arith::DivUIOp::create(b, loc, i, n);
   }
@@ -130,18 +146,18 @@ Value combine(OpBuilder &b, Location loc, StringRef reduction, Value old, Value 
 /// An scf.for over `count` updates, in order (later writes win), each computing
 /// its target coordinates and update coordinates from the flat iteration index.
 template <typename OpTy>
-Value scatterLoop(ConversionPatternRewriter &b, OpTy op, Value data, int64_t count,
+Value scatterLoop(ConversionPatternRewriter &b, OpTy op, Value data, Value updates, Value count,
                   function_ref<void(OpBuilder &, Location, Value, SmallVectorImpl<Value> &,
                                     SmallVectorImpl<Value> &)>
                       coords) {
   Location loc = op.getLoc();
-  Value lb = indexConst(b, loc, 0), ub = indexConst(b, loc, count), one = indexConst(b, loc, 1);
+  Value lb = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
   auto loop = scf::ForOp::create(
-      b, loc, lb, ub, one, ValueRange{data},
+      b, loc, lb, count, one, ValueRange{data},
       [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
         SmallVector<Value> target, updateAt;
         coords(nb, l, i, target, updateAt);
-        Value u = tensor::ExtractOp::create(nb, l, op.getUpdates(), updateAt);
+        Value u = tensor::ExtractOp::create(nb, l, updates, updateAt);
         Value old = tensor::ExtractOp::create(nb, l, acc[0], target);
         Value v = combine(nb, l, op.getReduction(), old, u);
         Value next = tensor::InsertOp::create(nb, l, v, acc[0], target);
@@ -154,17 +170,18 @@ struct ScatterElementsLowering : OpConversionPattern<ScatterElementsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ScatterElementsOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
-    auto dt = op.getData().getType();
-    auto it = op.getIndices().getType();
+    Location loc = op.getLoc();
     int64_t axis = op.getAxis();
-    Value indices = adaptor.getIndices();
-    Value r = scatterLoop(b, op, adaptor.getData(), it.getNumElements(),
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    SmallVector<Value> shape = dimSizes(b, loc, indices, 0, op.getIndices().getType().getRank());
+    Value axisSize = getValueOrCreateConstantIndexOp(b, loc, tensor::getMixedSize(b, loc, data, axis));
+    Value r = scatterLoop(b, op, data, adaptor.getUpdates(), productOf(b, loc, shape),
                           [&](OpBuilder &nb, Location l, Value i, SmallVectorImpl<Value> &target,
                               SmallVectorImpl<Value> &at) {
-                            at = delinearize(nb, l, i, it.getShape());
+                            at = delinearize(nb, l, i, shape);
                             Value v = tensor::ExtractOp::create(nb, l, indices, at);
                             target.assign(at.begin(), at.end());
-                            target[axis] = wrapAndClampIndex(nb, l, v, dt.getDimSize(axis));
+                            target[axis] = wrapAndClampIndex(nb, l, v, axisSize);
                           });
     b.replaceOp(op, r);
     return success();
@@ -175,20 +192,19 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ScatterNDOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
-    auto dt = op.getData().getType();
+    Location loc = op.getLoc();
     auto it = op.getIndices().getType();
     int64_t ri = it.getRank(), k = it.getDimSize(ri - 1);
-    ArrayRef<int64_t> outer = it.getShape().drop_back(), rest = dt.getShape().drop_front(k);
-    int64_t restCount = 1, outerCount = 1;
-    for (int64_t d : rest)
-      restCount *= d;
-    for (int64_t d : outer)
-      outerCount *= d;
-    Value indices = adaptor.getIndices();
-    Value r = scatterLoop(b, op, adaptor.getData(), outerCount * restCount,
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    int64_t dr = op.getData().getType().getRank();
+    SmallVector<Value> outer = dimSizes(b, loc, indices, 0, ri - 1),
+                       rest = dimSizes(b, loc, data, k, dr), addressed = dimSizes(b, loc, data, 0, k);
+    Value restCount = productOf(b, loc, rest);
+    Value count = b.createOrFold<arith::MulIOp>(loc, productOf(b, loc, outer), restCount);
+    Value r = scatterLoop(b, op, data, adaptor.getUpdates(), count,
                           [&](OpBuilder &nb, Location l, Value i, SmallVectorImpl<Value> &target,
                               SmallVectorImpl<Value> &at) {
-                            Value rc = indexConst(nb, l, std::max<int64_t>(restCount, 1));
+                            Value rc = arith::MaxUIOp::create(nb, l, restCount, indexConst(nb, l, 1));
                             auto oc = delinearize(nb, l, arith::DivUIOp::create(nb, l, i, rc), outer);
                             auto tail = delinearize(nb, l, arith::RemUIOp::create(nb, l, i, rc), rest);
                             SmallVector<Value> tupleAt(oc);
@@ -196,7 +212,7 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
                             for (int64_t j = 0; j < k; ++j) {
                               tupleAt.back() = indexConst(nb, l, j);
                               Value v = tensor::ExtractOp::create(nb, l, indices, tupleAt);
-                              target.push_back(wrapAndClampIndex(nb, l, v, dt.getDimSize(j)));
+                              target.push_back(wrapAndClampIndex(nb, l, v, addressed[j]));
                             }
                             llvm::append_range(target, tail);
                             at.assign(oc.begin(), oc.end());

@@ -689,7 +689,12 @@ static LogicalResult verifyScatter(Operation *op, Value data, Value indices, Val
 
 LogicalResult ScatterElementsOp::verify() {
   auto d = getData().getType(), i = getIndices().getType(), u = getUpdates().getType();
-  if (d.getRank() != i.getRank() || i.getShape() != u.getShape())
+  // (Dynamic dims, dlc compile --dims, are compared when the model runs.)
+  if (d.getRank() != i.getRank() || i.getRank() != u.getRank() ||
+      llvm::any_of(llvm::zip(i.getShape(), u.getShape()), [](auto p) {
+        auto [a, b] = p;
+        return a != b && !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b);
+      }))
     return emitOpError("indices and updates must have the data's rank and one shape");
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= std::max<int64_t>(d.getRank(), 1))
@@ -702,6 +707,8 @@ LogicalResult ScatterNDOp::verify() {
   if (i.getRank() < 1)
     return emitOpError("indices need at least one dim");
   int64_t k = i.getDimSize(i.getRank() - 1);
+  if (ShapedType::isDynamic(k))
+    return emitOpError("the index tuples' length (the indices' last dim) must be static");
   if (k > d.getRank() || u.getRank() != i.getRank() - 1 + d.getRank() - k)
     return emitOpError("updates must have shape indices[:-1] + data[k:]");
   return verifyScatter(*this, getData(), getIndices(), getUpdates(), getReduction());

@@ -1,6 +1,7 @@
 // SymbolicShapes: the sizes of dynamic dims (monomials and derived sizes of the symbolic
 // dims), op by op, and the dims the rules take to be equal.
 #include "dialects/Graph/IR/SymbolicShapes.h"
+#include "dialects/Graph/IR/SymbolicRules.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Graph/IR/Names.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -276,6 +277,16 @@ struct Rules {
         return failure();
       return *idx;
     }
+    // Scatters: the data's sizes; the updates have the indices' (ScatterElements).
+    if (isa<ScatterElementsOp, ScatterNDOp>(op)) {
+      FailureOr<Dims> idx = dimsOf(op->getOperand(1)), upd = dimsOf(op->getOperand(2));
+      if (failed(idx) || failed(upd))
+        return failure();
+      for (size_t d = 0; isa<ScatterElementsOp>(op) && d < idx->size(); ++d)
+        if ((*idx)[d] != (*upd)[d])
+          assume(op, op->getOperand(1), d, (*idx)[d], op->getOperand(2), d, (*upd)[d]);
+      return dimsOf(op->getOperand(0));
+    }
     // GatherND: the indices' dims but the last (the tuples), then the data's dims after
     // the batch dims and the addressed ones; batch dims agree.
     if (auto g = dyn_cast<GatherNDOp>(op)) {
@@ -423,50 +434,7 @@ struct Rules {
   }
 
   FailureOr<Dims> windows(Operation *op, RankedTensorType result) {
-    Value in = op->getOperand(0);
-    auto it = cast<RankedTensorType>(in.getType());
-    if (isa<ConvOp, ConvNhwcOp>(op) && !isa<FloatType>(it.getElementType()))
-      return fail("an integer convolution over dynamic dims is not supported yet");
-    for (Value v : op->getOperands().drop_front())
-      if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
-        return fail("dynamic weights are not supported");
-    FailureOr<Dims> d = dimsOf(in);
-    if (failed(d))
-      return failure();
-    bool nhwc = isa<ConvNhwcOp>(op) || op->hasAttr("channels_last");
-    int64_t sp = nhwc ? 1 : 2, ch = nhwc ? 3 : 1;
-    Dims out = staticDims(result);
-    out[0] = (*d)[0];
-    if (isa<MaxPoolOp, AveragePoolOp>(op))
-      out[ch] = (*d)[ch];
-    else if (it.isDynamicDim(ch))
-      return fail("the input channels of a convolution must be static");
-    auto ints = [&](StringRef name) { return op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef(); };
-    ArrayRef<int64_t> strides = ints("strides"), pads = ints("pads"), dil = ints("dilations");
-    auto wt = isa<ConvOp, ConvNhwcOp>(op) ? cast<RankedTensorType>(op->getOperand(1).getType())
-                                          : RankedTensorType();
-    auto ceil = op->getAttrOfType<BoolAttr>("ceil_mode");
-    for (int64_t i = 0; i < 2; ++i) {
-      if (!it.isDynamicDim(sp + i))
-        continue;
-      int64_t k = wt ? wt.getDimSize(nhwc ? i : 2 + i) : ints("kernel")[i];
-      std::optional<Size> o = windowOutputSize((*d)[sp + i], k, strides[i], pads[i],
-                                               pads[2 + i], dil[i], ceil && ceil.getValue());
-      if (!o)
-        return fail("the number of windows overflows int64");
-      out[sp + i] = *o;
-      // The window fits the padded input (checked when the model runs unless the ranges
-      // decide it).
-      int64_t span = (k - 1) * dil[i] + 1, least = span - pads[i] - pads[2 + i];
-      auto bounds = sizeBounds(func, (*d)[sp + i]);
-      if (least > 1 && (!bounds || bounds->first < least))
-        assumed.push_back({op, in, sp + i, Value(), 0, (*d)[sp + i],
-                           sizeMax((*d)[sp + i], Size::constant(least)),
-                           "image dim " + (*d)[sp + i].str() +
-                               " of input 0 is smaller than the window: it must be at least " +
-                               std::to_string(least) + " (span " + std::to_string(span) +
-                               ", pads " + std::to_string(pads[i]) + " and " + std::to_string(pads[2 + i]) + ")"});
-    }
+    FailureOr<Dims> out = windowDims(op, result, dimsOf, func, assumed, why);
     return out;
   }
 
