@@ -89,10 +89,10 @@ func.func @concat_dynamic_axis(%x: tensor<?x4xf32> {dlc.dims = ["a", ""]}, %y: t
 
 // -----
 
-func.func @unsupported(%x: tensor<?x4xf32> {dlc.dims = ["batch", ""]}, %i: tensor<?x4xi64> {dlc.dims = ["batch", ""]}) -> tensor<?x4xf32> {
-  // expected-error @+1 {{dynamic dims (--dims): the op does not support dynamic dims yet}}
-  %0 = dlc_graph.scatter_elements %x, %i, %x {axis = 1 : i64, reduction = "none"} : tensor<?x4xf32>, tensor<?x4xi64>, tensor<?x4xf32> -> tensor<?x4xf32>
-  return %0 : tensor<?x4xf32>
+func.func @unsupported(%x: tensor<1x1x4x4xf32>, %w: tensor<?x1x1x1xf32> {dlc.dims = ["f", "", "", ""]}) -> tensor<1x?x4x4xf32> {
+  // expected-error @+1 {{dynamic dims (--dims): dynamic weights are not supported}}
+  %0 = dlc_graph.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : tensor<1x1x4x4xf32>, tensor<?x1x1x1xf32> -> tensor<1x?x4x4xf32>
+  return %0 : tensor<1x?x4x4xf32>
 }
 
 // -----
