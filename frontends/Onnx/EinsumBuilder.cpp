@@ -64,6 +64,9 @@ FailureOr<Value> diagonals(NodeImporter &n, Expr &e, Value x, std::string &label
       continue;
     auto t = tensorType(x);
     int64_t d = t.getDimSize(j1);
+    if (t.isDynamicDim(j1) || t.isDynamicDim(j2))
+      return n.error("repeated index '" + Twine(labels[j1]) + "' over a dynamic dim (--dims) "
+                     "is not supported");
     if (t.getDimSize(j2) != d)
       return n.error("repeated index '" + Twine(labels[j1]) + "' has sizes " + Twine(d) +
                      " and " + Twine(t.getDimSize(j2)));
@@ -137,7 +140,7 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
   terms.push_back(lhs.substr(start));
   if (terms.size() != k)
     return n.error("equation has " + Twine(terms.size()) + " terms for " + Twine(k) + " inputs");
-  std::map<char, int64_t> size;
+  std::map<char, SymbolicSize> size; // symbolic for dynamic dims (dlc compile --dims)
   SmallVector<std::string> written;
   int64_t ellipsisRank = 0;
   for (unsigned i = 0; i < k; ++i) {
@@ -156,13 +159,19 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
     auto diag = diagonals(n, d, xs[i], terms[i]);
     DLC_TRY(diag);
     xs[i] = *diag;
-    t = tensorType(xs[i]);
+    std::optional<SmallVector<SymbolicSize>> dims = n.sizesOf(xs[i]);
+    if (!dims)
+      return n.error("the sizes of input " + Twine(i) + "'s dynamic dims are not known here");
     for (size_t j = 0; j < terms[i].size(); ++j) {
       char c = terms[i][j];
-      auto [it, fresh] = size.emplace(c, t.getDimSize(j));
-      if (!fresh && it->second != t.getDimSize(j))
-        return n.error("index '" + Twine(c) + "' has sizes " + Twine(it->second) + " and " +
-                       Twine(t.getDimSize(j)));
+      const SymbolicSize &dj = (*dims)[j];
+      auto [it, fresh] = size.emplace(c, dj);
+      // Static sizes must agree; dynamic ones meet in the product (checked when it runs).
+      if (!fresh && it->second != dj && it->second.isStatic() && dj.isStatic())
+        return n.error("index '" + Twine(c) + "' has sizes " + it->second.str() + " and " +
+                       dj.str());
+      if (!fresh && it->second.isStatic() && !dj.isStatic())
+        it->second = dj;
     }
   }
   std::string output;
@@ -222,26 +231,36 @@ LogicalResult einsum(NodeImporter &n, Results &out) {
     // Products of sizes (checked: a zero size elsewhere leaves the others unbounded).
     bool overflow = false;
     auto prod = [&](const std::string &s) {
-      I64c p = 1;
-      for (char c : s)
+      SymbolicSize p = SymbolicSize::constant(1);
+      for (char c : s) {
+        int64_t unused;
+        overflow |= __builtin_mul_overflow(p.coef, size[c].coef, &unused);
         p = p * size[c];
-      overflow |= !p.ok();
-      return p.ok() ? p.value() : 0;
+      }
+      return p;
     };
     for (const std::string *s : {&batch, &freeA, &freeB, &contracted})
       (void)prod(*s);
     if (overflow)
       return n.error("the product of the index sizes overflows int64");
-    A = e.reshape(reorder(e, A, a, batch + freeA + contracted),
-                  {prod(batch), prod(freeA), prod(contracted)});
-    B = e.reshape(reorder(e, B, b, batch + contracted + freeB),
-                  {prod(batch), prod(contracted), prod(freeB)});
-    y = e.op<MatMulOp>({A, B});
+    Value ra = reorder(e, A, a, batch + freeA + contracted),
+          rb = reorder(e, B, b, batch + contracted + freeB);
+    if (e.failed)
+      return failure();
+    auto a3 = n.reshapeTo(ra, {prod(batch), prod(freeA), prod(contracted)});
+    auto b3 = n.reshapeTo(rb, {prod(batch), prod(contracted), prod(freeB)});
+    DLC_TRY(a3);
+    DLC_TRY(b3);
+    y = e.op<MatMulOp>({*a3, *b3});
     yl = batch + freeA + freeB;
-    SmallVector<int64_t> shape;
+    SmallVector<SymbolicSize> shape;
     for (char c : yl)
       shape.push_back(size[c]);
-    y = e.reshape(y, shape);
+    if (e.failed)
+      return failure();
+    auto shaped = n.reshapeTo(y, shape);
+    DLC_TRY(shaped);
+    y = *shaped;
   }
   y = reorder(e, y, yl, output);
   if (e.failed)

@@ -415,7 +415,10 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Sizes symbolic throughout (RearrangeBuilders.cpp, Hardmax, Size).
       "TopK", "OneHot", "EyeLike", "Tile", "DepthToSpace", "SpaceToDepth", "Hardmax", "Size",
       // Scatters: a loop over the updates, sized when the model runs.
-      "ScatterElements", "Scatter", "ScatterND"};
+      "ScatterElements", "Scatter", "ScatterND",
+      // Built from ops that take dynamic dims (Einsum with symbolic sizes).
+      "Einsum", "SwiGLU", "DynamicQuantizeLinear", "Momentum", "Adam", "Adagrad",
+      "ConstantOfShape", "Binarizer", "OptionalGetElement"};
   return llvm::is_contained(kOps, opType);
 }
 

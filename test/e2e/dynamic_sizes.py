@@ -233,6 +233,21 @@ def scatter(rng):
                     [f("y", ["n", "m"]), f("z", ["m", "w"])], [], opset=18)
 
 
+def einsum(rng):
+    """Einsum over dynamic dims: a batched product (bij,bjk->bik), attention scores
+    (bhid,bhjd->bhij), a transpose with a sum (ij->j) and an outer product (i,j->ij);
+    the products' rows and columns are products of the symbols."""
+    e = lambda eq, ins, out: helper.make_node("Einsum", ins, [out], equation=eq)
+    nodes = [e("bij,bjk->bik", ["a", "b"], "ab"), e("bhid,bhjd->bhij", ["q", "k"], "s"),
+             e("ij->j", ["m"], "colsum"), e("i,j->ij", ["u", "v"], "outer")]
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model(nodes, [f("a", ["b", "i", "j"]), f("b", ["b", "j", "k"]),
+                            f("q", ["b", 2, "i", "d"]), f("k", ["b", 2, "j", "d"]),
+                            f("m", ["i", "j"]), f("u", ["i"]), f("v", ["j"])],
+                    [f("ab", ["b", "i", "k"]), f("s", ["b", 2, "i", "j"]), f("colsum", ["j"]),
+                     f("outer", ["i", "j"])], [], opset=12)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -255,6 +270,9 @@ CASES = {
     "scatter": (scatter, "n=1..4,m=5..9,k=1..6,w=1..7,p=1..8",
                 [{"n": 1, "m": 5, "k": 1, "w": 1, "p": 1}, {"n": 3, "m": 7, "k": 6, "w": 4, "p": 8},
                  {"n": 4, "m": 9, "k": 2, "w": 7, "p": 3}]),
+    "einsum": (einsum, "b=1..3,i=1..9,j=1..7,k=1..5,d=1..8",
+               [{"b": 1, "i": 1, "j": 1, "k": 1, "d": 1}, {"b": 2, "i": 9, "j": 4, "k": 5, "d": 8},
+                {"b": 3, "i": 5, "j": 7, "k": 2, "d": 3}]),
     "windows": (windows, "n=1..4,h=10..40,w=5..33",
                 [{"n": 1, "h": 10, "w": 5}, {"n": 2, "h": 13, "w": 9}, {"n": 4, "h": 40, "w": 33}]),
 }
