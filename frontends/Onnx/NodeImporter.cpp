@@ -418,7 +418,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "ScatterElements", "Scatter", "ScatterND",
       // Built from ops that take dynamic dims (Einsum with symbolic sizes).
       "Einsum", "SwiGLU", "DynamicQuantizeLinear", "Momentum", "Adam", "Adagrad",
-      "ConstantOfShape", "Binarizer", "OptionalGetElement"};
+      "ConstantOfShape", "Binarizer", "OptionalGetElement",
+      // Coordinates from the sizes when the model runs.
+      "GridSample"};
   return llvm::is_contained(kOps, opType);
 }
 

@@ -248,6 +248,18 @@ def einsum(rng):
                      f("outer", ["i", "j"])], [], opset=12)
 
 
+def grid_sample(rng):
+    """GridSample over dynamic dims: bilinear with zero padding, nearest with border
+    padding and bicubic with reflection (align_corners); the coordinates are scaled by
+    the input's sizes read when the model runs."""
+    g = lambda out, **kw: helper.make_node("GridSample", ["x", "grid"], [out], **kw)
+    nodes = [g("lin", mode="linear"), g("near", mode="nearest", padding_mode="border"),
+             g("cub", mode="cubic", padding_mode="reflection", align_corners=1)]
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model(nodes, [f("x", ["n", "c", "h", "w"]), f("grid", ["n", "oh", "ow", 2])],
+                    [f(o, ["n", "c", "oh", "ow"]) for o in ("lin", "near", "cub")], [], opset=20)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -273,6 +285,10 @@ CASES = {
     "einsum": (einsum, "b=1..3,i=1..9,j=1..7,k=1..5,d=1..8",
                [{"b": 1, "i": 1, "j": 1, "k": 1, "d": 1}, {"b": 2, "i": 9, "j": 4, "k": 5, "d": 8},
                 {"b": 3, "i": 5, "j": 7, "k": 2, "d": 3}]),
+    "grid_sample": (grid_sample, "n=1..3,c=1..4,h=1..9,w=1..8,oh=1..6,ow=1..7",
+                    [{"n": 1, "c": 1, "h": 1, "w": 1, "oh": 1, "ow": 1},
+                     {"n": 2, "c": 3, "h": 9, "w": 5, "oh": 6, "ow": 2},
+                     {"n": 3, "c": 4, "h": 4, "w": 8, "oh": 3, "ow": 7}]),
     "windows": (windows, "n=1..4,h=10..40,w=5..33",
                 [{"n": 1, "h": 10, "w": 5}, {"n": 2, "h": 13, "w": 9}, {"n": 4, "h": 40, "w": 33}]),
 }
