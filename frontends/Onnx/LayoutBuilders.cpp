@@ -341,10 +341,40 @@ LogicalResult centerCropPad(NodeImporter &n, Results &out) {
   if (shape->size() != axes.size())
     return n.error("shape has " + Twine(shape->size()) + " values for " + Twine(axes.size()) +
                    " axes");
+  if (llvm::any_of(*shape, [](int64_t w) { return w < 0; }))
+    return n.error("shape values must be non-negative");
+  if (!t.hasStaticShape()) {
+    // Dynamic dims (dlc compile --dims): crop by max(dim - want, 0), then pad by
+    // max(want - dim, 0), each split in half (the odd element at the end).
+    auto sizes = n.sizesOf(*x);
+    if (!sizes)
+      return n.error("the sizes of the input's dynamic dims are not known here");
+    SymbolicSize zero = SymbolicSize::constant(0);
+    auto atLeastZero = [&](const SymbolicSize &v) {
+      auto b = v.isStatic() ? std::optional<std::pair<int64_t, int64_t>>({v.coef, v.coef})
+                            : sizeBounds(n.dynamicFunc, v);
+      return b && b->first >= 0 ? v : b && b->second <= 0 ? zero : sizeMax(v, zero);
+    };
+    SmallVector<SymbolicSize> crop(2 * r, zero), grow(2 * r, zero);
+    for (auto [a, want] : llvm::zip(axes, *shape)) {
+      std::optional<SymbolicSize> over = sizeAdd((*sizes)[a], SymbolicSize::constant(want), -1);
+      std::optional<SymbolicSize> under = sizeAdd(SymbolicSize::constant(want), (*sizes)[a], -1);
+      if (!over || !under)
+        return n.error("the padded size of dim " + Twine(a) + " overflows int64");
+      SymbolicSize c = atLeastZero(*over), p = atLeastZero(*under);
+      SymbolicSize cLo = sizeFloorDiv(c, 2), pLo = sizeFloorDiv(p, 2);
+      crop[a] = *sizeAdd(zero, cLo, -1);
+      crop[r + a] = *sizeAdd(cLo, c, -1);
+      grow[a] = pLo;
+      grow[r + a] = *sizeAdd(p, pLo, -1);
+    }
+    SmallVector<Value> cropped;
+    if (failed(symbolicPad(n, *x, crop, 0, cropped)))
+      return failure();
+    return symbolicPad(n, cropped[0], grow, 0, out);
+  }
   SmallVector<int64_t> pads(2 * r, 0);
   for (auto [a, want] : llvm::zip(axes, *shape)) {
-    if (want < 0)
-      return n.error("shape values must be non-negative");
     int64_t d = want - t.getDimSize(a); // > 0 pads, < 0 crops
     int64_t m = std::abs(d), lo = m / 2, hi = m - lo;
     pads[a] = d < 0 ? -lo : lo;

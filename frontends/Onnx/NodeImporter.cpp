@@ -356,12 +356,41 @@ DenseElementsAttr NodeImporter::knownInput(unsigned i) {
   return attr;
 }
 
+graph::SymbolicShapes NodeImporter::shapes() {
+  graph::SymbolicShapes s(dynamicFunc);
+  // Graph inputs given with --input-value: their contents as sizes.
+  if (specializations)
+    for (auto &[arg, attr] : specializations->known) {
+      auto type = cast<ShapedType>(attr.getType());
+      if (!isa<IntegerType>(type.getElementType()) ||
+          type.getNumElements() > graph::SymbolicShapes::kMaxValues)
+        continue;
+      graph::SymbolicDims values;
+      for (const APInt &x : attr.getValues<APInt>())
+        values.push_back(graph::SymbolicSize::constant(x.getSExtValue()));
+      s.setValues(arg, values);
+    }
+  return s;
+}
+
 std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::symbolicInts(unsigned i) {
   Value v = input(i);
   if (!v || !dynamicFunc)
     return std::nullopt;
-  graph::SymbolicShapes shapes(dynamicFunc);
-  return shapes.values(v);
+  std::optional<graph::SymbolicDims> values = shapes().values(v);
+  // The graph inputs given with --input-value that the values were computed from: the
+  // runtime checks that a run passes the same (descriptor `value` records).
+  SmallVector<Value> work = {v};
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  while (values && specializations && !work.empty() && seen.size() < 512) {
+    Value x = work.pop_back_val();
+    if (specializations->known.count(x))
+      specializations->used.insert(x);
+    Operation *op = x.getDefiningOp();
+    if (op && !isa<graph::ShapeOp>(op) && seen.insert(op).second)
+      llvm::append_range(work, op->getOperands());
+  }
+  return values;
 }
 
 Value NodeImporter::staticShapeValue(Value v) {
@@ -370,8 +399,7 @@ Value NodeImporter::staticShapeValue(Value v) {
       (rt.getElementTypeBitWidth() != 64 && rt.getElementTypeBitWidth() != 32) ||
       rt.getNumElements() > graph::SymbolicShapes::kMaxValues || matchPattern(v, m_Constant()))
     return v;
-  graph::SymbolicShapes shapes(dynamicFunc);
-  std::optional<graph::SymbolicDims> known = shapes.values(v);
+  std::optional<graph::SymbolicDims> known = shapes().values(v);
   if (!known || !llvm::all_of(*known, [](const graph::SymbolicSize &s) { return s.isStatic(); }))
     return v;
   SmallVector<APInt> ints;
@@ -420,7 +448,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "Einsum", "SwiGLU", "DynamicQuantizeLinear", "Momentum", "Adam", "Adagrad",
       "ConstantOfShape", "Binarizer", "OptionalGetElement",
       // Coordinates from the sizes when the model runs.
-      "GridSample"};
+      "GridSample", "CenterCropPad"};
   return llvm::is_contained(kOps, opType);
 }
 
@@ -466,8 +494,8 @@ std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::sizesOf(Value v) {
 std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::symbolicDims(Value v) {
   if (!v || !dynamicFunc)
     return std::nullopt;
-  graph::SymbolicShapes shapes(dynamicFunc);
-  FailureOr<graph::SymbolicDims> d = shapes.dims(v);
+  graph::SymbolicShapes all = shapes();
+  FailureOr<graph::SymbolicDims> d = all.dims(v);
   return succeeded(d) ? std::optional<graph::SymbolicDims>(*d) : std::nullopt;
 }
 

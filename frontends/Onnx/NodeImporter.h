@@ -77,6 +77,9 @@ public:
   /// Input i's elements as sizes (Shape of a dynamic tensor and arithmetic on it), when
   /// every element is known; constants included.
   std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicInts(unsigned i);
+  /// The symbolic shapes of the function being imported, with the values of the graph
+  /// inputs given with --input-value.
+  graph::SymbolicShapes shapes();
   /// The sizes of `v`'s dims, when known.
   std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicDims(mlir::Value v);
   /// The same for any tensor: its static sizes as constants, or its symbolic ones.
@@ -308,6 +311,11 @@ mlir::FailureOr<std::string> computedDim(NodeImporter &n, llvm::StringRef what, 
 mlir::LogicalResult compressWithRuntimeCondition(NodeImporter &n, mlir::Value data,
                                                  mlir::Value cond, int64_t axis,
                                                  llvm::SmallVectorImpl<mlir::Value> &out);
+/// Pad of `x` in constant mode by amounts computed from dynamic shapes ([begins, ends],
+/// sizes of the symbols, negative ones crop): a slice, then concats of filled blocks.
+mlir::LogicalResult symbolicPad(NodeImporter &n, mlir::Value x,
+                                llvm::ArrayRef<graph::SymbolicSize> pads, double value,
+                                llvm::SmallVectorImpl<mlir::Value> &out);
 llvm::ArrayRef<OpBuilderEntry> sequenceBuilders();
 llvm::ArrayRef<OpBuilderEntry> trainingBuilders(); // ai.onnx.preview.training
 llvm::ArrayRef<OpBuilderEntry> mlBuilders();       // ai.onnx.ml

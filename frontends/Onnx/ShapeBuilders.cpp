@@ -7,6 +7,7 @@ using namespace mlir;
 using namespace dlc::graph;
 
 namespace dlc::onnx_frontend {
+
 namespace {
 
 using Results = SmallVectorImpl<Value>;
@@ -397,6 +398,7 @@ LogicalResult wrapPad(NodeImporter &n, Value x, ArrayRef<int64_t> pads, Results 
 }
 
 LogicalResult pad(NodeImporter &n, Results &out) {
+  // (Pads computed from dynamic shapes: symbolicPad, SliceBuilders.cpp.)
   auto x = n.requiredInput(0);
   auto mode = n.stringAttr("mode", "constant");
   DLC_TRY(x); DLC_TRY(mode);
@@ -411,6 +413,36 @@ LogicalResult pad(NodeImporter &n, Results &out) {
     pads = *p;
     value = *v;
   } else {
+    // Pads computed from dynamic shapes (dlc compile --dims): constant mode only.
+    if (!n.knownInput(1) && *mode == "constant")
+      if (auto symbolic = n.symbolicInts(1)) {
+        if (n.input(3)) { // pads of the given axes
+          auto axes = n.constantInts(3);
+          DLC_TRY(axes);
+          if (symbolic->size() != 2 * axes->size())
+            return n.error("expected " + Twine(2 * axes->size()) + " pads for " +
+                           Twine(axes->size()) + " axes");
+          SmallVector<graph::SymbolicSize> full(2 * rank, graph::SymbolicSize::constant(0));
+          for (size_t i = 0; i < axes->size(); ++i) {
+            auto a = n.dimAxis((*axes)[i], rank);
+            DLC_TRY(a);
+            full[*a] = (*symbolic)[i];
+            full[*a + rank] = (*symbolic)[i + axes->size()];
+          }
+          *symbolic = full;
+        }
+        double fill = 0;
+        if (n.input(2)) {
+          auto v = n.constantInput(2);
+          DLC_TRY(v);
+          if (v->getNumElements() != 1)
+            return n.error("constant_value must have one element");
+          fill = isa<FloatType>(v->getElementType())
+                     ? (*v->getValues<APFloat>().begin()).convertToDouble()
+                     : (double)(*v->getValues<APInt>().begin()).getSExtValue();
+        }
+        return symbolicPad(n, *x, *symbolic, fill, out);
+      }
     auto p = n.constantInts(1);
     DLC_TRY(p);
     pads = *p;

@@ -332,6 +332,104 @@ LogicalResult slice(NodeImporter &n, Results &out) {
   return push(n.create<SliceOp>({*x}, attrs), out);
 }
 
+/// `x` sliced from `starts` for `sizes` (step 1; sizes of the symbolic dims).
+FailureOr<Value> sliceTo(NodeImporter &n, Value x, ArrayRef<graph::SymbolicSize> starts,
+                         ArrayRef<graph::SymbolicSize> sizes) {
+  SmallVector<int64_t> oStart, oSize, oStep(starts.size(), 1);
+  SmallVector<std::string> oDims, oStartDims;
+  for (auto [from, size] : llvm::zip(starts, sizes)) {
+    bool empty = size.isStatic() && size.coef == 0;
+    oStart.push_back(empty || !from.isStatic() ? 0 : from.coef);
+    oStartDims.push_back(empty || from.isStatic() ? "" : from.str());
+    oSize.push_back(size.isStatic() ? size.coef : ShapedType::kDynamic);
+    oDims.push_back(size.isStatic() ? "" : size.str());
+  }
+  SmallVector<StringRef> dimRefs(oDims.begin(), oDims.end()),
+      startRefs(oStartDims.begin(), oStartDims.end());
+  return n.create<SliceOp>({x}, {n.named("starts", n.b.getDenseI64ArrayAttr(oStart)),
+                                 n.named("sizes", n.b.getDenseI64ArrayAttr(oSize)),
+                                 n.named("steps", n.b.getDenseI64ArrayAttr(oStep)),
+                                 n.named("dims", n.b.getStrArrayAttr(dimRefs)),
+                                 n.named("start_dims", n.b.getStrArrayAttr(startRefs))});
+}
+
+} // namespace
+
+LogicalResult symbolicPad(NodeImporter &n, Value x, ArrayRef<graph::SymbolicSize> pads,
+                          double value, SmallVectorImpl<Value> &out) {
+  using graph::SymbolicSize;
+  auto dims = n.sizesOf(x);
+  if (!dims)
+    return n.error("the sizes of input 0's dynamic dims are not known");
+  int64_t rank = dims->size();
+  if ((int64_t)pads.size() != 2 * rank)
+    return n.error("expected " + Twine(2 * rank) + " pads, got " + Twine(pads.size()));
+  // max(p, 0), decided by the ranges where they can.
+  auto positive = [&](const SymbolicSize &p) {
+    auto r = p.isStatic() ? std::optional<std::pair<int64_t, int64_t>>({p.coef, p.coef})
+                          : graph::sizeBounds(n.dynamicFunc, p);
+    SymbolicSize zero = SymbolicSize::constant(0);
+    return r && r->first >= 0 ? p : r && r->second <= 0 ? zero : graph::sizeMax(p, zero);
+  };
+  auto negated = [&](const SymbolicSize &p) {
+    return *graph::sizeAdd(SymbolicSize::constant(0), p, -1);
+  };
+  // Negative pads crop first (a slice), positive ones then add filled blocks (concats).
+  SmallVector<SymbolicSize> starts, sizes;
+  bool crop = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    SymbolicSize lo = positive(negated(pads[d])), hi = positive(negated(pads[d + rank]));
+    std::optional<SymbolicSize> size = graph::sizeAdd((*dims)[d], lo, -1);
+    if (size)
+      size = graph::sizeAdd(*size, hi, -1);
+    if (!size)
+      return n.error("the padded size of dim " + Twine(d) + " overflows int64");
+    crop |= !(lo.isStatic() && lo.coef == 0 && hi.isStatic() && hi.coef == 0);
+    starts.push_back(lo);
+    sizes.push_back(*size);
+  }
+  Value y = x;
+  if (crop) {
+    auto cropped = sliceTo(n, x, starts, sizes);
+    DLC_TRY(cropped);
+    y = *cropped;
+  }
+  Type elt = tensorType(x).getElementType();
+  Value fill = n.scalarConstant(elt, value);
+  for (int64_t d = 0; d < rank; ++d) {
+    SymbolicSize lo = positive(pads[d]), hi = positive(pads[d + rank]);
+    SmallVector<Value> parts;
+    for (auto [amount, before] : {std::pair(lo, true), std::pair(hi, false)}) {
+      if (amount.isStatic() && amount.coef == 0)
+        continue;
+      SmallVector<SymbolicSize> shape = sizes;
+      shape[d] = amount;
+      auto block = n.expandTo(fill, shape);
+      DLC_TRY(block);
+      parts.insert(before ? parts.begin() : parts.end(), *block);
+    }
+    if (parts.empty())
+      continue;
+    parts.insert(parts.begin() + (lo.isStatic() && lo.coef == 0 ? 0 : 1), y);
+    auto joined = n.create<ConcatOp>(parts, {n.named("axis", n.b.getI64IntegerAttr(d))});
+    DLC_TRY(joined);
+    y = *joined;
+    std::optional<SymbolicSize> size = graph::sizeAdd(sizes[d], lo);
+    if (size)
+      size = graph::sizeAdd(*size, hi);
+    if (!size)
+      return n.error("the padded size of dim " + Twine(d) + " overflows int64");
+    sizes[d] = *size;
+  }
+  // Sizes that came out static (a crop and a pad to a given size) get a static type.
+  auto typed = n.reshapeTo(y, sizes);
+  DLC_TRY(typed);
+  out.push_back(*typed);
+  return success();
+}
+
+namespace {
+
 const OpBuilderEntry kSlice[] = {
     {"Split", 2, split},
     {"Slice", 1, slice},

@@ -260,6 +260,25 @@ def grid_sample(rng):
                     [f(o, ["n", "c", "oh", "ow"]) for o in ("lin", "near", "cub")], [], opset=20)
 
 
+def pads(rng):
+    """Pads by amounts computed from dynamic shapes: x [a, b] padded on the right up to at
+    least [5, 12] (Max of its Shape and a constant, minus the Shape; a no-op where it is
+    larger already), with an axes input; and CenterCropPad to [4, 6] (crops or pads
+    each dim depending on its size)."""
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
+             helper.make_node("Max", ["shape", "at_least"], ["target"]),
+             helper.make_node("Sub", ["target", "shape"], ["grow"]),
+             helper.make_node("Concat", ["zeros", "grow"], ["amounts"], axis=0),
+             helper.make_node("Pad", ["x", "amounts", "fill", "axes"], ["padded"]),
+             helper.make_node("CenterCropPad", ["x", "crop"], ["centered"])]
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model(nodes, [f("x", ["a", "b"])],
+                    [f("padded", [None, None]), f("centered", [4, 6])],
+                    [ints("at_least", [5, 12]), ints("zeros", [0, 0]), ints("axes", [0, 1]),
+                     numpy_helper.from_array(np.array(-1.5, np.float32), "fill"),
+                     ints("crop", [4, 6])], opset=18)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -289,6 +308,8 @@ CASES = {
                     [{"n": 1, "c": 1, "h": 1, "w": 1, "oh": 1, "ow": 1},
                      {"n": 2, "c": 3, "h": 9, "w": 5, "oh": 6, "ow": 2},
                      {"n": 3, "c": 4, "h": 4, "w": 8, "oh": 3, "ow": 7}]),
+    "pads": (pads, "a=1..9,b=1..16",
+             [{"a": 1, "b": 1}, {"a": 5, "b": 12}, {"a": 9, "b": 7}, {"a": 3, "b": 16}]),
     "windows": (windows, "n=1..4,h=10..40,w=5..33",
                 [{"n": 1, "h": 10, "w": 5}, {"n": 2, "h": 13, "w": 9}, {"n": 4, "h": 40, "w": 33}]),
 }

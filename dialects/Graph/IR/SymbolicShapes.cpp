@@ -263,7 +263,8 @@ struct Rules {
       for (int64_t i = 0; i < result.getRank(); ++i)
         if (from[i] && staticAt[i])
           assume(op, from[i], i, out[i], Value(), 0, *staticAt[i]);
-      if (result.isDynamicDim(c.getAxis()) == along.isStatic())
+      // (A dynamic result dim may sum to a constant: max(d, 7) - d + d ... .)
+      if (!result.isDynamicDim(c.getAxis()) && !along.isStatic())
         return fail("the concatenated dim " + Twine(c.getAxis()) + " (" + along.str() +
                     ") disagrees with the result type");
       out[c.getAxis()] = along;
@@ -516,10 +517,21 @@ struct Rules {
           return std::nullopt;
         out.push_back(Size::constant(isa<AndOp>(op) ? (*kx && *ky) : (*kx || *ky)));
       } else if (isa<MaxOp, MinOp>(op)) {
-        if (x == at(1, i))
+        // Decided by the ranges where they can, else a derived max or min.
+        const Size &y = at(1, i);
+        std::optional<Size> diff = sizeAdd(x, y, -1);
+        auto r = diff ? sizeBounds(func, *diff) : std::nullopt;
+        bool max = isa<MaxOp>(op);
+        if (x == y)
           out.push_back(x);
         else if (kx && ky)
-          out.push_back(Size::constant(isa<MaxOp>(op) ? std::max(*kx, *ky) : std::min(*kx, *ky)));
+          out.push_back(Size::constant(max ? std::max(*kx, *ky) : std::min(*kx, *ky)));
+        else if (r && r->first >= 0)
+          out.push_back(max ? x : y);
+        else if (r && r->second <= 0)
+          out.push_back(max ? y : x);
+        else if (diff)
+          out.push_back(max ? sizeMax(x, y) : sizeMin(x, y));
         else
           return std::nullopt;
       } else if (isa<ModOp>(op)) {
@@ -548,8 +560,10 @@ struct Rules {
     if (!type.getElementType().isInteger(64) && !type.getElementType().isInteger(32) &&
         !type.getElementType().isInteger(1))
       return std::nullopt;
-    if (!type.hasStaticShape() || type.getRank() > 1 ||
-        type.getNumElements() > SymbolicShapes::kMaxValues)
+    // (A 1-D tensor of dynamic length may still have known contents: computed from a
+    // graph input given with --input-value.)
+    if (type.getRank() > 1 ||
+        (type.hasStaticShape() && type.getNumElements() > SymbolicShapes::kMaxValues))
       return std::nullopt;
     DenseIntElementsAttr dense;
     if (matchPattern(op->getResult(0), m_Constant(&dense))) {
@@ -651,6 +665,12 @@ SymbolicShapes::SymbolicShapes(func::FuncOp func) : func(func) {
     }
     known[arg] = e;
   }
+}
+
+void SymbolicShapes::setValues(Value arg, SymbolicDims values) {
+  auto it = known.find(arg);
+  if (it != known.end() && !it->second.failed)
+    it->second.values = std::move(values);
 }
 
 SymbolicShapes::Entry SymbolicShapes::compute(Value v) {

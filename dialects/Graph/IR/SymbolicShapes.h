@@ -107,6 +107,10 @@ public:
   };
   llvm::ArrayRef<Assumption> assumptions() const { return assumed; }
 
+  /// Records the contents of argument `arg` (a graph input whose value is known when
+  /// compiling: dlc compile --input-value), so values computed from it follow.
+  void setValues(mlir::Value arg, SymbolicDims values);
+
   static constexpr int64_t kMaxValues = 64;
 
 private:
