@@ -16,6 +16,19 @@ windowDims(mlir::Operation *op, mlir::RankedTensorType result,
            mlir::func::FuncOp func, llvm::SmallVectorImpl<SymbolicShapes::Assumption> &assumed,
            std::string &why);
 
+/// The contents of `op`'s result from its operands' (`valuesOf`): Mul, Div, Add, Sub
+/// (products exact, quotients where they divide or by a constant, sums), and Equal, Not,
+/// And, Or, Max, Min, Mod, Where where decided (Max and Min by the ranges of the
+/// function's dims where they can).
+std::optional<SymbolicDims>
+arithmeticValues(mlir::Operation *op,
+                 llvm::function_ref<std::optional<SymbolicDims>(mlir::Value)> valuesOf,
+                 mlir::func::FuncOp func);
+std::optional<SymbolicDims>
+logicValues(mlir::Operation *op,
+            llvm::function_ref<std::optional<SymbolicDims>(mlir::Value)> valuesOf,
+            mlir::func::FuncOp func);
+
 } // namespace dlc::graph
 
 #endif
