@@ -82,8 +82,6 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   auto isDynamic = [](Value x) { return x && !tensorType(x).hasStaticShape(); };
   bool dynamic = isDynamic(q) || isDynamic(k) || isDynamic(v) || isDynamic(mask) ||
                  isDynamic(pastK) || isDynamic(pastV);
-  if (dynamic && nonpad)
-    return n.error("nonpad_kv_seqlen with dynamic dims (--dims) is not supported yet");
   Value pastOffset; // the past length as a 0-d i64 tensor (dynamic dims)
   if (dynamic)
     pastOffset = pastK ? [&] {
@@ -140,13 +138,26 @@ LogicalResult attention(NodeImporter &n, Results &out) {
       return n.error("attn_mask must have rank >= 1 (its last dim is kv_sequence_length)");
     int64_t pad = skv - mt.getDimSize(mt.getRank() - 1);
     bool isBool = mt.getElementType().isInteger(1);
-    // (Dynamic sizes: a shorter mask is compiled as equal, checked when the model runs.)
     if (pad > 0 && !ShapedType::isDynamic(skv) && mt.hasStaticShape()) {
       SmallVector<int64_t> pads(2 * mt.getRank(), 0);
       pads[2 * mt.getRank() - 1] = pad;
       mask = e.pad(mask, pads, isBool ? 0.0 : -INFINITY);
       if (e.failed)
         return failure();
+    } else if (dynamic) {
+      // Dynamic sizes: padded by skv minus its last dim, computed when the model runs.
+      auto ms = n.sizesOf(mask);
+      if (!ms)
+        return n.error("the sizes of attn_mask's dynamic dims are not known");
+      std::optional<SymbolicSize> extra = sizeAdd((*n.sizesOf(k))[2], ms->back(), -1);
+      if (extra && !(extra->isStatic() && extra->coef == 0)) {
+        SmallVector<SymbolicSize> pads(2 * mt.getRank(), SymbolicSize::constant(0));
+        pads.back() = *extra;
+        SmallVector<Value> padded;
+        if (failed(symbolicPad(n, mask, pads, isBool ? 0.0 : -INFINITY, padded)))
+          return failure();
+        mask = padded[0];
+      }
     }
   }
   // The mask constants the expansion builds: [sq, skv] bands, [skv] key positions.
@@ -174,9 +185,36 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   // Dynamic sequence lengths: the causal and window bands are built here, over the
   // positions when the model runs, and added to the mask.
   bool bands = *isCausal || *left >= 0 || *right >= 0;
-  if (dynamic && bands) {
+  if (dynamic && (bands || nonpad)) {
     SymbolicSize sqs = (*qs)[2], skvs = (*n.sizesOf(k))[2];
     Value bias;
+    Value keyLimit; // nonpad_kv_seqlen as [B, 1, 1, 1]
+    if (nonpad) {
+      // Keys at or past each batch's length are masked, and the bands end there: the
+      // offset of the last query is nonpad[b] - sq per batch.
+      SymbolicSize one = SymbolicSize::constant(1);
+      auto lens = n.create<CastOp>({nonpad}, {}, {RankedTensorType::get(tensorType(nonpad).getShape(), n.b.getI64Type())});
+      DLC_TRY(lens);
+      auto limit = n.reshapeTo(*lens, {(*qs)[0], one, one, one});
+      DLC_TRY(limit);
+      keyLimit = *limit;
+      auto qlen = n.dimSize(q, 2);
+      DLC_TRY(qlen);
+      auto off = n.create<SubOp>({keyLimit, *qlen});
+      DLC_TRY(off);
+      pastOffset = *off;
+      auto cols = n.iota(skvs);
+      DLC_TRY(cols);
+      auto col4 = n.reshapeTo(*cols, {one, one, one, skvs});
+      DLC_TRY(col4);
+      auto valid = n.create<LessOp>({*col4, keyLimit});
+      DLC_TRY(valid);
+      auto pad = n.create<WhereOp>({*valid, n.scalarConstant(elt, 0.0),
+                                    n.scalarConstant(elt, -INFINITY)});
+      DLC_TRY(pad);
+      bias = *pad;
+      nonpad = Value(); // folded into the mask
+    }
     auto add = [&](FailureOr<Value> band) -> LogicalResult {
       DLC_TRY(band);
       if (!bias) {

@@ -391,6 +391,9 @@ def check_case(dlc, name, work):
         if "idx" in feeds:  # row indices of the table, negative ones too
             n = feeds["table"].shape[0]
             feeds["idx"] = rng.integers(-n, n, feeds["idx"].shape).astype(np.int64)
+        if "kv_lens" in feeds:  # each batch's key length, 1..t
+            feeds["kv_lens"] = rng.integers(1, feeds["k"].shape[2] + 1,
+                                            feeds["kv_lens"].shape).astype(np.int64)
         if "mask" in feeds:  # a padding mask: ones, then zeros
             seq = feeds["mask"].shape[1]
             feeds["mask"] = (np.arange(seq) <= seq // 2).astype(np.float32)[None].repeat(
