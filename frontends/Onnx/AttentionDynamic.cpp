@@ -36,9 +36,28 @@ FailureOr<Value> repeatHeadsDynamic(NodeImporter &n, Value x, const SymbolicSize
     return n.error("the sizes of the key/value heads' dynamic dims are not known");
   const SymbolicSize &hkv = (*dims)[1];
   std::optional<SymbolicSize> group = hq.divide(hkv);
-  if (!group)
-    return n.error("grouped-query attention over dynamic dims needs head counts that divide "
-                   "(query " + hq.str() + ", key/value " + hkv.str() + ")");
+  if (!group) {
+    // Head counts of different symbols: query head h reads key/value head h * hkv / hq
+    // (a gather), and hq must be a multiple of hkv when the model runs.
+    Type i64 = n.b.getI64Type();
+    auto q = n.sizeValue(hq), kv = n.dimSize(x, 1), heads = n.iota(hq);
+    DLC_TRY(q);
+    DLC_TRY(kv);
+    DLC_TRY(heads);
+    auto rem = n.create<ModOp>({*q, *kv});
+    DLC_TRY(rem);
+    auto bad = n.create<NotOp>({*n.create<EqualOp>({*rem, n.intConstant(i64, 0)})});
+    DLC_TRY(bad);
+    if (failed(checkAtRunTime(n, *bad, "the query heads (" + hq.str() +
+                                           ") are not a multiple of the key/value heads (" +
+                                           hkv.str() + ")")))
+      return failure();
+    auto scaled = n.create<MulOp>({*heads, *kv});
+    DLC_TRY(scaled);
+    auto index = n.create<DivOp>({*scaled, *q});
+    DLC_TRY(index);
+    return n.create<GatherOp>({x, *index}, {n.named("axis", n.b.getI64IntegerAttr(1))});
+  }
   SymbolicSize one = SymbolicSize::constant(1);
   auto u = n.reshapeTo(x, {(*dims)[0], hkv, one, (*dims)[2], (*dims)[3]});
   DLC_TRY(u);

@@ -282,15 +282,24 @@ def pads(rng):
 def nonpad(rng):
     """Attention (opset 24) over dynamic dims with nonpad_kv_seqlen (each batch's key
     length, read when the model runs) and an additive mask, causal and not (a mask shorter
-    than the keys, padded to them, is a conformance case ORT does not run)."""
+    than the keys, padded to them, is a conformance case ORT does not run); and
+    grouped-query attention of 2 query heads over 1 key/value head, and of hq query heads
+    over hk (different symbols: a gather of the key/value heads, hq % hk checked when the
+    model runs)."""
     a = lambda out, causal: helper.make_node(
         "Attention", ["q", "k", "v", "bias", "", "", "kv_lens"], [out], is_causal=causal)
     f = lambda name, dims, t=TensorProto.FLOAT: helper.make_tensor_value_info(name, t, dims)
-    return dd.model([a("y", 0), a("yc", 1)],
+    gqa = helper.make_node("Attention", ["q", "kg", "vg"], ["yg"], is_causal=1)
+    heads = helper.make_node("Attention", ["qh", "kh", "vh"], ["yh"])
+    return dd.model([a("y", 0), a("yc", 1), gqa, heads],
                     [f("q", ["b", 2, "s", "d"]), f("k", ["b", 2, "t", "d"]),
                      f("v", ["b", 2, "t", "d"]), f("bias", ["b", 2, "s", "t"]),
-                     f("kv_lens", ["b"], TensorProto.INT64)],
-                    [f("y", ["b", 2, "s", "d"]), f("yc", ["b", 2, "s", "d"])], [], opset=24)
+                     f("kv_lens", ["b"], TensorProto.INT64),
+                     f("kg", ["b", 1, "t", "d"]), f("vg", ["b", 1, "t", "d"]),
+                     f("qh", ["b", "hq", "s", "d"]), f("kh", ["b", "hk", "t", "d"]),
+                     f("vh", ["b", "hk", "t", "d"])],
+                    [f("y", ["b", 2, "s", "d"]), f("yc", ["b", 2, "s", "d"]),
+                     f("yg", ["b", 2, "s", "d"]), f("yh", ["b", "hq", "s", "d"])], [], opset=24)
 
 
 # name: (builder, --dims, list of {symbol: size} to run)
@@ -324,9 +333,10 @@ CASES = {
                      {"n": 3, "c": 4, "h": 4, "w": 8, "oh": 3, "ow": 7}]),
     "pads": (pads, "a=1..9,b=1..16",
              [{"a": 1, "b": 1}, {"a": 5, "b": 12}, {"a": 9, "b": 7}, {"a": 3, "b": 16}]),
-    "nonpad": (nonpad, "b=1..3,s=1..6,t=1..9,d=1..8",
-               [{"b": 1, "s": 1, "t": 1, "d": 1}, {"b": 2, "s": 6, "t": 9, "d": 8},
-                {"b": 3, "s": 4, "t": 7, "d": 3}]),
+    "nonpad": (nonpad, "b=1..3,s=1..6,t=1..9,d=1..8,hq=1..8,hk=1..4",
+               [{"b": 1, "s": 1, "t": 1, "d": 1, "hq": 1, "hk": 1},
+                {"b": 2, "s": 6, "t": 9, "d": 8, "hq": 8, "hk": 2},
+                {"b": 3, "s": 4, "t": 7, "d": 3, "hq": 3, "hk": 3}]),
     "windows": (windows, "n=1..4,h=10..40,w=5..33",
                 [{"n": 1, "h": 10, "w": 5}, {"n": 2, "h": 13, "w": 9}, {"n": 4, "h": 40, "w": 33}]),
 }

@@ -18,7 +18,8 @@ std::optional<Dims> arithmeticValues(Operation *op,
   if (op->getNumOperands() != 2)
     return std::nullopt;
   std::optional<Dims> a = valuesOf(op->getOperand(0)), b = valuesOf(op->getOperand(1));
-  if (!a || !b || (a->size() != b->size() && a->size() != 1 && b->size() != 1))
+  if (!a || !b || a->empty() != b->empty() ||
+      (a->size() != b->size() && a->size() != 1 && b->size() != 1))
     return std::nullopt;
   Dims out;
   for (size_t i = 0, n = std::max(a->size(), b->size()); i < n; ++i) {
@@ -61,7 +62,7 @@ std::optional<Dims> logicValues(Operation *op,
   size_t n = 1;
   for (Value v : op->getOperands()) {
     std::optional<Dims> d = valuesOf(v);
-    if (!d || (d->size() != 1 && n != 1 && d->size() != n))
+    if (!d || d->empty() || (d->size() != 1 && n != 1 && d->size() != n))
       return std::nullopt;
     n = std::max(n, d->size());
     in.push_back(*d);

@@ -505,7 +505,8 @@ struct Rules {
     }
     if (auto s = dyn_cast<SliceOp>(op)) {
       std::optional<Dims> in = valuesOf(s.getInput());
-      if (!in || s.getStarts().size() != 1)
+      if (!in || s.getStarts().size() != 1 || ShapedType::isDynamic(s.getSizes()[0]) ||
+          s.getStartDims())
         return std::nullopt;
       Dims out;
       for (int64_t i = 0; i < s.getSizes()[0]; ++i) {
