@@ -168,84 +168,85 @@ LogicalResult tile(NodeImporter &n, Results &out) {
   return success();
 }
 
-/// DepthToSpace (DCR or CRD) and SpaceToDepth on NCHW as reshape-transpose-reshape.
-LogicalResult depthToSpace(NodeImporter &n, Results &out) {
+/// DepthToSpace and SpaceToDepth's operands: the NCHW input and its sizes, the blocksize
+/// (at most 2^31, so b * b fits) and whether the mode is DCR.
+struct BlockArgs {
+  Value x;
+  Sizes sizes;
+  int64_t b;
+  bool dcr;
+};
+FailureOr<BlockArgs> blockArgs(NodeImporter &n) {
   auto x = n.requiredInput(0);
   auto bs = n.intAttr("blocksize", 0);
   auto mode = n.stringAttr("mode", "DCR");
   DLC_TRY(x);
   DLC_TRY(bs);
   DLC_TRY(mode);
-  auto t = tensorType(*x);
-  int64_t b = *bs;
-  if (b < 1)
-    return n.error("blocksize must be >= 1, got " + Twine(b));
-  I64c bb = I64c(b) * b;
-  if (t.getRank() != 4 || !bb.ok() || (!t.isDynamicDim(1) && t.getDimSize(1) % bb.value()))
-    return n.error("expects [N, C, H, W] with C divisible by blocksize^2 (blocksize " +
-                   Twine(b) + ")");
+  if (*bs < 1 || *bs > (int64_t(1) << 31))
+    return n.error("blocksize must be in [1, 2^31], got " + Twine(*bs));
   if (*mode != "DCR" && *mode != "CRD")
     return n.error("mode must be DCR or CRD, got '" + *mode + "'");
+  if (tensorType(*x).getRank() != 4)
+    return n.error("expects an [N, C, H, W] input");
   auto s = sizes(n, *x);
   DLC_TRY(s);
-  // A dynamic C must be divisible by b^2: the reshape's element counts are compared
-  // before the run.
-  SymbolicSize N = (*s)[0], H = (*s)[2], W = (*s)[3], B = SymbolicSize::constant(b),
-               C = sizeFloorDiv((*s)[1], bb.value());
-  auto hb = times(n, H, B, "the output height"), wb = times(n, W, B, "the output width");
-  DLC_TRY(hb);
-  DLC_TRY(wb);
-  bool dcr = *mode == "DCR";
-  auto split = n.reshapeTo(*x, dcr ? Sizes{N, B, B, C, H, W} : Sizes{N, C, B, B, H, W});
-  DLC_TRY(split);
-  Expr e{n, t.getElementType()};
-  Value moved = e.transpose(*split, dcr ? ArrayRef<int64_t>{0, 3, 4, 1, 5, 2}
-                                        : ArrayRef<int64_t>{0, 1, 4, 2, 5, 3});
+  return BlockArgs{*x, *s, *bs, *mode == "DCR"};
+}
+
+/// `x` viewed as `split`, transposed by `perm` and viewed as `to`.
+LogicalResult rearranged(NodeImporter &n, Value x, ArrayRef<SymbolicSize> split,
+                         ArrayRef<int64_t> perm, ArrayRef<SymbolicSize> to, Results &out) {
+  auto viewed = n.reshapeTo(x, split);
+  DLC_TRY(viewed);
+  Expr e{n, tensorType(x).getElementType()};
+  Value moved = e.transpose(*viewed, perm);
   if (e.failed)
     return failure();
-  auto y = n.reshapeTo(moved, {N, C, *hb, *wb});
+  auto y = n.reshapeTo(moved, to);
   DLC_TRY(y);
   out.push_back(*y);
   return success();
 }
 
+/// DepthToSpace (DCR or CRD) and SpaceToDepth on NCHW as reshape-transpose-reshape. A
+/// dynamic C (H, W) must be divisible by b^2 (b): the reshape's element counts are
+/// compared before the run.
+LogicalResult depthToSpace(NodeImporter &n, Results &out) {
+  auto a = blockArgs(n);
+  DLC_TRY(a);
+  int64_t b = a->b;
+  auto t = tensorType(a->x);
+  if (!t.isDynamicDim(1) && t.getDimSize(1) % (b * b))
+    return n.error("expects [N, C, H, W] with C divisible by blocksize^2 (blocksize " +
+                   Twine(b) + ")");
+  const Sizes &s = a->sizes;
+  SymbolicSize N = s[0], H = s[2], W = s[3], B = SymbolicSize::constant(b),
+               C = sizeFloorDiv(s[1], b * b);
+  auto hb = times(n, H, B, "the output height"), wb = times(n, W, B, "the output width");
+  DLC_TRY(hb);
+  DLC_TRY(wb);
+  if (a->dcr)
+    return rearranged(n, a->x, {N, B, B, C, H, W}, {0, 3, 4, 1, 5, 2}, {N, C, *hb, *wb}, out);
+  return rearranged(n, a->x, {N, C, B, B, H, W}, {0, 1, 4, 2, 5, 3}, {N, C, *hb, *wb}, out);
+}
+
 LogicalResult spaceToDepth(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0);
-  auto bs = n.intAttr("blocksize", 0);
-  auto mode = n.stringAttr("mode", "DCR");
-  DLC_TRY(x);
-  DLC_TRY(bs);
-  DLC_TRY(mode);
-  if (*mode != "DCR" && *mode != "CRD")
-    return n.error("mode must be DCR or CRD, got '" + *mode + "'");
-  auto t = tensorType(*x);
-  int64_t b = *bs;
-  if (b < 1)
-    return n.error("blocksize must be >= 1, got " + Twine(b));
+  auto a = blockArgs(n);
+  DLC_TRY(a);
+  int64_t b = a->b;
+  auto t = tensorType(a->x);
   auto divisible = [&](int64_t d) { return t.isDynamicDim(d) || t.getDimSize(d) % b == 0; };
-  if (t.getRank() != 4 || !divisible(2) || !divisible(3))
+  if (!divisible(2) || !divisible(3))
     return n.error("expects [N, C, H, W] with H and W divisible by blocksize");
-  auto s = sizes(n, *x);
-  DLC_TRY(s);
-  SymbolicSize N = (*s)[0], C = (*s)[1], B = SymbolicSize::constant(b);
-  // A dynamic H or W must be divisible by b: the reshape's element counts are compared
-  // before the run.
-  SymbolicSize H = sizeFloorDiv((*s)[2], b), W = sizeFloorDiv((*s)[3], b);
+  const Sizes &s = a->sizes;
+  SymbolicSize N = s[0], C = s[1], B = SymbolicSize::constant(b);
+  SymbolicSize H = sizeFloorDiv(s[2], b), W = sizeFloorDiv(s[3], b);
   auto cb = times(n, C, SymbolicSize::constant(b * b), "the output channels");
-  if (b > (int64_t(1) << 31))
-    return n.error("blocksize " + Twine(b) + " is too large");
   DLC_TRY(cb);
-  auto split = n.reshapeTo(*x, {N, C, H, B, W, B});
-  DLC_TRY(split);
-  Expr e{n, t.getElementType()};
-  Value moved = e.transpose(*split, *mode == "DCR" ? ArrayRef<int64_t>{0, 3, 5, 1, 2, 4}
-                                                   : ArrayRef<int64_t>{0, 1, 3, 5, 2, 4});
-  if (e.failed)
-    return failure();
-  auto y = n.reshapeTo(moved, {N, *cb, H, W});
-  DLC_TRY(y);
-  out.push_back(*y);
-  return success();
+  return rearranged(n, a->x, {N, C, H, B, W, B},
+                    a->dcr ? ArrayRef<int64_t>{0, 3, 5, 1, 2, 4} : ArrayRef<int64_t>{0, 1, 3, 5, 2, 4},
+                    {N, *cb, H, W}, out);
 }
 
 /// TopK by ranks: an element's rank is the number of elements that beat it (larger, or
