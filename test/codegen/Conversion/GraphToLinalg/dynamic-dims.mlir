@@ -89,6 +89,15 @@ func.func @concat_dynamic_axis(%x: tensor<?x4xf32> {dlc.dims = ["a", ""]}, %y: t
 
 // -----
 
+// An op without a rule for dynamic dims (a recurrent op, decomposed before this pass).
+func.func @unsupported_recurrent(%x: tensor<3x?x5xf32> {dlc.dims = ["", "batch", ""]}, %w: tensor<1x4x5xf32>, %r: tensor<1x4x4xf32>, %b: tensor<1x8xf32>, %h: tensor<1x?x4xf32> {dlc.dims = ["", "batch", ""]}) -> tensor<3x1x?x4xf32> {
+  // expected-error @+1 {{dynamic dims (--dims): the op does not support dynamic dims yet}}
+  %0:2 = dlc_graph.rnn %x, %w, %r, %b, %h {hidden_size = 4 : i64, direction = "forward", activations = ["Tanh"], activation_alpha = array<f64: 0.01>, activation_beta = array<f64: 0.0>} : tensor<3x?x5xf32>, tensor<1x4x5xf32>, tensor<1x4x4xf32>, tensor<1x8xf32>, tensor<1x?x4xf32> -> tensor<3x1x?x4xf32>, tensor<1x?x4xf32>
+  return %0#0 : tensor<3x1x?x4xf32>
+}
+
+// -----
+
 func.func @unsupported(%x: tensor<1x1x4x4xf32>, %w: tensor<?x1x1x1xf32> {dlc.dims = ["f", "", "", ""]}) -> tensor<1x?x4x4xf32> {
   // expected-error @+1 {{dynamic dims (--dims): dynamic weights are not supported}}
   %0 = dlc_graph.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : tensor<1x1x4x4xf32>, tensor<?x1x1x1xf32> -> tensor<1x?x4x4xf32>
