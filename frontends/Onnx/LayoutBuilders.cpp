@@ -178,6 +178,47 @@ LogicalResult cumProd(NodeImporter &n, Results &out) {
   auto t = tensorType(s->x);
   int64_t a = s->axis, len = t.getDimSize(a), r = t.getRank();
   Expr e{n, t.getElementType()};
+  if (!t.hasStaticShape()) {
+    // Dynamic dims (dlc compile --dims): shifts by min(k, len), up to the axis' greatest
+    // size, each a crop and a block of ones (symbolicPad).
+    auto sizes = n.sizesOf(s->x);
+    if (!sizes)
+      return n.error("the sizes of the input's dynamic dims are not known here");
+    SymbolicSize dim = (*sizes)[a];
+    auto bounds = dim.isStatic() ? std::optional<std::pair<int64_t, int64_t>>({dim.coef, dim.coef})
+                                 : sizeBounds(n.dynamicFunc, dim);
+    if (!bounds)
+      return n.error("CumProd over a dynamic axis (" + dim.str() + ") needs its upper bound");
+    auto shifted = [&](Value v, int64_t k) -> FailureOr<Value> {
+      SymbolicSize kk = bounds->second <= k ? dim
+                        : bounds->first >= k ? SymbolicSize::constant(k)
+                                             : sizeMin(SymbolicSize::constant(k), dim);
+      SmallVector<SymbolicSize> pads(2 * r, SymbolicSize::constant(0));
+      pads[s->reverse ? r + a : a] = kk;                          // ones enter here
+      pads[s->reverse ? a : r + a] = *sizeAdd(SymbolicSize::constant(0), kk, -1); // leave
+      SmallVector<Value> padded;
+      if (failed(symbolicPad(n, v, pads, 1.0, padded)))
+        return failure();
+      return padded[0];
+    };
+    Value y = s->x;
+    if (bounds->second > 0) {
+      if (s->exclusive) {
+        auto one = shifted(y, 1);
+        DLC_TRY(one);
+        y = *one;
+      }
+      for (int64_t k = 1; k < bounds->second; k *= 2) {
+        auto by = shifted(y, k);
+        DLC_TRY(by);
+        y = e.op<MulOp>({y, *by});
+      }
+    }
+    if (e.failed)
+      return failure();
+    out.push_back(y);
+    return success();
+  }
   auto shift = [&](Value v, int64_t k) {
     SmallVector<int64_t> pads(2 * r, 0);
     pads[s->reverse ? r + a : a] = k;   // ones enter here

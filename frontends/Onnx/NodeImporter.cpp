@@ -448,7 +448,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "Einsum", "SwiGLU", "DynamicQuantizeLinear", "Momentum", "Adam", "Adagrad",
       "ConstantOfShape", "Binarizer", "OptionalGetElement",
       // Coordinates from the sizes when the model runs.
-      "GridSample", "CenterCropPad"};
+      "GridSample", "CenterCropPad", "CumProd"};
   return llvm::is_contained(kOps, opType);
 }
 

@@ -302,6 +302,16 @@ def nonpad(rng):
                      f("yg", ["b", 2, "s", "d"]), f("yh", ["b", "hq", "s", "d"])], [], opset=24)
 
 
+def cumprod(rng):
+    """CumProd along a dynamic axis (inclusive, and exclusive reversed): log-step shifts
+    up to the axis' greatest size, each a crop and a block of ones."""
+    c = lambda out, **kw: helper.make_node("CumProd", ["x", "ax1"], [out], **kw)
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model([c("prod"), c("prod_rx", exclusive=1, reverse=1)], [f("x", ["n", "m"])],
+                    [f("prod", ["n", "m"]), f("prod_rx", ["n", "m"])], [ints("ax1", 1)],
+                    opset=26)
+
+
 # name: (builder, --dims, list of {symbol: size} to run)
 CASES = {
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
@@ -337,6 +347,8 @@ CASES = {
                [{"b": 1, "s": 1, "t": 1, "d": 1, "hq": 1, "hk": 1},
                 {"b": 2, "s": 6, "t": 9, "d": 8, "hq": 8, "hk": 2},
                 {"b": 3, "s": 4, "t": 7, "d": 3, "hq": 3, "hk": 3}]),
+    "cumprod": (cumprod, "n=1..4,m=1..11",
+                [{"n": 1, "m": 1}, {"n": 3, "m": 11}, {"n": 4, "m": 6}]),
     "windows": (windows, "n=1..4,h=10..40,w=5..33",
                 [{"n": 1, "h": 10, "w": 5}, {"n": 2, "h": 13, "w": 9}, {"n": 4, "h": 40, "w": 33}]),
 }
