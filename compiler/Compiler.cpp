@@ -102,6 +102,7 @@ LogicalResult Compilation::importOnnx(const std::string &path) {
   onnx_frontend::ImportOptions io;
   io.maxTensorBytes = options.maxMemory;
   io.inputShapes = options.inputShapes;
+  io.inputShapeSymbols = options.inputShapeSymbols;
   io.dynamicDims = options.dynamicDims;
   io.keepGoing = true; // report every unsupported node, not just the first
   io.inputValues = options.inputValues;

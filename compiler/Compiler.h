@@ -49,6 +49,8 @@ struct CompileOptions {
   std::string target = "host"; // host | x86-64-v3 | x86-64-v4
   /// Static shapes for model inputs (overrides symbolic dims).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Dims of inputShapes that name a dynamicDims symbol (see ImportOptions).
+  std::map<std::string, std::vector<std::string>> inputShapeSymbols;
   /// Symbolic dims kept dynamic, each with its [min, max] (dlc compile --dims).
   std::map<std::string, std::pair<int64_t, int64_t>> dynamicDims;
   /// Input values to specialize to where a constant is needed (dlc run's

@@ -106,6 +106,142 @@ Value stack(Expr &e, ArrayRef<Value> parts, int64_t axis) {
   return failed(r) ? e.fail() : *r;
 }
 
+/// x reversed along `axis`, whose size is `len` (a gather of len-1-i).
+FailureOr<Value> reversedAlong(NodeImporter &n, Value x, int64_t axis, const SymbolicSize &len) {
+  auto idx = n.iota(len);
+  DLC_TRY(idx);
+  auto last = n.sizeValue(*sizeAdd(len, SymbolicSize::constant(-1)));
+  DLC_TRY(last);
+  auto rev = n.create<SubOp>({*last, *idx});
+  DLC_TRY(rev);
+  return n.create<GatherOp>({x, *rev}, {n.named("axis", n.b.getI64IntegerAttr(axis))});
+}
+
+/// Scan over dynamic dims (dlc compile --dims): the body unrolled up to the sequence's
+/// greatest length, the states kept from step T on; scan inputs padded to that length
+/// (reversed first where they scan backwards), scan outputs cut back to T.
+LogicalResult scanDynamic(NodeImporter &n, const onnx::GraphProto &body, SmallVector<Value> states,
+                          ArrayRef<Value> scans, ArrayRef<int64_t> axes, ArrayRef<int64_t> inDirs,
+                          ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirs, Results &out) {
+  int64_t N = states.size(), M = scans.size(), K = outAxes.size();
+  std::optional<SymbolicSize> T;
+  SmallVector<SmallVector<SymbolicSize>> dims;
+  for (int64_t j = 0; j < M; ++j) {
+    auto d = n.sizesOf(scans[j]);
+    if (!d)
+      return n.error("the sizes of the scan inputs' dynamic dims are not known");
+    if (T && (*d)[axes[j]] != *T)
+      return n.error("scan inputs have different sequence lengths (" + T->str() + " and " +
+                     (*d)[axes[j]].str() + ")");
+    T = (*d)[axes[j]];
+    dims.push_back(*d);
+  }
+  auto bounds = T->isStatic() ? std::make_optional(std::pair{T->coef, T->coef})
+                              : sizeBounds(n.dynamicFunc, *T);
+  if (!bounds)
+    return n.error("the scan length (" + T->str() + ") needs an upper bound (--dims)");
+  int64_t steps = bounds->second;
+  if (steps < 1 || steps > 4096)
+    return n.error("scans of 1 to 4096 steps are supported (unrolled), here up to " +
+                   Twine(steps));
+  bool masked = !T->isStatic();
+  SmallVector<Value> padded;
+  for (int64_t j = 0; j < M; ++j) {
+    Value x = scans[j];
+    if (inDirs[j]) {
+      auto r = reversedAlong(n, x, axes[j], *T);
+      DLC_TRY(r);
+      x = *r;
+    }
+    if (masked) {
+      SmallVector<SymbolicSize> pads(2 * dims[j].size(), SymbolicSize::constant(0));
+      pads[dims[j].size() + axes[j]] = *sizeAdd(SymbolicSize::constant(steps), *T, -1);
+      SmallVector<Value> p;
+      if (failed(symbolicPad(n, x, pads, 0.0, p)))
+        return failure();
+      x = p[0];
+      dims[j][axes[j]] = SymbolicSize::constant(steps);
+    }
+    padded.push_back(x);
+  }
+  Value len;
+  if (masked) {
+    auto l = n.dimSize(scans[0], axes[0]);
+    DLC_TRY(l);
+    len = *l;
+  }
+  Type i64 = n.b.getI64Type();
+  SmallVector<SmallVector<Value>> perIter(K);
+  for (int64_t step = 0; step < steps; ++step) {
+    SmallVector<Value> args(states);
+    for (int64_t j = 0; j < M; ++j) {
+      SmallVector<SymbolicSize> from(dims[j].size(), SymbolicSize::constant(0)), size(dims[j]);
+      from[axes[j]] = SymbolicSize::constant(step);
+      size[axes[j]] = SymbolicSize::constant(1);
+      auto x = sliceTo(n, padded[j], from, size);
+      DLC_TRY(x);
+      size.erase(size.begin() + axes[j]);
+      x = n.reshapeTo(*x, size);
+      DLC_TRY(x);
+      args.push_back(*x);
+    }
+    auto r = n.subgraph(body, args);
+    DLC_TRY(r);
+    for (int64_t i = 0; i < N; ++i) {
+      Value next = (*r)[i];
+      if (masked && isa<RankedTensorType>(next.getType())) {
+        auto valid = n.create<LessOp>({n.intConstant(i64, step), len});
+        DLC_TRY(valid);
+        auto kept = n.create<WhereOp>({*valid, next, states[i]});
+        DLC_TRY(kept);
+        next = *kept;
+      }
+      states[i] = next;
+    }
+    for (int64_t k = 0; k < K; ++k) {
+      Value y = (*r)[N + k];
+      if (!isa<RankedTensorType>(y.getType())) // they are stacked
+        return n.error("the body's scan outputs must be tensors");
+      perIter[k].push_back(y);
+    }
+  }
+  llvm::append_range(out, states);
+  for (int64_t k = 0; k < K; ++k) {
+    auto a = n.normalizeAxis(outAxes[k], tensorType(perIter[k][0]).getRank() + 1);
+    DLC_TRY(a);
+    SmallVector<Value> parts;
+    SmallVector<SymbolicSize> size;
+    for (Value y : perIter[k]) {
+      std::string why;
+      auto d = tensorType(y).hasStaticShape() ? FailureOr<SymbolicDims>(*n.sizesOf(y))
+                                              : n.shapes().dims(y, &why);
+      if (failed(d))
+        return n.error("the sizes of the body's scan output " + Twine(k) + " are not known: " +
+                       why);
+      size = *d;
+      size.insert(size.begin() + *a, SymbolicSize::constant(1));
+      auto u = n.reshapeTo(y, size);
+      DLC_TRY(u);
+      parts.push_back(*u);
+    }
+    auto y = parts.size() == 1 ? FailureOr<Value>(parts[0])
+                               : n.create<ConcatOp>(parts, {n.named("axis", n.b.getI64IntegerAttr(*a))});
+    DLC_TRY(y);
+    if (masked) {
+      SmallVector<SymbolicSize> from(size.size(), SymbolicSize::constant(0));
+      size[*a] = *T;
+      y = sliceTo(n, *y, from, size);
+      DLC_TRY(y);
+    }
+    if (outDirs[k]) {
+      y = reversedAlong(n, *y, *a, *T);
+      DLC_TRY(y);
+    }
+    out.push_back(*y);
+  }
+  return success();
+}
+
 LogicalResult scan(NodeImporter &n, Results &out) {
   if (n.opset < 9)
     return n.error("Scan before opset 9 (batched, with sequence_lens) is not supported");
@@ -134,6 +270,19 @@ LogicalResult scan(NodeImporter &n, Results &out) {
     auto v = n.requiredInput(i);
     DLC_TRY(v);
     (i < N ? states : scans).push_back(*v);
+  }
+  if (llvm::any_of(llvm::concat<Value>(states, scans),
+                   [](Value v) {
+                     auto t = dyn_cast<RankedTensorType>(v.getType());
+                     return t && !t.hasStaticShape();
+                   })) {
+    SmallVector<int64_t> axes;
+    for (int64_t j = 0; j < M; ++j) {
+      auto a = n.dimAxis((*inAxes)[j], tensorType(scans[j]).getRank());
+      DLC_TRY(a);
+      axes.push_back(*a);
+    }
+    return scanDynamic(n, *body, states, scans, axes, *inDirs, *outAxes, *outDirs, out);
   }
   Expr e{n, Type()};
   int64_t T = -1;

@@ -165,8 +165,27 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const std::string &name,
     if (tt.has_shape() && tt.shape().dim_size() != (int)it->second.size())
       return emitError(fileLoc) << "input '" << name << "' has rank " << tt.shape().dim_size()
                                 << ", but a shape of rank " << it->second.size() << " was given";
+    auto named = options.inputShapeSymbols.find(name);
     for (int i = 0; i < (int)it->second.size(); ++i) {
       int64_t want = it->second[i];
+      // A dim given as a --dims symbol stays dynamic.
+      if (named != options.inputShapeSymbols.end() && i < (int)named->second.size() &&
+          !named->second[i].empty()) {
+        const std::string &sym = named->second[i];
+        if (!symbols || !options.dynamicDims.count(sym))
+          return emitError(fileLoc) << "--input-shape of '" << name << "': dim " << i
+                                    << " names '" << sym << "', which --dims does not give";
+        if (tt.has_shape() && tt.shape().dim(i).has_dim_value())
+          return emitError(fileLoc) << "input '" << name << "' dim " << i << " is "
+                                    << tt.shape().dim(i).dim_value() << ", got '" << sym << "'";
+        if (failed(checkDynamicDimName(fileLoc, name, i, sym)))
+          return failure();
+        symbols->resize(it->second.size());
+        (*symbols)[i] = sym;
+        usedDynamicDims.insert(sym);
+        shape.push_back(ShapedType::kDynamic);
+        continue;
+      }
       if (tt.has_shape() && tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != want)
         return emitError(fileLoc) << "input '" << name << "' dim " << i << " is "
                                   << tt.shape().dim(i).dim_value() << ", got " << want;
@@ -495,10 +514,11 @@ GraphImporter::collectInputs(const llvm::StringMap<const onnx::TensorProto *> &i
                                   << length << " (0 to 65536 supported)";
       const auto &tt = t->sequence_type().elem_type().tensor_type();
       for (int64_t i = 0; i < length; ++i) {
-        auto type = inputType(element(i), tt);
+        std::vector<std::string> symbols;
+        auto type = inputType(element(i), tt, &symbols);
         if (failed(type))
           return failure();
-        args.push_back({element(i), tt.elem_type(), *type});
+        args.push_back({element(i), tt.elem_type(), *type, symbols});
         tensorNames.insert(element(i));
       }
       bindings.push_back({vi.name(), InputBinding::Sequence, first, (unsigned)length});

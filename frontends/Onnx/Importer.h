@@ -24,6 +24,10 @@ struct ImportOptions {
   /// Static shapes for graph inputs, overriding the model's (required where the
   /// model has symbolic or unknown dims; those otherwise default to 1).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Dims of inputShapes given as symbols (a non-empty name at that position; the size
+  /// there is ignored): each must be a dynamicDims symbol, and the dim stays dynamic
+  /// (dlc compile --input-shape 'x[0]=n,4' --dims n=1..64).
+  std::map<std::string, std::vector<std::string>> inputShapeSymbols;
   /// Report every failing node instead of stopping at the first. Nodes that
   /// consume a failed node's outputs are still checked: fully when the model
   /// declares those outputs' types (value_info), else only for op support.

@@ -448,7 +448,13 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "Einsum", "SwiGLU", "DynamicQuantizeLinear", "Momentum", "Adam", "Adagrad",
       "ConstantOfShape", "Binarizer", "OptionalGetElement",
       // Coordinates from the sizes when the model runs.
-      "GridSample", "CenterCropPad", "CumProd"};
+      "GridSample", "CenterCropPad", "CumProd",
+      // Sequences: lists of tensors rearranged while importing (SequenceBuilders.cpp).
+      "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
+      "SequenceLength", "ConcatFromSequence", "SplitToSequence", "SequenceMap", "Optional",
+      "OptionalHasElement",
+      // Recurrences unrolled up to the sequence's greatest length, masked by the run's.
+      "RNN", "GRU", "LSTM", "Scan"};
   return llvm::is_contained(kOps, opType);
 }
 
@@ -553,7 +559,7 @@ FailureOr<Value> NodeImporter::reshapeTo(Value v, ArrayRef<graph::SymbolicSize> 
   std::optional<graph::SymbolicDims> in = sizesOf(v);
   if (!in)
     return emitError(loc) << "the sizes of the reshaped input's dynamic dims are not known";
-  if (ArrayRef(*in) == sizes)
+  if (ArrayRef(*in) == sizes && type == t) // (a dynamic dim may have a static size)
     return v;
   // Counts that may differ (a floor quotient, static sizes for dynamic dims) are compared
   // before the run (checkDynamicDims).

@@ -311,6 +311,10 @@ mlir::FailureOr<std::string> computedDim(NodeImporter &n, llvm::StringRef what, 
 mlir::LogicalResult compressWithRuntimeCondition(NodeImporter &n, mlir::Value data,
                                                  mlir::Value cond, int64_t axis,
                                                  llvm::SmallVectorImpl<mlir::Value> &out);
+/// `x` sliced from `starts` for `sizes` (step 1; sizes of the symbolic dims).
+mlir::FailureOr<mlir::Value> sliceTo(NodeImporter &n, mlir::Value x,
+                                     llvm::ArrayRef<graph::SymbolicSize> starts,
+                                     llvm::ArrayRef<graph::SymbolicSize> sizes);
 /// Pad of `x` in constant mode by amounts computed from dynamic shapes ([begins, ends],
 /// sizes of the symbols, negative ones crop): a slice, then concats of filled blocks.
 mlir::LogicalResult symbolicPad(NodeImporter &n, mlir::Value x,

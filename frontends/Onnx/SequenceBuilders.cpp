@@ -3,6 +3,7 @@
 // lengths and split sizes must be compile-time constants; SequenceMap imports its body
 // once per element. An optional is its value, or a none value when empty.
 #include "frontends/Onnx/Expr.h"
+#include "frontends/Onnx/RuntimeChecks.h"
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -159,7 +160,33 @@ LogicalResult splitToSequence(NodeImporter &n, Results &out) {
   constexpr int64_t kMaxPieces = 65536;
   SmallVector<int64_t> sizes;
   bool squeeze = false;
-  if (!n.input(1)) {
+  // Dynamic dims (dlc compile --dims): the pieces are slices of the symbols' sizes.
+  std::optional<SymbolicDims> dims;
+  if (!xt.hasStaticShape() && !(dims = n.sizesOf(*x)))
+    return n.error("the sizes of input 0's dynamic dims are not known");
+  if (ShapedType::isDynamic(dim)) {
+    if (!n.input(1) || tensorType(n.input(1)).getRank() == 0)
+      return n.error("splitting dynamic dim " + Twine(*axis) + " (--dims) needs the sizes of "
+                     "the pieces: their count is the sequence's length, fixed when compiling");
+    auto split = n.constantInts(1);
+    DLC_TRY(split);
+    int64_t total = 0;
+    for (int64_t s : *split)
+      if (s < 0 || __builtin_add_overflow(total, s, &total))
+        return n.error("split sizes must be non-negative and sum within int64");
+    if ((int64_t)split->size() > kMaxPieces)
+      return n.error("splitting into more than 65536 pieces is not supported");
+    sizes = *split;
+    auto size = n.dimSize(*x, *axis);
+    DLC_TRY(size);
+    auto same = n.create<EqualOp>({*size, n.intConstant(n.b.getI64Type(), total)});
+    DLC_TRY(same);
+    auto bad = n.create<NotOp>({*same});
+    DLC_TRY(bad);
+    if (failed(checkAtRunTime(n, *bad, "split sizes sum to " + Twine(total) + ", not to dim " +
+                                           Twine(*axis) + " (" + (*dims)[*axis].str() + ")")))
+      return failure();
+  } else if (!n.input(1)) {
     if (dim > kMaxPieces)
       return n.error("splitting into " + Twine(dim) + " pieces (more than 65536) is not supported");
     sizes.assign(dim, 1); // one piece per index; keepdims=0 drops the axis
@@ -194,6 +221,21 @@ LogicalResult splitToSequence(NodeImporter &n, Results &out) {
   SmallVector<Value> pieces;
   int64_t at = 0;
   for (int64_t size : sizes) {
+    if (dims) {
+      SmallVector<SymbolicSize> from(xt.getRank(), SymbolicSize::constant(0)), to(*dims);
+      from[*axis] = SymbolicSize::constant(at);
+      to[*axis] = SymbolicSize::constant(size);
+      auto piece = sliceTo(n, *x, from, to);
+      DLC_TRY(piece);
+      if (squeeze) {
+        to.erase(to.begin() + *axis);
+        piece = n.reshapeTo(*piece, to);
+        DLC_TRY(piece);
+      }
+      pieces.push_back(*piece);
+      at += size;
+      continue;
+    }
     SmallVector<int64_t> starts(xt.getRank(), 0), shape(xt.getShape()), steps(xt.getRank(), 1);
     starts[*axis] = at;
     shape[*axis] = size;

@@ -332,7 +332,8 @@ LogicalResult slice(NodeImporter &n, Results &out) {
   return push(n.create<SliceOp>({*x}, attrs), out);
 }
 
-/// `x` sliced from `starts` for `sizes` (step 1; sizes of the symbolic dims).
+} // namespace
+
 FailureOr<Value> sliceTo(NodeImporter &n, Value x, ArrayRef<graph::SymbolicSize> starts,
                          ArrayRef<graph::SymbolicSize> sizes) {
   SmallVector<int64_t> oStart, oSize, oStep(starts.size(), 1);
@@ -352,8 +353,6 @@ FailureOr<Value> sliceTo(NodeImporter &n, Value x, ArrayRef<graph::SymbolicSize>
                                  n.named("dims", n.b.getStrArrayAttr(dimRefs)),
                                  n.named("start_dims", n.b.getStrArrayAttr(startRefs))});
 }
-
-} // namespace
 
 LogicalResult symbolicPad(NodeImporter &n, Value x, ArrayRef<graph::SymbolicSize> pads,
                           double value, SmallVectorImpl<Value> &out) {

@@ -391,6 +391,9 @@ def check_case(dlc, name, work):
         if "idx" in feeds:  # row indices of the table, negative ones too
             n = feeds["table"].shape[0]
             feeds["idx"] = rng.integers(-n, n, feeds["idx"].shape).astype(np.int64)
+        if "lens" in feeds:  # each batch's sequence length, 1..s
+            feeds["lens"] = rng.integers(1, feeds["x"].shape[0] + 1,
+                                         feeds["lens"].shape).astype(np.int32)
         if "kv_lens" in feeds:  # each batch's key length, 1..t
             feeds["kv_lens"] = rng.integers(1, feeds["k"].shape[2] + 1,
                                             feeds["kv_lens"].shape).astype(np.int64)

@@ -313,7 +313,60 @@ def cumprod(rng):
 
 
 # name: (builder, --dims, list of {symbol: size} to run)
+def recurrent(rng):
+    """A bidirectional LSTM (with peepholes and initial states) over a dynamic sequence and
+    batch, a GRU over per-batch sequence_lens, and an RNN in reverse: unrolled
+    up to the sequence's greatest length, each step masked when the model runs."""
+    w = lambda name, *shape: dd.init(rng, name, shape, 0.5)
+    nodes = [helper.make_node("LSTM", ["x", "lw", "lr", "lb", "", "h0", "c0", "lp"],
+                              ["ly", "lyh", "lyc"], hidden_size=3, direction="bidirectional"),
+             helper.make_node("GRU", ["x", "gw", "gr", "gb", "lens"], ["gy", "gyh"],
+                              hidden_size=4, linear_before_reset=1),
+             helper.make_node("RNN", ["x", "rw", "rr"], ["ry", "ryh"], hidden_size=2,
+                              direction="reverse", activations=["Relu"])]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["s", "b", 5]),
+           helper.make_tensor_value_info("h0", TensorProto.FLOAT, [2, "b", 3]),
+           helper.make_tensor_value_info("c0", TensorProto.FLOAT, [2, "b", 3]),
+           helper.make_tensor_value_info("lens", TensorProto.INT32, ["b"])]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n, shape in (
+        ("ly", ["s", 2, "b", 3]), ("lyh", [2, "b", 3]), ("lyc", [2, "b", 3]),
+        ("gy", ["s", 1, "b", 4]), ("gyh", [1, "b", 4]), ("ry", ["s", 1, "b", 2]),
+        ("ryh", [1, "b", 2]))]
+    return dd.model(nodes, ins, outs, [w("lw", 2, 12, 5), w("lr", 2, 12, 3), w("lb", 2, 24),
+                                       w("lp", 2, 9), w("gw", 1, 12, 5), w("gr", 1, 12, 4),
+                                       w("gb", 1, 24), w("rw", 1, 2, 5), w("rr", 1, 2, 2)],
+                    opset=14)
+
+
+def scan(rng):
+    """Scan over a dynamic length: a running sum state, one input scanned backwards along
+    axis 1, two scan outputs (one reversed, one stacked along axis 1)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "a_t"], ["acc_out"]),
+         helper.make_node("Mul", ["acc_out", "b_t"], ["y1"]),
+         helper.make_node("Identity", ["a_t"], ["y2"])], "body",
+        [helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, ["n", 3]),
+         helper.make_tensor_value_info("a_t", TensorProto.FLOAT, ["n", 3]),
+         helper.make_tensor_value_info("b_t", TensorProto.FLOAT, ["n", 3])],
+        [helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, ["n", 3]),
+         helper.make_tensor_value_info("y1", TensorProto.FLOAT, ["n", 3]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, ["n", 3])])
+    nodes = [helper.make_node("Scan", ["acc", "a", "b"], ["total", "ys1", "ys2"], body=body,
+                              num_scan_inputs=2, scan_input_axes=[0, 1],
+                              scan_input_directions=[0, 1], scan_output_directions=[1, 0],
+                              scan_output_axes=[0, 1])]
+    return dd.model(nodes, [helper.make_tensor_value_info("acc", TensorProto.FLOAT, ["n", 3]),
+                            helper.make_tensor_value_info("a", TensorProto.FLOAT, ["t", "n", 3]),
+                            helper.make_tensor_value_info("b", TensorProto.FLOAT, ["n", "t", 3])],
+                    [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n, shape in
+                     (("total", ["n", 3]), ("ys1", ["t", "n", 3]), ("ys2", ["n", "t", 3]))],
+                    [], opset=16)
+
+
 CASES = {
+    "recurrent": (recurrent, "s=1..7,b=1..4",
+                  [{"s": 1, "b": 1}, {"s": 7, "b": 3}, {"s": 4, "b": 4}, {"s": 2, "b": 2}]),
+    "scan": (scan, "t=1..6,n=1..4", [{"t": 1, "n": 1}, {"t": 6, "n": 3}, {"t": 3, "n": 4}]),
     "heads_logic": (heads_logic, "b=1..3,h=1..4,s=1..9,d=1..8",
                     [{"b": 1, "h": 1, "s": 1, "d": 1}, {"b": 2, "h": 3, "s": 9, "d": 8},
                      {"b": 3, "h": 4, "s": 5, "d": 2}]),
@@ -354,9 +407,77 @@ CASES = {
 }
 
 
+def check_sequences(dlc, work):
+    """A sequence input whose elements have dynamic dims (--input-shape 'xs[i]=n,4' with
+    --dims): SequenceInsert, ConcatFromSequence, SplitToSequence (by sizes, along a static
+    axis of dynamic rows and along a dynamic axis), SequenceAt, against ONNX Runtime at 1,
+    2 and 4 threads; then the errors: a symbol --dims does not give, a split of a dynamic
+    dim without sizes, and split sizes that do not fit the run."""
+    import onnx
+    import onnxruntime as ort
+    d = work / "sequences"
+    d.mkdir()
+    seq = helper.make_tensor_sequence_value_info("xs", TensorProto.FLOAT, ["r", 4])
+    nodes = [helper.make_node("SequenceInsert", ["xs", "x"], ["s2"]),
+             helper.make_node("ConcatFromSequence", ["s2"], ["cat"], axis=0),
+             helper.make_node("SplitToSequence", ["cat", "cols"], ["parts"], axis=1),
+             helper.make_node("SequenceAt", ["parts", "one"], ["y"]),
+             helper.make_node("SplitToSequence", ["x", "rows"], ["pieces"], axis=0),
+             helper.make_node("SequenceAt", ["pieces", "one"], ["z"])]
+    m = dd.model(nodes, [seq, helper.make_tensor_value_info("x", TensorProto.FLOAT, ["k", 4])],
+                 [helper.make_tensor_value_info("cat", TensorProto.FLOAT, ["t", 4]),
+                  helper.make_tensor_value_info("y", TensorProto.FLOAT, ["t", 3]),
+                  helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 4])],
+                 [ints("cols", [1, 3]), ints("rows", [1, 2]), ints("one", 1)], opset=17)
+    onnx.save(m, d / "model.onnx")
+    shapes = ["--input-shape", "xs[0]=n,4", "--input-shape", "xs[1]=m,4"]
+    r = dd.run([dlc, "compile", "model.onnx", *shapes, "--dims", "n=1..5,m=1..6,k=1..3",
+                "-o", "model.so"], d)
+    if r.returncode:
+        return f"compile failed: {r.stderr.strip()}"
+    sess = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    for n, mm in ((1, 1), (5, 2), (3, 6)):
+        xs = [rng.standard_normal((n, 4)).astype(np.float32),
+              rng.standard_normal((mm, 4)).astype(np.float32)]
+        x = rng.standard_normal((3, 4)).astype(np.float32)
+        refs = sess.run(None, {"xs": xs, "x": x})
+        (d / "xs.pb").write_bytes(numpy_helper.from_list(xs, "xs").SerializeToString())
+        np.save(d / "x.npy", x)
+        for threads in dd.THREADS:
+            out = d / f"out_{threads}"
+            r = dd.run([dlc, "run", "model.so", "--input", "xs=xs.pb", "--input", "x=x.npy",
+                        "--threads", str(threads), "--output-dir", str(out)], d)
+            if r.returncode:
+                return f"run n={n} m={mm} at {threads} threads failed: {r.stderr.strip()}"
+            for name, ref in zip(("cat", "y", "z"), refs):
+                got = np.load(out / f"{name}.npy")
+                if got.shape != ref.shape or not np.array_equal(got, ref):
+                    return f"{name} at n={n} m={mm}: {got.shape} differs from {ref.shape}"
+    np.save(d / "x2.npy", np.zeros((2, 4), np.float32))
+    if msg := dd.expect_error(dlc, d, ["run", "model.so", "--input", "xs=xs.pb", "--input",
+                                       "x=x2.npy"], ["split sizes sum to 3, not to dim 0"]):
+        return msg
+    if msg := dd.expect_error(dlc, d, ["compile", "model.onnx", "--input-shape", "xs[0]=q,4",
+                                       "--dims", "k=1..3", "-o", "e.so"],
+                              ["--input-shape of 'xs[0]': dim 0 names 'q'", "--dims"]):
+        return msg
+    whole = dd.model([helper.make_node("SplitToSequence", ["x"], ["p"], axis=0),
+                      helper.make_node("SequenceAt", ["p", "one"], ["y"])],
+                     [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["k", 4])],
+                     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+                     [ints("one", 1)], opset=17)
+    onnx.save(whole, d / "whole.onnx")
+    return dd.expect_error(dlc, d, ["compile", "whole.onnx", "--dims", "k=1..3", "-o", "e.so"],
+                           ["SplitToSequence", "splitting dynamic dim 0 (--dims) needs the sizes"])
+
+
 def main():
     dd.CASES.update(CASES)
-    dd.run_main(__doc__.split("\n")[0], list(CASES), dd.check_case, "dlc-dynamic-sizes-")
+    dd.run_main(__doc__.split("\n")[0], [*CASES, "sequences"],
+                lambda dlc, name, work: (check_sequences(dlc, work) if name == "sequences"
+                                         else dd.check_case(dlc, name, work)),
+                "dlc-dynamic-sizes-")
 
 
 if __name__ == "__main__":

@@ -80,8 +80,11 @@ bool parseShape(const std::string &text, std::vector<int64_t> &dims);
 bool splitAssignment(const std::string &text, std::string &name, std::string &value);
 struct Args;
 /// Every `--input-shape NAME=DxDx..` of `args` into `shapes`; false with `error` if malformed.
+/// With `symbols`, the comma form NAME=D,D,.. may also name symbols (--dims): such a dim is
+/// -1 in `shapes` and its name at its position in (*symbols)[NAME] (others empty).
 bool parseInputShapes(const Args &args, std::map<std::string, std::vector<int64_t>> &shapes,
-                      std::string &error);
+                      std::string &error,
+                      std::map<std::string, std::vector<std::string>> *symbols = nullptr);
 /// The range a training step's symbolic dims get without --dims: any batch up to this.
 constexpr int64_t kDefaultTrainingDimMax = 65536;
 /// --dims NAME=MIN..MAX[,NAME=MIN..MAX...] (repeatable): symbolic dims kept dynamic.

@@ -30,7 +30,9 @@ static const char *kHelp =
     "                             so: shared library (default)\n"
     "  --input-shape NAME=DxDx..  fix the shape of input NAME (repeatable); symbolic dims\n"
     "                             default to 1. A sequence input NAME takes one per\n"
-    "                             element, NAME[0]=.., NAME[1]=.. (this sets its length)\n"
+    "                             element, NAME[0]=.., NAME[1]=.. (this sets its length).\n"
+    "                             In the comma form NAME=D,D,.. a dim may name a --dims\n"
+    "                             symbol (--input-shape 'seq[0]=n,4' --dims n=1..64)\n"
     "  --dims NAME=MIN..MAX[,..]  keep the symbolic dim NAME (an ONNX dim_param) dynamic:\n"
     "                             the compiled model runs any size in [MIN, MAX] (e.g.\n"
     "                             --dims batch=1..64,seq=1..512); runs outside it are\n"
@@ -201,7 +203,7 @@ int compileCommand(int argc, char **argv) {
   }
   if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
     return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
-  if (!parseInputShapes(args, options.inputShapes, error))
+  if (!parseInputShapes(args, options.inputShapes, error, &options.inputShapeSymbols))
     return fail(error);
   if (!parseDynamicDims(args, options.dynamicDims, error))
     return fail(error);

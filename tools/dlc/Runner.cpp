@@ -53,15 +53,48 @@ bool splitAssignment(const std::string &text, std::string &name, std::string &va
 }
 
 bool parseInputShapes(const Args &args, std::map<std::string, std::vector<int64_t>> &shapes,
-                      std::string &error) {
+                      std::string &error,
+                      std::map<std::string, std::vector<std::string>> *symbols) {
   for (const std::string &s : args.all("--input-shape")) {
     std::string name, dims;
     std::vector<int64_t> shape;
-    if (!splitAssignment(s, name, dims) || !parseShape(dims, shape)) {
-      error = "invalid --input-shape '" + s + "' (expected NAME=1x3x224x224)";
+    std::vector<std::string> named;
+    bool ok = splitAssignment(s, name, dims);
+    // Symbols (a --dims name) only in the comma form: NAME=batch,3,seq (or NAME=seq).
+    if (ok && symbols && !parseShape(dims, shape)) {
+      shape.clear();
+      size_t pos = 0;
+      while (ok && pos <= dims.size()) {
+        size_t comma = dims.find(',', pos);
+        std::string part = dims.substr(pos, comma == std::string::npos ? std::string::npos
+                                                                        : comma - pos);
+        pos = comma == std::string::npos ? dims.size() + 1 : comma + 1;
+        std::vector<int64_t> one;
+        if (!part.empty() && (std::isalpha((unsigned char)part[0]) || part[0] == '_') &&
+            part.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   "0123456789_") == std::string::npos) {
+          shape.push_back(-1);
+          named.resize(shape.size());
+          named.back() = part;
+        } else if (parseShape(part, one) && one.size() == 1) {
+          shape.push_back(one[0]);
+        } else {
+          ok = false;
+        }
+      }
+    } else if (ok && !symbols) {
+      ok = parseShape(dims, shape);
+    }
+    if (!ok) {
+      error = "invalid --input-shape '" + s + "' (expected NAME=1x3x224x224" +
+              (symbols ? std::string(" or NAME=batch,3,224,224 with --dims symbols") : "") + ")";
       return false;
     }
     shapes[name] = shape;
+    if (!named.empty()) {
+      named.resize(shape.size());
+      (*symbols)[name] = named;
+    }
   }
   return true;
 }
@@ -270,8 +303,14 @@ int readInputs(const Args &args, const Interface &iface, dlc_module_t *so, Model
         return fail("input '" + name + "' is " + (optional ? "an optional" : "a sequence") +
                     ": give it as an ONNX " + (optional ? "OptionalProto" : "SequenceProto") +
                     " .pb file");
-      if (!onnxio::loadValueFile(file, sequence, optional, contents, error))
-        return fail(error);
+      // A compiled model does not say whether a sequence input is also optional: a file
+      // that is no SequenceProto is read as an OptionalProto holding one.
+      if (!onnxio::loadValueFile(file, sequence, optional, contents, error)) {
+        std::string asOptional;
+        if (decl || optional ||
+            !onnxio::loadValueFile(file, sequence, /*optional=*/true, contents, asOptional))
+          return fail(error);
+      }
     } else {
       dlc_tensor_t *t = loadTensorFile(file, error);
       if (!t)

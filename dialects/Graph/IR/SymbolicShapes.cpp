@@ -697,8 +697,23 @@ const SymbolicShapes::Entry &SymbolicShapes::entry(Value v) {
 FailureOr<SymbolicDims> SymbolicShapes::dims(Value v, std::string *why) {
   const Entry &e = entry(v);
   if (e.failed) {
-    if (why)
+    if (why) {
       *why = e.why;
+      // Failed for an operand's sake: the reason where the failure started.
+      for (Value cur = v; why->empty() && cur.getDefiningOp();) {
+        Value next;
+        for (Value operand : cur.getDefiningOp()->getOperands())
+          if (auto it = known.find(operand); it != known.end() && it->second.failed) {
+            next = operand;
+            break;
+          }
+        if (!next)
+          break;
+        cur = next;
+        if (!known[cur].why.empty() && cur.getDefiningOp())
+          *why = cur.getDefiningOp()->getName().getStringRef().str() + ": " + known[cur].why;
+      }
+    }
     return failure();
   }
   return e.dims;
