@@ -213,8 +213,9 @@ LogicalResult scanDynamic(NodeImporter &n, const onnx::GraphProto &body, SmallVe
     SmallVector<SymbolicSize> size;
     for (Value y : perIter[k]) {
       std::string why;
-      auto d = tensorType(y).hasStaticShape() ? FailureOr<SymbolicDims>(*n.sizesOf(y))
-                                              : n.shapes().dims(y, &why);
+      auto d = tensorType(y).hasStaticShape() || !n.dynamicFunc
+                   ? FailureOr<SymbolicDims>(*n.sizesOf(y))
+                   : n.shapes().dims(y, &why);
       if (failed(d))
         return n.error("the sizes of the body's scan output " + Twine(k) + " are not known: " +
                        why);

@@ -373,8 +373,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
                   &specializations, &storedTypes);
   ni.maxTensorBytes = options.maxTensorBytes;
   ni.speculationDepth = &speculationDepth;
-  // Symbols come from --dims or from ops whose sizes the model computes (NonZero).
-  if (subgraphDepth == 0) {
+  // Symbols come from --dims or from ops whose sizes the model computes (NonZero). Control
+  // flow bodies are imported inline, into the function too.
+  {
     auto func = builder->getBlock()->getParentOp()
                     ? dyn_cast<func::FuncOp>(builder->getBlock()->getParentOp())
                     : func::FuncOp();

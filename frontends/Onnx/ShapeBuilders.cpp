@@ -154,6 +154,26 @@ FailureOr<SmallVector<int64_t>> axesOf(NodeImporter &n, bool required) {
   return SmallVector<int64_t>();
 }
 
+/// x reshaped to `target`, which keeps x's dims other than some of size 1 in order (a
+/// squeeze or unsqueeze); its dynamic dims (dlc compile --dims) keep their sizes.
+FailureOr<Value> reshapeKeeping(NodeImporter &n, Value x, ArrayRef<int64_t> target) {
+  if (tensorType(x).hasStaticShape() || !n.dynamicFunc)
+    return n.reshape(x, target);
+  std::string why;
+  auto sizes = n.shapes().dims(x, &why);
+  if (failed(sizes))
+    return n.error("the sizes of input 0's dynamic dims are not known: " + why);
+  SmallVector<SymbolicSize> kept;
+  for (const SymbolicSize &s : *sizes)
+    if (!(s.isStatic() && s.coef == 1))
+      kept.push_back(s);
+  SmallVector<SymbolicSize> to;
+  size_t next = 0;
+  for (int64_t d : target)
+    to.push_back(d == 1 || next == kept.size() ? SymbolicSize::constant(1) : kept[next++]);
+  return n.reshapeTo(x, to);
+}
+
 LogicalResult squeeze(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   auto axes = axesOf(n, false);
@@ -171,7 +191,7 @@ LogicalResult squeeze(NodeImporter &n, Results &out) {
   for (size_t d = 0; d < shape.size(); ++d)
     if (!(axes->empty() ? shape[d] == 1 : drop[d]))
       target.push_back(shape[d]);
-  return push(n.reshape(*x, target), out);
+  return push(reshapeKeeping(n, *x, target), out);
 }
 
 LogicalResult unsqueeze(NodeImporter &n, Results &out) {
@@ -191,7 +211,7 @@ LogicalResult unsqueeze(NodeImporter &n, Results &out) {
   SmallVector<int64_t> target;
   for (int64_t d = 0, src = 0; d < rank; ++d)
     target.push_back(added[d] ? 1 : shape[src++]);
-  return push(n.reshape(*x, target), out);
+  return push(reshapeKeeping(n, *x, target), out);
 }
 
 LogicalResult transpose(NodeImporter &n, Results &out) {

@@ -1,6 +1,7 @@
 // SymbolicShapes: the sizes of dynamic dims (monomials and derived sizes of the symbolic
 // dims), op by op, and the dims the rules take to be equal.
 #include "dialects/Graph/IR/SymbolicShapes.h"
+#include "dialects/Graph/IR/NodeName.h"
 #include "dialects/Graph/IR/SymbolicRules.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Graph/IR/Names.h"
@@ -710,8 +711,13 @@ FailureOr<SymbolicDims> SymbolicShapes::dims(Value v, std::string *why) {
         if (!next)
           break;
         cur = next;
-        if (!known[cur].why.empty() && cur.getDefiningOp())
-          *why = cur.getDefiningOp()->getName().getStringRef().str() + ": " + known[cur].why;
+        if (!known[cur].why.empty() && cur.getDefiningOp()) {
+          Operation *at = cur.getDefiningOp();
+          StringRef node = nodeName(at->getLoc());
+          *why = (node.empty() ? "" : "node '" + node.str() + "' (") +
+                 at->getName().getStringRef().str() + (node.empty() ? "" : ")") + ": " +
+                 known[cur].why;
+        }
       }
     }
     return failure();
