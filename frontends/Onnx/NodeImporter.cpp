@@ -454,7 +454,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "SequenceLength", "ConcatFromSequence", "SplitToSequence", "SequenceMap", "Optional",
       "OptionalHasElement",
       // Recurrences unrolled up to the sequence's greatest length, masked by the run's.
-      "RNN", "GRU", "LSTM", "Scan"};
+      "RNN", "GRU", "LSTM", "Scan",
+      // Integer products over dynamic dims: an exact f64 MatMul of the shifted operands.
+      "MatMulInteger", "QLinearMatMul"};
   return llvm::is_contained(kOps, opType);
 }
 

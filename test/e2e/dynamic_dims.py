@@ -391,6 +391,9 @@ def check_case(dlc, name, work):
         if "idx" in feeds:  # row indices of the table, negative ones too
             n = feeds["table"].shape[0]
             feeds["idx"] = rng.integers(-n, n, feeds["idx"].shape).astype(np.int64)
+        for vi in m.graph.input:  # uint8 inputs: any byte
+            if vi.type.tensor_type.elem_type == TensorProto.UINT8:
+                feeds[vi.name] = rng.integers(0, 256, feeds[vi.name].shape).astype(np.uint8)
         if "lens" in feeds:  # each batch's sequence length, 1..s
             feeds["lens"] = rng.integers(1, feeds["x"].shape[0] + 1,
                                          feeds["lens"].shape).astype(np.int32)

@@ -363,7 +363,27 @@ def scan(rng):
                     [], opset=16)
 
 
+def quantized(rng):
+    """MatMulInteger (uint8 x uint8 with zero points) and QLinearMatMul over dynamic M, K
+    and N: integer products over dynamic dims."""
+    u8 = lambda name, v: numpy_helper.from_array(np.array(v, np.uint8), name)
+    f32 = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    nodes = [helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["p"]),
+             helper.make_node("Cast", ["p"], ["pf"], to=TensorProto.FLOAT),
+             helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"],
+                              ["q"]),
+             helper.make_node("Cast", ["q"], ["qf"], to=TensorProto.FLOAT)]
+    return dd.model(nodes, [helper.make_tensor_value_info("a", TensorProto.UINT8, ["m", "k"]),
+                            helper.make_tensor_value_info("b", TensorProto.UINT8, ["k", "n"])],
+                    [helper.make_tensor_value_info("pf", TensorProto.FLOAT, ["m", "n"]),
+                     helper.make_tensor_value_info("qf", TensorProto.FLOAT, ["m", "n"])],
+                    [u8("az", 113), u8("bz", 97), f32("as", 0.02), f32("bs", 0.03),
+                     f32("ys", 1.7), u8("yz", 120)], opset=21)
+
+
 CASES = {
+    "quantized": (quantized, "m=1..9,k=1..40,n=1..7",
+                  [{"m": 1, "k": 1, "n": 1}, {"m": 9, "k": 40, "n": 7}, {"m": 4, "k": 13, "n": 3}]),
     "recurrent": (recurrent, "s=1..7,b=1..4",
                   [{"s": 1, "b": 1}, {"s": 7, "b": 3}, {"s": 4, "b": 4}, {"s": 2, "b": 2}]),
     "scan": (scan, "t=1..6,n=1..4", [{"t": 1, "n": 1}, {"t": 6, "n": 3}, {"t": 3, "n": 4}]),

@@ -262,6 +262,18 @@ Value integerMatMul(GraphExpr &e, const QuantizedOperand &a, const QuantizedOper
   if (e.failed || !a.value || !b.value)
     return e.fail();
   Type i32 = e.b.getI32Type();
+  auto at0 = GraphExpr::typeOf(a.value), bt0 = GraphExpr::typeOf(b.value);
+  if (!at0.hasStaticShape() || !bt0.hasStaticShape()) {
+    // Dynamic dims (dlc compile --dims): (a - za)(b - zb) as an f64 MatMul, exact for 8-bit
+    // operands while K < 2^34.
+    auto shifted = [&](const QuantizedOperand &q) {
+      Value v = e.cast(q.value, i32, q.isUnsigned);
+      if (q.zeroPoint && !isZeroConstant(q.zeroPoint))
+        v = e.op<SubOp>({v, e.cast(q.zeroPoint, i32, q.zeroPointUnsigned)});
+      return e.cast(v, e.b.getF64Type());
+    };
+    return e.cast(e.op<MatMulOp>({shifted(a), shifted(b)}), i32);
+  }
   SmallVector<NamedAttribute> flags;
   if (a.isUnsigned)
     flags.push_back(e.named("lhs_unsigned", e.b.getUnitAttr()));
