@@ -1,7 +1,7 @@
 // ONNX Attention (opset 23+) -> dlc_graph.attention (expanded by dlc-decompose), with its
 // optional 3-D head split, KV cache concat and mask padding around it; and the other
-// attention-family ops (TensorScatter, FlexAttention, LinearAttention, RotaryEmbedding)
-// as their function bodies.
+// attention-family ops (TensorScatter, FlexAttention, RotaryEmbedding) as their function
+// bodies (LinearAttention: LinearAttentionBuilder.cpp).
 #include "frontends/Onnx/AttentionDynamic.h"
 #include "frontends/Onnx/Expr.h"
 
@@ -402,109 +402,6 @@ LogicalResult rotaryEmbedding(NodeImporter &n, Results &out) {
   return success();
 }
 
-/// LinearAttention (opset 27): a recurrent state [B, Hkv, dk, dv] updated per step
-/// (linear / gated / delta / gated_delta rules), read by the queries; f32 inside.
-LogicalResult linearAttention(NodeImporter &n, Results &out) {
-  auto q0 = n.requiredInput(0), k0 = n.requiredInput(1), v0 = n.requiredInput(2);
-  auto rule = n.stringAttr("update_rule", "gated_delta");
-  auto hq = n.intAttr("q_num_heads", 0), hkv = n.intAttr("kv_num_heads", 0);
-  auto scaleAttr = n.floatAttr("scale", 0.0f);
-  DLC_TRY(q0);
-  DLC_TRY(k0);
-  DLC_TRY(v0);
-  DLC_TRY(rule);
-  DLC_TRY(hq);
-  DLC_TRY(hkv);
-  DLC_TRY(scaleAttr);
-  if (*rule != "linear" && *rule != "gated" && *rule != "delta" && *rule != "gated_delta")
-    return n.error("unsupported update_rule '" + *rule + "'");
-  if (*hq <= 0 || *hkv <= 0 || *hq % *hkv)
-    return n.error("q_num_heads must be a positive multiple of kv_num_heads");
-  bool gating = *rule == "gated" || *rule == "gated_delta";
-  bool delta = *rule == "delta" || *rule == "gated_delta";
-  Value decay = n.input(4), beta = n.input(5), past = n.input(3);
-  if (gating != (bool)decay || delta != (bool)beta)
-    return n.error("update_rule '" + *rule + "' needs " + (gating ? "decay" : "no decay") +
-                   " and " + (delta ? "beta" : "no beta"));
-  auto qt = tensorType(*q0);
-  if (qt.getRank() != 3 || tensorType(*k0).getRank() != 3 || tensorType(*v0).getRank() != 3)
-    return n.error("query, key and value must be [B, T, H*D]");
-  Type elt = qt.getElementType(), f32 = n.b.getF32Type();
-  int64_t B = qt.getDimSize(0), T = qt.getDimSize(1), Hq = *hq, Hk = *hkv;
-  int64_t dk = qt.getDimSize(2) / Hq, dv = tensorType(*v0).getDimSize(2) / Hk, G = Hq / Hk;
-  Expr e{n, f32};
-  Value q = e.cast(splitHeads(e, *q0, Hq), f32), k = e.cast(splitHeads(e, *k0, Hk), f32),
-        v = e.cast(splitHeads(e, *v0, Hk), f32); // [B, H, T, d]
-  if (e.failed)
-    return failure();
-  if ((decay && tensorType(decay).getRank() != 3) || (beta && tensorType(beta).getRank() != 3))
-    return n.error("decay and beta must be [B, T, ...] (rank 3)");
-  if (past && tensorType(past).getShape() != ArrayRef<int64_t>{B, Hk, dk, dv})
-    return n.error("past_state must be [B, kv_num_heads, dk, dv] = [" + Twine(B) + ", " +
-                   Twine(Hk) + ", " + Twine(dk) + ", " + Twine(dv) + "]");
-  Value dcy, bt;
-  if (decay) {
-    int64_t last = tensorType(decay).getDimSize(2);
-    dcy = last == Hk ? e.transpose(e.reshape(decay, {B, T, Hk, 1}), {0, 2, 1, 3})
-                     : splitHeads(e, decay, Hk);
-    dcy = e.op<ExpOp>({e.cast(dcy, f32)}); // [B, Hk, T, 1 or dk]
-  }
-  if (beta) {
-    int64_t last = tensorType(beta).getDimSize(2);
-    bt = e.cast(e.transpose(e.reshape(beta, {B, T, last, 1}), {0, 2, 1, 3}), f32);
-  }
-  Type stateElt = past ? tensorType(past).getElementType() : elt;
-  if (!past && failed(n.checkShape({B, Hk, dk, dv}, f32, "the initial state")))
-    return failure();
-  Value state = past ? e.cast(past, f32)
-                     : n.constant(DenseElementsAttr::get(RankedTensorType::get({B, Hk, dk, dv}, f32),
-                                                         n.b.getZeroAttr(f32)));
-  double scale = *scaleAttr != 0 ? *scaleAttr : 1.0 / std::sqrt((double)dk);
-  if (e.failed)
-    return failure();
-  auto at = [&](Value x, int64_t t) -> Value { // x[:, :, t, :] as [B, H, 1, d]
-    if (!x) // a builder above failed (e.failed is set)
-      return Value();
-    auto xt = tensorType(x);
-    return e.slice(x, {0, 0, t, 0}, {B, xt.getDimSize(1), 1, xt.getDimSize(3)}, {1, 1, 1, 1});
-  };
-  SmallVector<Value> outs;
-  for (int64_t t = 0; t < T; ++t) {
-    Value kt = at(k, t), vt = at(v, t); // [B, Hk, 1, dk], [B, Hk, 1, dv]
-    if (gating) {
-      Value g = at(dcy, t);                                          // [B, Hk, 1, 1|dk]
-      state = e.op<MulOp>({state, e.transpose(g, {0, 1, 3, 2})}); // scales rows (dk)
-    }
-    if (delta) {
-      Value retrieved = e.op<MatMulOp>({kt, state}); // [B, Hk, 1, dv]
-      vt = e.op<MulOp>({at(bt, t), e.op<SubOp>({vt, retrieved})});
-    }
-    state = e.op<AddOp>({state, e.op<MatMulOp>({e.transpose(kt, {0, 1, 3, 2}), vt})});
-    Value read = state;
-    if (G > 1)
-      read = e.reshape(e.op<ExpandOp>({e.reshape(state, {B, Hk, 1, dk, dv})}, {},
-                                      {RankedTensorType::get({B, Hk, G, dk, dv}, f32)}),
-                       {B, Hq, dk, dv});
-    outs.push_back(e.op<MulOp>({e.op<MatMulOp>({at(q, t), read}), e.c(scale)})); // [B, Hq, 1, dv]
-    if (e.failed)
-      return failure();
-  }
-  Value y = outs.size() == 1 ? outs[0] : Value();
-  if (!y) {
-    auto c = n.create<ConcatOp>(outs, {n.named("axis", n.b.getI64IntegerAttr(2))});
-    DLC_TRY(c);
-    y = *c;
-  }
-  auto hidden = n.product({Hq, dv}, "the output hidden size");
-  DLC_TRY(hidden);
-  y = e.cast(e.reshape(e.transpose(y, {0, 2, 1, 3}), {B, T, *hidden}), elt);
-  Value present = e.cast(state, stateElt);
-  if (e.failed)
-    return failure();
-  out.append({y, present});
-  return success();
-}
-
 /// FlexAttention (ai.onnx.preview): softmax((Q K^T) * scale, with score_mod) then
 /// prob_mod, times V; the modifier graphs are imported inline on the [B, Hq, L, S]
 /// tensors, in softmax_precision (f32 for 16-bit inputs).
@@ -634,7 +531,6 @@ LogicalResult tensorScatter(NodeImporter &n, Results &out) {
 const OpBuilderEntry kAttention[] = {
     {"TensorScatter", 24, tensorScatter},
     {"FlexAttention", 1, flexAttention, "ai.onnx.preview"},
-    {"LinearAttention", 27, linearAttention},
     {"Attention", 23, attention},
     {"RotaryEmbedding", 23, rotaryEmbedding},
 };

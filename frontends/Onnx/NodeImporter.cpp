@@ -456,7 +456,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Recurrences unrolled up to the sequence's greatest length, masked by the run's.
       "RNN", "GRU", "LSTM", "Scan",
       // Integer products over dynamic dims: an exact f64 MatMul of the shifted operands.
-      "MatMulInteger", "QLinearMatMul"};
+      "MatMulInteger", "QLinearMatMul",
+      // Symbolic sizes throughout (LinearAttentionBuilder.cpp).
+      "LinearAttention"};
   return llvm::is_contained(kOps, opType);
 }
 

@@ -273,6 +273,7 @@ llvm::ArrayRef<OpBuilderEntry> reductionBuilders();
 llvm::ArrayRef<OpBuilderEntry> lossBuilders();
 llvm::ArrayRef<OpBuilderEntry> sliceBuilders();
 llvm::ArrayRef<OpBuilderEntry> attentionBuilders();
+llvm::ArrayRef<OpBuilderEntry> linearAttentionBuilders();
 llvm::ArrayRef<OpBuilderEntry> normalizationBuilders();
 llvm::ArrayRef<OpBuilderEntry> layoutBuilders();
 llvm::ArrayRef<OpBuilderEntry> rearrangeBuilders();

@@ -635,7 +635,7 @@ const OpBuilderEntry *findOpBuilder(StringRef domain, StringRef opType, int opse
     domain = "";
   for (auto table : {elementwiseBuilders(), activationBuilders(), reductionBuilders(), nnBuilders(),
                      shapeBuilders(), sliceBuilders(), lossBuilders(), attentionBuilders(),
-                     normalizationBuilders(), layoutBuilders(), rearrangeBuilders(), resizeBuilders(),
+                     linearAttentionBuilders(), normalizationBuilders(), layoutBuilders(), rearrangeBuilders(), resizeBuilders(),
                      convTransposeBuilders(), signalBuilders(), quantBuilders(),
                      einsumBuilders(), controlFlowBuilders(),
                      recurrentBuilders(), gridSampleBuilders(), sequenceBuilders(), trainingBuilders(),
