@@ -319,86 +319,128 @@ LogicalResult attention(NodeImporter &n, Results &out) {
   return success();
 }
 
-/// x[..., start : start + size : step] along the last dim.
-Value sliceLast(Expr &e, Value x, int64_t start, int64_t size, int64_t step) {
-  if (e.failed || !x) // an earlier builder failed
-    return Value();
-  auto t = tensorType(x);
-  int64_t r = t.getRank();
-  SmallVector<int64_t> starts(r, 0), sizes(t.getShape()), steps(r, 1);
-  starts[r - 1] = start;
-  sizes[r - 1] = size;
-  steps[r - 1] = step;
-  return e.slice(x, starts, sizes, steps);
+/// x[..., start : start + size] along the last dim (sizes of the symbols).
+FailureOr<Value> lastPart(NodeImporter &n, Value x, const SymbolicSize &start,
+                          const SymbolicSize &size) {
+  auto d = n.sizesOf(x);
+  if (!d)
+    return n.error("the sizes of the rotated input's dynamic dims are not known");
+  SmallVector<SymbolicSize> from(d->size(), SymbolicSize::constant(0)), to(*d);
+  from.back() = start;
+  to.back() = size;
+  return sliceTo(n, x, from, to);
 }
 
 /// RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim features of each
 /// head by the cos/sin caches (gathered at position_ids when given), halves or interleaved.
+/// Sizes are symbolic throughout (dynamic dims: a full rotation's half is the caches' last
+/// dim, the head width checked against it when the model runs).
 LogicalResult rotaryEmbedding(NodeImporter &n, Results &out) {
+  using Size = SymbolicSize;
   auto x0 = n.requiredInput(0), cos0 = n.requiredInput(1), sin0 = n.requiredInput(2);
   auto interleaved = n.intAttr("interleaved", 0), rotDim = n.intAttr("rotary_embedding_dim", 0),
        heads = n.intAttr("num_heads", 0);
-  DLC_TRY(x0);
-  DLC_TRY(cos0);
-  DLC_TRY(sin0);
-  DLC_TRY(interleaved);
-  DLC_TRY(rotDim);
-  DLC_TRY(heads);
+  DLC_TRY(x0); DLC_TRY(cos0); DLC_TRY(sin0); DLC_TRY(interleaved); DLC_TRY(rotDim); DLC_TRY(heads);
   auto xt = tensorType(*x0);
   Type elt = xt.getElementType();
   if (!isa<FloatType>(elt) || (xt.getRank() != 3 && xt.getRank() != 4))
     return n.error("expects a floating-point input of rank 3 or 4");
+  auto xs = n.sizesOf(*x0);
+  if (!xs)
+    return n.error("the sizes of the input's dynamic dims are not known");
   Expr e{n, elt};
-  Value x = *x0;
+  FailureOr<Value> x = *x0;
   // To [B, S, H, D].
   if (xt.getRank() == 4) {
-    x = e.transpose(x, {0, 2, 1, 3});
+    x = e.transpose(*x0, {0, 2, 1, 3});
   } else {
     int64_t hidden = xt.getDimSize(2);
-    if (*heads <= 0 || hidden % *heads)
+    if (*heads <= 0 || (!ShapedType::isDynamic(hidden) && hidden % *heads))
       return n.error("3-D input needs num_heads dividing the hidden size");
-    x = e.reshape(x, {xt.getDimSize(0), xt.getDimSize(1), *heads, hidden / *heads});
+    x = n.reshapeTo(*x0, {(*xs)[0], (*xs)[1], Size::constant(*heads),
+                          sizeFloorDiv((*xs)[2], *heads)});
   }
-  if (e.failed)
+  DLC_TRY(x);
+  auto x4 = n.sizesOf(*x);
+  if (e.failed || !x4)
     return failure();
-  auto t4 = tensorType(x);
-  int64_t b = t4.getDimSize(0), sq = t4.getDimSize(1), h = t4.getDimSize(2), d = t4.getDimSize(3);
-  int64_t rd = *rotDim ? *rotDim : d, half = rd / 2;
-  if (rd < 0 || rd > d || rd % 2)
-    return n.error("rotary_embedding_dim " + Twine(rd) + " must be even and at most " + Twine(d));
-  Value cosv = *cos0, sinv = *sin0;
+  Size b = (*x4)[0], sq = (*x4)[1], h = (*x4)[2], d = (*x4)[3];
+  FailureOr<Value> cosv = *cos0, sinv = *sin0;
   if (Value pos = n.input(3)) {
     auto axis0 = n.named("axis", n.b.getI64IntegerAttr(0));
-    cosv = e.op<GatherOp>({cosv, pos}, {axis0});
-    sinv = e.op<GatherOp>({sinv, pos}, {axis0});
+    cosv = n.create<GatherOp>({*cos0, pos}, {axis0});
+    sinv = n.create<GatherOp>({*sin0, pos}, {axis0});
+    DLC_TRY(cosv); DLC_TRY(sinv);
   }
-  if (e.failed)
-    return failure();
-  if (tensorType(cosv).getRank() < 1 || tensorType(sinv).getRank() < 1)
+  if (tensorType(*cosv).getRank() < 1 || tensorType(*sinv).getRank() < 1)
     return n.error("cos_cache and sin_cache must have rank >= 1 (their last dim is "
                    "rotary_embedding_dim / 2)");
-  if (tensorType(cosv).getDimSize(tensorType(cosv).getRank() - 1) != half)
-    return n.error("the caches' last dim must be rotary_embedding_dim / 2 = " + Twine(half));
-  cosv = e.reshape(cosv, {b, sq, 1, half});
-  sinv = e.reshape(sinv, {b, sq, 1, half});
-  Value rot = rd == d ? x : sliceLast(e, x, 0, rd, 1);
-  Value x1 = *interleaved ? sliceLast(e, rot, 0, half, 2) : sliceLast(e, rot, 0, half, 1);
-  Value x2 = *interleaved ? sliceLast(e, rot, 1, half, 2) : sliceLast(e, rot, half, half, 1);
-  Value real = e.op<SubOp>({e.op<MulOp>({cosv, x1}), e.op<MulOp>({sinv, x2})});
-  Value imag = e.op<AddOp>({e.op<MulOp>({sinv, x1}), e.op<MulOp>({cosv, x2})});
-  auto lastAxis = [&](int64_t a) { return n.named("axis", n.b.getI64IntegerAttr(a)); };
-  if (*interleaved)
-    rot = e.reshape(e.op<ConcatOp>({e.reshape(real, {b, sq, h, half, 1}),
-                                     e.reshape(imag, {b, sq, h, half, 1})},
-                                    {lastAxis(4)}),
-                    {b, sq, h, rd});
-  else
-    rot = e.op<ConcatOp>({real, imag}, {lastAxis(3)});
-  Value y = rd == d ? rot : e.op<ConcatOp>({rot, sliceLast(e, x, rd, d - rd, 1)}, {lastAxis(3)});
-  y = xt.getRank() == 4 ? e.transpose(y, {0, 2, 1, 3}) : e.reshape(y, xt.getShape());
+  auto cs = n.sizesOf(*cosv);
+  if (!cs)
+    return n.error("the sizes of the caches' dynamic dims are not known");
+  // The rotated width rd and its half: the attribute, else the head width D (its half the
+  // caches' last dim where D is dynamic).
+  bool full = *rotDim == 0 || (d.isStatic() && *rotDim == d.coef);
+  Size rd = full ? d : Size::constant(*rotDim);
+  Size half = rd.isStatic() ? Size::constant(rd.coef / 2) : cs->back();
+  if (rd.isStatic() && (rd.coef < 0 || rd.coef % 2 || (d.isStatic() && rd.coef > d.coef)))
+    return n.error("rotary_embedding_dim " + Twine(rd.coef) + " must be even and at most " +
+                   (d.isStatic() ? Twine(d.coef) : Twine(d.str())));
+  if (cs->back().isStatic() && half.isStatic() && cs->back() != half)
+    return n.error("the caches' last dim must be rotary_embedding_dim / 2 = " + Twine(half.coef));
+  auto c4 = n.reshapeTo(*cosv, {b, sq, Size::constant(1), half});
+  auto s4 = n.reshapeTo(*sinv, {b, sq, Size::constant(1), half});
+  DLC_TRY(c4); DLC_TRY(s4);
+  FailureOr<Value> rot = full ? *x : lastPart(n, *x, Size::constant(0), rd);
+  DLC_TRY(rot);
+  FailureOr<Value> x1 = failure(), x2 = failure();
+  Size one = Size::constant(1), two = Size::constant(2);
+  if (*interleaved) { // [.., rd] as [.., half, 2]: the even and odd features
+    auto pairs = n.reshapeTo(*rot, {b, sq, h, half, two});
+    DLC_TRY(pairs);
+    auto take = [&](int64_t i) -> FailureOr<Value> {
+      auto p = lastPart(n, *pairs, Size::constant(i), one);
+      return succeeded(p) ? n.reshapeTo(*p, {b, sq, h, half}) : p;
+    };
+    x1 = take(0);
+    x2 = take(1);
+  } else {
+    x1 = lastPart(n, *rot, Size::constant(0), half);
+    x2 = lastPart(n, *rot, half, half);
+  }
+  DLC_TRY(x1); DLC_TRY(x2);
+  Value real = e.op<SubOp>({e.op<MulOp>({*c4, *x1}), e.op<MulOp>({*s4, *x2})});
+  Value imag = e.op<AddOp>({e.op<MulOp>({*s4, *x1}), e.op<MulOp>({*c4, *x2})});
   if (e.failed)
     return failure();
-  out.push_back(y);
+  auto lastAxis = [&](int64_t a) { return n.named("axis", n.b.getI64IntegerAttr(a)); };
+  FailureOr<Value> y = failure();
+  if (*interleaved) {
+    auto r5 = n.reshapeTo(real, {b, sq, h, half, one}), i5 = n.reshapeTo(imag, {b, sq, h, half, one});
+    DLC_TRY(r5); DLC_TRY(i5);
+    auto joined = n.create<ConcatOp>({*r5, *i5}, {lastAxis(4)});
+    DLC_TRY(joined);
+    y = n.reshapeTo(*joined, {b, sq, h, *sizeAdd(half, half)});
+  } else {
+    y = n.create<ConcatOp>({real, imag}, {lastAxis(3)});
+  }
+  DLC_TRY(y);
+  if (!full) {
+    auto rest = lastPart(n, *x, rd, *sizeAdd(d, rd, -1));
+    DLC_TRY(rest);
+    y = n.create<ConcatOp>({*y, *rest}, {lastAxis(3)});
+    DLC_TRY(y);
+  }
+  // Back to the input's layout and sizes (a full rotation of 2 * half features is D).
+  if (xt.getRank() == 4) {
+    auto t = n.reshapeTo(*y, {b, sq, h, d});
+    DLC_TRY(t);
+    y = n.create<TransposeOp>({*t}, {n.named("perm", n.b.getDenseI64ArrayAttr({0, 2, 1, 3}))});
+  } else {
+    y = n.reshapeTo(*y, *xs);
+  }
+  DLC_TRY(y);
+  out.push_back(*y);
   return success();
 }
 
@@ -420,11 +462,16 @@ LogicalResult flexAttention(NodeImporter &n, Results &out) {
       kt.getElementType() != elt || vt.getElementType() != elt)
     return n.error("expects floating-point Q, K and V of rank 4");
   int64_t hq = qt.getDimSize(1), hkv = kt.getDimSize(1);
-  if (kt.getDimSize(3) != qt.getDimSize(3) || vt.getDimSize(1) != hkv ||
-      vt.getDimSize(2) != kt.getDimSize(2) || kt.getDimSize(0) != qt.getDimSize(0) ||
-      vt.getDimSize(0) != qt.getDimSize(0))
+  // Static sizes are checked here; dynamic ones (dlc compile --dims) when the model runs.
+  auto differ = [](int64_t a, int64_t b) {
+    return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+  };
+  if (differ(kt.getDimSize(3), qt.getDimSize(3)) || differ(vt.getDimSize(1), hkv) ||
+      differ(vt.getDimSize(2), kt.getDimSize(2)) || differ(kt.getDimSize(0), qt.getDimSize(0)) ||
+      differ(vt.getDimSize(0), qt.getDimSize(0)))
     return n.error("Q [B, Hq, L, E], K [B, Hkv, S, E] and V [B, Hkv, S, Ev] do not match");
-  if (hkv < 1 || hq % hkv)
+  bool dynamic = !qt.hasStaticShape() || !kt.hasStaticShape() || !vt.hasStaticShape();
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && (hkv < 1 || hq % hkv))
     return n.error("q_num_heads (" + Twine(hq) + ") must be a multiple of kv_num_heads (" +
                    Twine(hkv) + ")");
   Type smElt = elt.getIntOrFloatBitWidth() < 32 ? n.b.getF32Type() : elt;
@@ -435,9 +482,30 @@ LogicalResult flexAttention(NodeImporter &n, Results &out) {
   }
   Expr e{n, elt};
   // sqrt(scale) (computed in f32) applied to Q and K, as the reference does.
-  double scale = std::isnan(*scaleAttr) ? 1.0 / std::sqrt((double)qt.getDimSize(3)) : *scaleAttr;
-  Value s = e.c(std::sqrt((float)scale));
-  Value ks = e.repeatHeads(e.op<MulOp>({*k, s}), hq), vs = e.repeatHeads(*v, hq);
+  Value s, ks, vs;
+  if (!std::isnan(*scaleAttr) || !qt.isDynamicDim(3)) {
+    double scale = std::isnan(*scaleAttr) ? 1.0 / std::sqrt((double)qt.getDimSize(3)) : *scaleAttr;
+    s = e.c(std::sqrt((float)scale));
+  } else { // E read when the model runs: E^(-1/4)
+    auto width = n.dimSize(*q, 3);
+    DLC_TRY(width);
+    Value w = e.cast(*width, n.b.getF32Type());
+    s = e.cast(e.op<ReciprocalOp>({e.op<SqrtOp>({e.op<SqrtOp>({w})})}), elt);
+  }
+  if (dynamic) {
+    auto qd = n.sizesOf(*q);
+    if (!qd)
+      return n.error("the sizes of Q's dynamic dims are not known");
+    auto kr = repeatHeadsDynamic(n, e.op<MulOp>({*k, s}), (*qd)[1]);
+    auto vr = repeatHeadsDynamic(n, *v, (*qd)[1]);
+    DLC_TRY(kr);
+    DLC_TRY(vr);
+    ks = *kr;
+    vs = *vr;
+  } else {
+    ks = e.repeatHeads(e.op<MulOp>({*k, s}), hq);
+    vs = e.repeatHeads(*v, hq);
+  }
   Value scores = e.cast(e.op<MatMulOp>({e.op<MulOp>({*q, s}), e.transpose(ks, {0, 1, 3, 2})}), smElt);
   if (e.failed)
     return failure();

@@ -457,8 +457,8 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "RNN", "GRU", "LSTM", "Scan",
       // Integer products over dynamic dims: an exact f64 MatMul of the shifted operands.
       "MatMulInteger", "QLinearMatMul",
-      // Symbolic sizes throughout (LinearAttentionBuilder.cpp).
-      "LinearAttention"};
+      // Symbolic sizes throughout (LinearAttentionBuilder.cpp, AttentionBuilders.cpp).
+      "LinearAttention", "RotaryEmbedding", "FlexAttention"};
   return llvm::is_contained(kOps, opType);
 }
 

@@ -394,6 +394,8 @@ def check_case(dlc, name, work):
         for vi in m.graph.input:  # uint8 inputs: any byte
             if vi.type.tensor_type.elem_type == TensorProto.UINT8:
                 feeds[vi.name] = rng.integers(0, 256, feeds[vi.name].shape).astype(np.uint8)
+        if "pos" in feeds:  # positions in the caches (12 rows)
+            feeds["pos"] = rng.integers(0, 12, feeds["pos"].shape).astype(np.int64)
         if "lens" in feeds:  # each batch's sequence length, 1..s
             feeds["lens"] = rng.integers(1, feeds["x"].shape[0] + 1,
                                          feeds["lens"].shape).astype(np.int32)

@@ -381,7 +381,28 @@ def quantized(rng):
                      f32("ys", 1.7), u8("yz", 120)], opset=21)
 
 
+def rotary(rng):
+    """RotaryEmbedding over dynamic batch, sequence and head width: 4-D input with
+    position_ids (halves), and 3-D input interleaved over a partial rotary_embedding_dim."""
+    nodes = [helper.make_node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"]),
+             helper.make_node("RotaryEmbedding", ["x3", "cos2", "sin2"], ["y3"], interleaved=1,
+                              num_heads=2, rotary_embedding_dim=4)]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 3, "s", "d"]),
+           helper.make_tensor_value_info("cos", TensorProto.FLOAT, [12, "h"]),
+           helper.make_tensor_value_info("sin", TensorProto.FLOAT, [12, "h"]),
+           helper.make_tensor_value_info("pos", TensorProto.INT64, ["b", "s"]),
+           helper.make_tensor_value_info("x3", TensorProto.FLOAT, ["b", "s", 12]),
+           helper.make_tensor_value_info("cos2", TensorProto.FLOAT, ["b", "s", 2]),
+           helper.make_tensor_value_info("sin2", TensorProto.FLOAT, ["b", "s", 2])]
+    return dd.model(nodes, ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", 3, "s", "d"]),
+                                 helper.make_tensor_value_info("y3", TensorProto.FLOAT, ["b", "s", 12])],
+                    [], opset=23)
+
+
 CASES = {
+    "rotary": (rotary, "b=1..3,s=1..9,d=2..16,h=1..8",
+               [{"b": 1, "s": 1, "d": 2, "h": 1}, {"b": 3, "s": 9, "d": 16, "h": 8},
+                {"b": 2, "s": 4, "d": 6, "h": 3}]),
     "quantized": (quantized, "m=1..9,k=1..40,n=1..7",
                   [{"m": 1, "k": 1, "n": 1}, {"m": 9, "k": 40, "n": 7}, {"m": 4, "k": 13, "n": 3}]),
     "recurrent": (recurrent, "s=1..7,b=1..4",
