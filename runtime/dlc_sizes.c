@@ -50,7 +50,7 @@ static bool dlc_size_symbol(dlc_size_parser_t *ps, int64_t *out) {
 }
 
 /* factor := INT | NAME | '(' inner ')' | max(expr,expr) | min(expr,expr)
- * inner  := expr '//' INT | expr (('+' | '-') expr)* */
+ * inner  := expr '//' expr | expr (('+' | '-') expr)*  (a divisor of the symbols > 0) */
 static bool dlc_size_factor(dlc_size_parser_t *ps, int depth, int64_t *out) {
   if (depth > 64)
     return false;
@@ -69,7 +69,7 @@ static bool dlc_size_factor(dlc_size_parser_t *ps, int depth, int64_t *out) {
       return false;
     if (dlc_size_at(ps, "//")) {
       int64_t d;
-      if (!dlc_size_int(ps, &d) || d <= 0 || !dlc_size_at(ps, ")"))
+      if (!dlc_size_expr(ps, depth + 1, &d) || d <= 0 || !dlc_size_at(ps, ")"))
         return false;
       *out = v / d - (v % d != 0 && v < 0); /* floor */
       return true;

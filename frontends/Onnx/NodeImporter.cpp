@@ -600,7 +600,10 @@ FailureOr<Value> NodeImporter::sizeValue(const graph::SymbolicSize &size) {
       } else if (d->isQuotient()) {
         auto n = sizeValue(d->dividend);
         DLC_TRY(n);
-        v = create<graph::DivOp>({*n, intConstant(i64, d->divisor)});
+        auto by = d->divisor ? FailureOr<Value>(intConstant(i64, d->divisor))
+                             : sizeValue(d->divisorSize);
+        DLC_TRY(by);
+        v = create<graph::DivOp>({*n, *by});
       } else {
         for (const graph::SymbolicSize &term : d->terms) {
           auto t = sizeValue(term);

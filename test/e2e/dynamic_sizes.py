@@ -399,7 +399,27 @@ def rotary(rng):
                     [], opset=23)
 
 
+def quotient(rng):
+    """A reshape target that divides one dim by another input's (Div of two shape values):
+    [n, m] -> [n, k, m / k] (the floor quotient "(m//k)", exact when the model runs), then a
+    sum over the k groups."""
+    nodes = [helper.make_node("Shape", ["x"], ["n"], start=0, end=1),
+             helper.make_node("Shape", ["x"], ["m"], start=1, end=2),
+             helper.make_node("Shape", ["g"], ["k"]),
+             helper.make_node("Div", ["m", "k"], ["w"]),
+             helper.make_node("Concat", ["n", "k", "w"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["r"]),
+             helper.make_node("ReduceSum", ["r", "one"], ["y"], keepdims=0),
+             helper.make_node("Mul", ["y", "y"], ["z"])]
+    return dd.model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "m"]),
+                            helper.make_tensor_value_info("g", TensorProto.FLOAT, ["k"])],
+                    [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["n", "w"])],
+                    [ints("one", [1])], opset=18)
+
+
 CASES = {
+    "quotient": (quotient, "n=1..4,m=1..24,k=1..6",
+                 [{"n": 1, "m": 1, "k": 1}, {"n": 3, "m": 24, "k": 6}, {"n": 4, "m": 12, "k": 4}]),
     "rotary": (rotary, "b=1..3,s=1..9,d=2..16,h=1..8",
                [{"b": 1, "s": 1, "d": 2, "h": 1}, {"b": 3, "s": 9, "d": 16, "h": 8},
                 {"b": 2, "s": 4, "d": 6, "h": 3}]),

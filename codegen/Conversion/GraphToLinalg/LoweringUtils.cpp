@@ -389,10 +389,9 @@ Value symbolValue(OpBuilder &b, Location loc, func::FuncOp func, StringRef sym, 
     }
     if (d->isQuotient()) {
       Value n = sizeValue(b, loc, func, d->dividend, depth + 1);
-      return n ? arith::FloorDivSIOp::create(b, loc, n,
-                                             arith::ConstantIndexOp::create(b, loc, d->divisor))
-                     .getResult()
-               : Value();
+      Value by = d->divisor ? arith::ConstantIndexOp::create(b, loc, d->divisor).getResult()
+                            : sizeValue(b, loc, func, d->divisorSize, depth + 1);
+      return n && by ? arith::FloorDivSIOp::create(b, loc, n, by).getResult() : Value();
     }
     Value sum;
     for (const graph::SymbolicSize &term : d->terms) {

@@ -38,6 +38,12 @@ std::optional<Dims> arithmeticValues(Operation *op,
       std::optional<Size> q = x.divide(y);
       if (!q && y.isStatic() && y.coef > 0)
         q = sizeFloorDiv(x, y.coef);
+      // By a size of the symbols (a head count), positive where the ranges say so.
+      if (!q && !y.isStatic() && !x.isStatic()) {
+        auto bounds = sizeBounds(func, y);
+        if (bounds && bounds->first >= 1)
+          q = sizeFloorDiv(x, y);
+      }
       if (!q)
         return std::nullopt;
       out.push_back(*q);

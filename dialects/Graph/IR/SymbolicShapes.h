@@ -48,6 +48,9 @@ std::optional<SymbolicSize> sizeAdd(const SymbolicSize &a, const SymbolicSize &b
                                     int64_t scale = 1);
 /// floor(a / divisor), divisor > 0.
 SymbolicSize sizeFloorDiv(const SymbolicSize &a, int64_t divisor);
+/// floor(a / divisor) for a divisor of the symbols (positive when the model runs): the
+/// exact quotient where it divides, else "(a//divisor)".
+SymbolicSize sizeFloorDiv(const SymbolicSize &a, const SymbolicSize &divisor);
 /// ceil(a / divisor), divisor > 0; nothing on overflow.
 std::optional<SymbolicSize> sizeCeilDiv(const SymbolicSize &a, int64_t divisor);
 
@@ -69,6 +72,8 @@ struct DerivedSize {
   llvm::SmallVector<SymbolicSize> terms;
   SymbolicSize dividend;
   int64_t divisor = 1;
+  /// A divisor of the symbols (then `divisor` is 0).
+  SymbolicSize divisorSize = {};
 };
 /// The parts of `symbol` when it is a derived one ("(...)", "max(...)", "min(...)").
 std::optional<DerivedSize> parseDerived(llvm::StringRef symbol);

@@ -189,6 +189,14 @@ SymbolicSize sizeFloorDiv(const SymbolicSize &a, int64_t divisor) {
   return SymbolicSize::symbol("(" + a.str() + "//" + std::to_string(divisor) + ")");
 }
 
+SymbolicSize sizeFloorDiv(const SymbolicSize &a, const SymbolicSize &divisor) {
+  if (divisor.isStatic() && divisor.coef > 0)
+    return sizeFloorDiv(a, divisor.coef);
+  if (std::optional<SymbolicSize> q = a.divide(divisor))
+    return *q;
+  return SymbolicSize::symbol("(" + a.str() + "//" + divisor.str() + ")");
+}
+
 std::optional<SymbolicSize> sizeCeilDiv(const SymbolicSize &a, int64_t divisor) {
   std::optional<SymbolicSize> up = sizeAdd(a, SymbolicSize::constant(divisor - 1));
   return up ? std::optional<SymbolicSize>(sizeFloorDiv(*up, divisor)) : std::nullopt;
@@ -245,8 +253,11 @@ std::set<std::string> baseSymbols(const SymbolicSize &size) {
         out.insert(sym);
         continue;
       }
-      if (d->isQuotient())
+      if (d->isQuotient()) {
         work.push_back(d->dividend);
+        if (!d->divisor)
+          work.push_back(d->divisorSize);
+      }
       llvm::append_range(work, d->terms);
     }
   }
@@ -284,8 +295,18 @@ std::optional<DerivedSize> parseDerived(StringRef symbol) {
     depth += inner[i] == '(' ? 1 : inner[i] == ')' ? -1 : 0;
     if (depth == 0 && inner[i] == '/' && inner[i + 1] == '/') {
       std::optional<SymbolicSize> dividend = SymbolicSize::parse(inner.take_front(i));
-      if (!dividend || inner.drop_front(i + 2).getAsInteger(10, d.divisor) || d.divisor <= 0)
+      StringRef by = inner.drop_front(i + 2);
+      if (!dividend)
         return std::nullopt;
+      if (by.getAsInteger(10, d.divisor)) { // a divisor of the symbols
+        std::optional<SymbolicSize> size = SymbolicSize::parse(by);
+        if (!size || size->isStatic())
+          return std::nullopt;
+        d.divisor = 0;
+        d.divisorSize = *size;
+      } else if (d.divisor <= 0) {
+        return std::nullopt;
+      }
       d.kind = DerivedSize::Quotient;
       d.dividend = *dividend;
       return d;
@@ -375,6 +396,12 @@ std::optional<Interval> symbolBounds(DictionaryAttr ranges, StringRef sym, int d
       std::optional<Interval> n = boundsOf(ranges, d->dividend, depth + 1);
       if (!n)
         return std::nullopt;
+      if (!d->divisor) { // a positive divisor of the symbols
+        std::optional<Interval> q = boundsOf(ranges, d->divisorSize, depth + 1);
+        if (!q || q->first < 1 || n->first < 0)
+          return std::nullopt;
+        return Interval(n->first / q->second, n->second / q->first);
+      }
       return Interval(floorDiv(n->first, d->divisor), floorDiv(n->second, d->divisor));
     }
     if (d->kind == DerivedSize::Max || d->kind == DerivedSize::Min) {
