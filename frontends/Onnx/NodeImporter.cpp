@@ -431,6 +431,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Reductions and normalizations over axes (the reduced dims' sizes are read).
       "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
       "ReduceLogSumExp", "ArgMax", "ArgMin", "RMSNormalization", "InstanceNormalization",
+      "GroupNormalization",
       "MeanVarianceNormalization", "LpNormalization",
       // Losses (sizes read when the model runs).
       "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",

@@ -119,6 +119,15 @@ LogicalResult rmsNorm(NodeImporter &n, Results &out) {
 Value perChannel(Expr &e, Value p, int64_t rank) {
   if (e.failed || !p) // an earlier builder failed
     return Value();
+  if (!tensorType(p).hasStaticShape()) { // dynamic dims (dlc compile --dims)
+    auto sizes = e.n.sizesOf(p);
+    if (!sizes)
+      return e.fail();
+    SmallVector<SymbolicSize> shape(rank - 1, SymbolicSize::constant(1));
+    shape[0] = sizeProduct(*sizes);
+    auto r = e.n.reshapeTo(p, shape);
+    return failed(r) ? e.fail() : *r;
+  }
   SmallVector<int64_t> shape(rank - 1, 1);
   shape[0] = tensorType(p).getNumElements();
   return e.reshape(p, shape);
@@ -157,11 +166,47 @@ LogicalResult groupNorm(NodeImporter &n, Results &out) {
   int64_t c = t.getRank() >= 2 ? t.getDimSize(1) : 0, g = *groups;
   if (t.getRank() < 3 || !isa<FloatType>(t.getElementType()))
     return n.error("expects a floating-point input [N, C, d1, ...]");
-  if (g <= 0 || c % g)
+  if (g <= 0 || (!ShapedType::isDynamic(c) && c % g))
     return n.error("num_groups " + Twine(g) + " must divide the " + Twine(c) + " channels");
   auto st = stashType(n, t.getElementType());
   DLC_TRY(st);
   Expr e{n, *st};
+  if (!t.hasStaticShape()) {
+    // Dynamic dims (dlc compile --dims): [N, g, C/g, d1, ...] (the reshape checks that g
+    // divides C when the model runs), standardized over all but the first two dims.
+    auto sizes = n.sizesOf(*x);
+    if (!sizes)
+      return n.error("the sizes of the input's dynamic dims are not known");
+    SmallVector<SymbolicSize> grouped = {(*sizes)[0], SymbolicSize::constant(g),
+                                         sizeFloorDiv((*sizes)[1], g)};
+    grouped.append(sizes->begin() + 2, sizes->end());
+    auto xg = n.reshapeTo(e.cast(*x, *st), grouped);
+    DLC_TRY(xg);
+    SmallVector<int64_t> axes;
+    for (int64_t a = 2; a <= t.getRank(); ++a)
+      axes.push_back(a);
+    auto back = n.reshapeTo(standardize(e, *xg, axes, *eps)[0], *sizes);
+    DLC_TRY(back);
+    Value norm = e.cast(*back, t.getElementType());
+    // Opset 18 had per-group scale/bias ([g], spread over the group's channels); 21 [C].
+    auto param = [&](Value p) -> Value {
+      if (n.opset >= 21)
+        return perChannel(e, p, t.getRank());
+      SmallVector<SymbolicSize> spread(t.getRank() - 1, SymbolicSize::constant(1));
+      spread[0] = SymbolicSize::constant(g);
+      auto r = n.reshapeTo(p, {SymbolicSize::constant(g), SymbolicSize::constant(1)});
+      auto x2 = succeeded(r) ? n.expandTo(*r, {SymbolicSize::constant(g), grouped[2]}) : r;
+      SmallVector<SymbolicSize> flat = {(*sizes)[1]};
+      flat.append(t.getRank() - 2, SymbolicSize::constant(1));
+      auto r2 = succeeded(x2) ? n.reshapeTo(*x2, flat) : x2;
+      return failed(r2) ? e.fail() : *r2;
+    };
+    Value y = e.op<AddOp>({e.op<MulOp>({norm, param(*scale)}), param(*bias)});
+    if (e.failed)
+      return failure();
+    out.push_back(y);
+    return success();
+  }
   // Elements per (sample, group); N * g <= N * C fits when there are elements at all.
   int64_t N = t.getDimSize(0), total = t.getNumElements();
   SmallVector<int64_t> grouped = {N, g, total ? total / (N * g) : 0};

@@ -417,7 +417,25 @@ def quotient(rng):
                     [ints("one", [1])], opset=18)
 
 
+def group_norm(rng):
+    """GroupNormalization (per-channel scale and bias, opset 21) and InstanceNormalization
+    over dynamic batch, channels and image dims: [n, 2, c/2, h, w] groups, the scale and
+    bias [c] inputs."""
+    nodes = [helper.make_node("GroupNormalization", ["x", "s", "b"], ["g"], num_groups=2,
+                              epsilon=1e-3),
+             helper.make_node("InstanceNormalization", ["x", "s", "b"], ["i"])]
+    shape = ["n", "c", "h", "w"]
+    return dd.model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape),
+                            helper.make_tensor_value_info("s", TensorProto.FLOAT, ["c"]),
+                            helper.make_tensor_value_info("b", TensorProto.FLOAT, ["c"])],
+                    [helper.make_tensor_value_info("g", TensorProto.FLOAT, shape),
+                     helper.make_tensor_value_info("i", TensorProto.FLOAT, shape)], [], opset=21)
+
+
 CASES = {
+    "group_norm": (group_norm, "n=1..3,c=2..8,h=1..9,w=2..7",
+                   [{"n": 1, "c": 2, "h": 1, "w": 2}, {"n": 3, "c": 8, "h": 9, "w": 7},
+                    {"n": 2, "c": 6, "h": 4, "w": 5}]),
     "quotient": (quotient, "n=1..4,m=1..24,k=1..6",
                  [{"n": 1, "m": 1, "k": 1}, {"n": 3, "m": 24, "k": 6}, {"n": 4, "m": 12, "k": 4}]),
     "rotary": (rotary, "b=1..3,s=1..9,d=2..16,h=1..8",
