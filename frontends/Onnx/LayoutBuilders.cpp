@@ -431,8 +431,60 @@ LogicalResult centerCropPad(NodeImporter &n, Results &out) {
 
 /// ReverseSequence: along time_axis, each batch entry's first sequence_lens[b]
 /// elements reversed -- a GatherElements with a constant index map.
+/// ReverseSequence over dynamic dims (dlc compile --dims): the index map from the lengths
+/// when the model runs, t < len ? len - 1 - t : t (len clamped to [0, T]).
+LogicalResult reverseSequenceDynamic(NodeImporter &n, Value x, int64_t batchAxis,
+                                     int64_t timeAxis, Results &out) {
+  auto sizes = n.sizesOf(x);
+  Value lens0 = n.input(1);
+  if (!sizes || !lens0 || tensorType(lens0).getRank() != 1)
+    return n.error("expects sequence_lens [batch] and an input whose dims' sizes are known");
+  Type i64 = n.b.getI64Type();
+  Expr e{n, i64};
+  SymbolicSize T = (*sizes)[timeAxis], one = SymbolicSize::constant(1);
+  auto iota = n.iota(T);
+  auto len = n.expandTo(e.cast(lens0, i64, n.isUnsigned(1)), {(*sizes)[batchAxis]});
+  auto tLen = n.dimSize(x, timeAxis);
+  DLC_TRY(iota); DLC_TRY(len); DLC_TRY(tLen);
+  // [B, T] or [T, B] maps of the time index and the (clamped) length.
+  SmallVector<SymbolicSize> tShape(2, one), bShape(2, one);
+  tShape[timeAxis] = T;
+  bShape[batchAxis] = (*sizes)[batchAxis];
+  auto tt = n.reshapeTo(*iota, tShape);
+  auto ll = n.reshapeTo(e.op<MinOp>({e.op<MaxOp>({*len, e.c(0)}), *tLen}), bShape);
+  DLC_TRY(tt); DLC_TRY(ll);
+  Value map = e.where(e.op<LessOp>({*tt, *ll}), e.op<SubOp>({e.op<SubOp>({*ll, e.c(1)}), *tt}), *tt);
+  if (e.failed)
+    return failure();
+  SmallVector<SymbolicSize> mapSizes(*sizes);
+  auto full = n.reshapeTo(map, [&] {
+    SmallVector<SymbolicSize> s(sizes->size(), one);
+    s[timeAxis] = T;
+    s[batchAxis] = (*sizes)[batchAxis];
+    return s;
+  }());
+  DLC_TRY(full);
+  auto expanded = n.expandTo(*full, mapSizes);
+  DLC_TRY(expanded);
+  auto y = n.create<GatherElementsOp>({x, *expanded},
+                                      {n.named("axis", n.b.getI64IntegerAttr(timeAxis))});
+  DLC_TRY(y);
+  out.push_back(*y);
+  return success();
+}
+
 LogicalResult reverseSequence(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
+  DLC_TRY(x);
+  if (!tensorType(*x).hasStaticShape()) {
+    auto batchAxis = n.intAttr("batch_axis", 1), timeAxis = n.intAttr("time_axis", 0);
+    DLC_TRY(batchAxis);
+    DLC_TRY(timeAxis);
+    if (tensorType(*x).getRank() < 2 || (*batchAxis != 0 && *batchAxis != 1) ||
+        (*timeAxis != 0 && *timeAxis != 1) || *batchAxis == *timeAxis)
+      return n.error("batch_axis and time_axis must be 0 and 1 (either order)");
+    return reverseSequenceDynamic(n, *x, *batchAxis, *timeAxis, out);
+  }
   auto lens = n.constantInts(1);
   auto batchAxis = n.intAttr("batch_axis", 1), timeAxis = n.intAttr("time_axis", 0);
   DLC_TRY(x);

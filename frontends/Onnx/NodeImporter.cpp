@@ -459,7 +459,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Integer products over dynamic dims: an exact f64 MatMul of the shifted operands.
       "MatMulInteger", "QLinearMatMul",
       // Symbolic sizes throughout (LinearAttentionBuilder.cpp, AttentionBuilders.cpp).
-      "LinearAttention", "RotaryEmbedding", "FlexAttention"};
+      "LinearAttention", "RotaryEmbedding", "FlexAttention",
+      // Index maps from sizes and lengths read when the model runs.
+      "ReverseSequence"};
   return llvm::is_contained(kOps, opType);
 }
 

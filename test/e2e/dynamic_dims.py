@@ -396,9 +396,11 @@ def check_case(dlc, name, work):
                 feeds[vi.name] = rng.integers(0, 256, feeds[vi.name].shape).astype(np.uint8)
         if "pos" in feeds:  # positions in the caches (12 rows)
             feeds["pos"] = rng.integers(0, 12, feeds["pos"].shape).astype(np.int64)
-        if "lens" in feeds:  # each batch's sequence length, 1..s
-            feeds["lens"] = rng.integers(1, feeds["x"].shape[0] + 1,
-                                         feeds["lens"].shape).astype(np.int32)
+        if "lens" in feeds:  # each batch's sequence length, 0..s (int32 or int64)
+            wide = any(vi.name == "lens" and vi.type.tensor_type.elem_type == TensorProto.INT64
+                       for vi in m.graph.input)
+            feeds["lens"] = rng.integers(0 if wide else 1, feeds["x"].shape[0] + 1,
+                                         feeds["lens"].shape).astype(np.int64 if wide else np.int32)
         if "kv_lens" in feeds:  # each batch's key length, 1..t
             feeds["kv_lens"] = rng.integers(1, feeds["k"].shape[2] + 1,
                                             feeds["kv_lens"].shape).astype(np.int64)

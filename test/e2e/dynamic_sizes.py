@@ -432,7 +432,22 @@ def group_norm(rng):
                      helper.make_tensor_value_info("i", TensorProto.FLOAT, shape)], [], opset=21)
 
 
+def reverse(rng):
+    """ReverseSequence over a dynamic time and batch (both layouts): the index map from the
+    lengths when the model runs."""
+    nodes = [helper.make_node("ReverseSequence", ["x", "lens"], ["y"], time_axis=0, batch_axis=1),
+             helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0, 2]),
+             helper.make_node("ReverseSequence", ["xt", "lens"], ["z"], time_axis=1, batch_axis=0)]
+    return dd.model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["t", "b", 3]),
+                            helper.make_tensor_value_info("lens", TensorProto.INT64, ["b"])],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["t", "b", 3]),
+                     helper.make_tensor_value_info("z", TensorProto.FLOAT, ["b", "t", 3])],
+                    [], opset=13)
+
+
 CASES = {
+    "reverse": (reverse, "t=1..9,b=1..4",
+                [{"t": 1, "b": 1}, {"t": 9, "b": 4}, {"t": 5, "b": 3}]),
     "group_norm": (group_norm, "n=1..3,c=2..8,h=1..9,w=2..7",
                    [{"n": 1, "c": 2, "h": 1, "w": 2}, {"n": 3, "c": 8, "h": 9, "w": 7},
                     {"n": 2, "c": 6, "h": 4, "w": 5}]),
