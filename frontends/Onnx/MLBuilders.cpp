@@ -49,6 +49,26 @@ LogicalResult arrayFeatureExtractor(NodeImporter &n, Results &out) {
   if (!isa<IntegerType>(it.getElementType()))
     return n.error("expects integer indices");
   int64_t count = it.getNumElements(), last = xt.getDimSize(xt.getRank() - 1);
+  if (!xt.hasStaticShape() || !it.hasStaticShape()) {
+    // Dynamic dims (dlc compile --dims): the same gather and reshapes over symbolic sizes.
+    auto xs = n.sizesOf(*x), is = n.sizesOf(*idx);
+    if (!xs || !is)
+      return n.error("the sizes of the inputs' dynamic dims are not known");
+    SymbolicSize k = sizeProduct(*is);
+    auto flat = n.reshapeTo(*idx, {k});
+    DLC_TRY(flat);
+    auto g = n.create<GatherOp>({*x, *flat},
+                                {n.named("axis", n.b.getI64IntegerAttr(xt.getRank() - 1))});
+    DLC_TRY(g);
+    SmallVector<SymbolicSize> shape(xs->begin(), xs->end() - 1);
+    if (shape.empty())
+      shape.push_back(SymbolicSize::constant(1));
+    shape.push_back(k);
+    auto r = n.reshapeTo(*g, shape);
+    DLC_TRY(r);
+    out.push_back(*r);
+    return success();
+  }
   if (auto known = n.knownInput(1))
     for (const APInt &v : known.getValues<APInt>())
       if (v.getSExtValue() < 0 || v.getSExtValue() >= last)
