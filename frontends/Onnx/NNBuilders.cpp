@@ -468,13 +468,20 @@ LogicalResult lrn(NodeImporter &n, Results &out) {
   int64_t N = t.getDimSize(0), C = t.getDimSize(1), rest = t.getNumElements() / std::max<int64_t>(1, N * C);
   auto sq = n.create<MulOp>({*x, *x});
   DLC_TRY(sq);
-  auto v = n.reshape(*sq, {N, 1, C, rest});
+  // Dynamic dims (dlc compile --dims): the same view over symbolic sizes.
+  auto sizes = n.sizesOf(*x);
+  if (!sizes)
+    return n.error("the sizes of the input's dynamic dims are not known");
+  SymbolicSize restSize = sizeProduct(ArrayRef(*sizes).drop_front(2));
+  auto one = SymbolicSize::constant(1);
+  auto v = t.hasStaticShape() ? n.reshape(*sq, {N, 1, C, rest})
+                              : n.reshapeTo(*sq, {(*sizes)[0], one, (*sizes)[1], restSize});
   DLC_TRY(v);
   int64_t lo = (*size - 1) / 2, hi = *size - 1 - lo;
   Window w{{*size, 1}, {1, 1}, {lo, 0, hi, 0}, {1, 1}, false};
   auto avg = pool2d(n, *v, w, false, true);
   DLC_TRY(avg);
-  auto back = n.reshape(*avg, t.getShape());
+  auto back = t.hasStaticShape() ? n.reshape(*avg, t.getShape()) : n.reshapeTo(*avg, *sizes);
   DLC_TRY(back);
   auto scaled = n.create<MulOp>({*back, n.scalarConstant(elt, *alpha)}); // (alpha/size) * sum
   DLC_TRY(scaled);

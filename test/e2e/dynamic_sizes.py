@@ -418,18 +418,20 @@ def quotient(rng):
 
 
 def group_norm(rng):
-    """GroupNormalization (per-channel scale and bias, opset 21) and InstanceNormalization
-    over dynamic batch, channels and image dims: [n, 2, c/2, h, w] groups, the scale and
-    bias [c] inputs."""
+    """GroupNormalization (per-channel scale and bias, opset 21), InstanceNormalization and
+    LRN over dynamic batch, channels and image dims: [n, 2, c/2, h, w] groups, the scale and
+    bias [c] inputs, LRN's window across the channels."""
     nodes = [helper.make_node("GroupNormalization", ["x", "s", "b"], ["g"], num_groups=2,
                               epsilon=1e-3),
-             helper.make_node("InstanceNormalization", ["x", "s", "b"], ["i"])]
+             helper.make_node("InstanceNormalization", ["x", "s", "b"], ["i"]),
+             helper.make_node("LRN", ["x"], ["l"], size=3, alpha=0.01)]
     shape = ["n", "c", "h", "w"]
     return dd.model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape),
                             helper.make_tensor_value_info("s", TensorProto.FLOAT, ["c"]),
                             helper.make_tensor_value_info("b", TensorProto.FLOAT, ["c"])],
                     [helper.make_tensor_value_info("g", TensorProto.FLOAT, shape),
-                     helper.make_tensor_value_info("i", TensorProto.FLOAT, shape)], [], opset=21)
+                     helper.make_tensor_value_info("i", TensorProto.FLOAT, shape),
+                     helper.make_tensor_value_info("l", TensorProto.FLOAT, shape)], [], opset=21)
 
 
 def reverse(rng):
