@@ -248,9 +248,23 @@ LogicalResult affineGrid(NodeImporter &n, Results &out) {
   DLC_TRY(align);
   auto tt = tensorType(*theta);
   int64_t sp = (int64_t)size->size() - 2;
-  if ((sp != 2 && sp != 3) || tt.getRank() != 3 || tt.getDimSize(1) != sp ||
-      tt.getDimSize(2) != sp + 1)
+  auto fits = [&](int64_t d, int64_t want) {
+    return ShapedType::isDynamic(tt.getDimSize(d)) || tt.getDimSize(d) == want;
+  };
+  if ((sp != 2 && sp != 3) || tt.getRank() != 3 || !fits(1, sp) || !fits(2, sp + 1))
     return n.error("expects theta [N, 2, 3] with a 4-D size or [N, 3, 4] with a 5-D size");
+  // Dynamic dims (dlc compile --dims): theta's matrix dims follow from the size (checked
+  // when the model runs), the batch stays symbolic.
+  std::optional<SymbolicSize> batch;
+  if (!tt.hasStaticShape()) {
+    auto ts = n.sizesOf(*theta);
+    if (!ts)
+      return n.error("the sizes of theta's dynamic dims are not known");
+    batch = (*ts)[0];
+    theta = n.expandTo(*theta, {*batch, SymbolicSize::constant(sp), SymbolicSize::constant(sp + 1)});
+    DLC_TRY(theta);
+    tt = tensorType(*theta);
+  }
   SmallVector<int64_t> dims(size->begin() + 2, size->end()); // (H, W) or (D, H, W)
   if (llvm::any_of(dims, [](int64_t d) { return d < 0; }))
     return n.error("size must be non-negative, got a negative spatial size");
@@ -284,7 +298,19 @@ LogicalResult affineGrid(NodeImporter &n, Results &out) {
   SmallVector<int64_t> shape = {tt.getDimSize(0)};
   llvm::append_range(shape, dims);
   shape.push_back(sp);
-  Value y = e.reshape(e.transpose(g, {0, 2, 1}), shape);
+  Value gt = e.transpose(g, {0, 2, 1});
+  if (e.failed)
+    return failure();
+  if (batch) {
+    SmallVector<SymbolicSize> sizes = {*batch};
+    for (int64_t d : ArrayRef(shape).drop_front())
+      sizes.push_back(SymbolicSize::constant(d));
+    auto y = n.reshapeTo(gt, sizes);
+    DLC_TRY(y);
+    out.push_back(*y);
+    return success();
+  }
+  Value y = e.reshape(gt, shape);
   if (e.failed)
     return failure();
   out.push_back(y);

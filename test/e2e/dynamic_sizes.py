@@ -447,7 +447,18 @@ def reverse(rng):
                     [], opset=13)
 
 
+def affine(rng):
+    """AffineGrid with theta's dims all dynamic (the matrix dims follow from the size, checked
+    when the model runs; the batch stays symbolic)."""
+    nodes = [helper.make_node("AffineGrid", ["theta", "size"], ["grid"], align_corners=0)]
+    return dd.model(nodes, [helper.make_tensor_value_info("theta", TensorProto.FLOAT, ["n", "r", "c"])],
+                    [helper.make_tensor_value_info("grid", TensorProto.FLOAT, ["n", 5, 7, 2])],
+                    [ints("size", [1, 3, 5, 7])], opset=20)
+
+
 CASES = {
+    "affine": (affine, "n=1..4,r=1..2,c=1..3",
+               [{"n": 1, "r": 2, "c": 3}]),
     "reverse": (reverse, "t=1..9,b=1..4",
                 [{"t": 1, "b": 1}, {"t": 9, "b": 4}, {"t": 5, "b": 3}]),
     "group_norm": (group_norm, "n=1..3,c=2..8,h=1..9,w=2..7",
