@@ -4,6 +4,7 @@
 // bodies (LinearAttention: LinearAttentionBuilder.cpp).
 #include "frontends/Onnx/AttentionDynamic.h"
 #include "frontends/Onnx/Expr.h"
+#include "frontends/Onnx/RuntimeChecks.h"
 
 #include <cmath>
 
@@ -537,6 +538,56 @@ LogicalResult flexAttention(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// TensorScatter over dynamic dims (dlc compile --dims): the gather of the static form with
+/// the cache positions, lengths and shapes read when the model runs (the update's dims other
+/// than `axis` must equal the cache's, and its length must not exceed the cache's).
+LogicalResult tensorScatterDynamic(NodeImporter &n, Value past, Value update, int64_t axis,
+                                   bool circular, Results &out) {
+  auto ps = n.sizesOf(past), us = n.sizesOf(update);
+  if (!ps || !us)
+    return n.error("the sizes of the inputs' dynamic dims are not known");
+  int64_t rank = ps->size();
+  Type i64 = n.b.getI64Type();
+  Expr e{n, i64};
+  SymbolicSize one = SymbolicSize::constant(1), B = (*ps)[0], L = (*ps)[axis];
+  FailureOr<Value> w = n.input(2) ? n.reshapeTo(e.cast(n.input(2), i64), {B, one})
+                                  : FailureOr<Value>(e.c(0));
+  auto pos = n.iota(L);
+  auto len = n.dimSize(past, axis), count = n.dimSize(update, axis);
+  DLC_TRY(w); DLC_TRY(pos); DLC_TRY(len); DLC_TRY(count);
+  auto longer = n.create<GreaterOp>({*count, *len});
+  DLC_TRY(longer);
+  if (failed(checkAtRunTime(n, *longer, "the update is longer along dim " + Twine(axis) +
+                                            " than past_cache")))
+    return failure();
+  auto row = n.reshapeTo(*pos, {one, L});
+  DLC_TRY(row);
+  Value idx = e.op<SubOp>({*row, *w}); // [B, L]
+  if (circular)
+    idx = e.op<ModOp>({e.op<AddOp>({e.op<ModOp>({idx, *len}), *len}), *len});
+  Value valid = e.op<AndOp>({e.op<GreaterEqualOp>({idx, e.c(0)}), e.op<LessOp>({idx, *count})});
+  Value safe = e.where(valid, idx, e.c(0));
+  if (e.failed)
+    return failure();
+  // [B, L] -> [B, 1.., L, 1..] -> past's sizes (the gather's indices).
+  SmallVector<SymbolicSize> bshape(rank, one);
+  bshape[0] = B;
+  bshape[axis] = L;
+  auto spread = [&](Value v) -> FailureOr<Value> {
+    auto r = n.reshapeTo(v, bshape);
+    return succeeded(r) ? n.expandTo(*r, *ps) : r;
+  };
+  auto at = spread(safe), keep = spread(valid);
+  DLC_TRY(at); DLC_TRY(keep);
+  auto gathered = n.create<GatherElementsOp>({update, *at},
+                                             {n.named("axis", n.b.getI64IntegerAttr(axis))});
+  DLC_TRY(gathered);
+  auto r = n.create<WhereOp>({*keep, *gathered, past});
+  DLC_TRY(r);
+  out.push_back(*r);
+  return success();
+}
+
 /// TensorScatter (opset 24, KV-cache update): past with update written along `axis`
 /// starting at write_indices[b] per batch (wrapping around in circular mode). As a
 /// gather: cache position p takes update[p - w[b]] where that index is in range.
@@ -557,6 +608,8 @@ LogicalResult tensorScatter(NodeImporter &n, Results &out) {
   if (rank < 2 || *axis == 0 || ut.getRank() != rank || ut.getElementType() != pt.getElementType())
     return n.error("expects past_cache and update of the same rank (>= 2) and element type, "
                    "and an axis other than the batch axis");
+  if (!pt.hasStaticShape() || !ut.hasStaticShape())
+    return tensorScatterDynamic(n, *past, *update, *axis, *mode == "circular", out);
   for (int64_t d = 0; d < rank; ++d)
     if (d == *axis ? ut.getDimSize(d) > pt.getDimSize(d) : ut.getDimSize(d) != pt.getDimSize(d))
       return n.error("update shape does not fit past_cache along dim " + Twine(d));

@@ -461,7 +461,8 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Symbolic sizes throughout (LinearAttentionBuilder.cpp, AttentionBuilders.cpp).
       "LinearAttention", "RotaryEmbedding", "FlexAttention",
       // Index maps from sizes and lengths read when the model runs.
-      "ReverseSequence", "ArrayFeatureExtractor", "LRN", "AffineGrid"};
+      "ReverseSequence", "ArrayFeatureExtractor", "LRN", "AffineGrid",
+      "TensorScatter"};
   return llvm::is_contained(kOps, opType);
 }
 

@@ -394,6 +394,9 @@ def check_case(dlc, name, work):
         for vi in m.graph.input:  # uint8 inputs: any byte
             if vi.type.tensor_type.elem_type == TensorProto.UINT8:
                 feeds[vi.name] = rng.integers(0, 256, feeds[vi.name].shape).astype(np.uint8)
+        if "wi" in feeds:  # write positions that keep the update inside the cache
+            room = feeds["past"].shape[2] - feeds["upd"].shape[2]
+            feeds["wi"] = rng.integers(0, room + 1, feeds["wi"].shape).astype(np.int64)
         if "pos" in feeds:  # positions in the caches (12 rows)
             feeds["pos"] = rng.integers(0, 12, feeds["pos"].shape).astype(np.int64)
         if "lens" in feeds:  # each batch's sequence length, 0..s (int32 or int64)

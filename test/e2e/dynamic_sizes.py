@@ -456,7 +456,22 @@ def affine(rng):
                     [ints("size", [1, 3, 5, 7])], opset=20)
 
 
+def kv_update(rng):
+    """TensorScatter (a KV-cache update) over a dynamic batch, cache length and update
+    length, linear and circular, write positions given per batch."""
+    nodes = [helper.make_node("TensorScatter", ["past", "upd", "wi"], ["y"], axis=2),
+             helper.make_node("TensorScatter", ["past", "upd", "wi"], ["z"], axis=2,
+                              mode="circular")]
+    return dd.model(nodes, [helper.make_tensor_value_info("past", TensorProto.FLOAT, ["b", 2, "l", 4]),
+                            helper.make_tensor_value_info("upd", TensorProto.FLOAT, ["b", 2, "s", 4]),
+                            helper.make_tensor_value_info("wi", TensorProto.INT64, ["b"])],
+                    [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["b", 2, "l", 4])
+                     for n in ("y", "z")], [], opset=24)
+
+
 CASES = {
+    "kv_update": (kv_update, "b=1..3,l=1..9,s=1..4",
+                  [{"b": 1, "l": 1, "s": 1}, {"b": 3, "l": 9, "s": 4}, {"b": 2, "l": 5, "s": 2}]),
     "affine": (affine, "n=1..4,r=1..2,c=1..3",
                [{"n": 1, "r": 2, "c": 3}]),
     "reverse": (reverse, "t=1..9,b=1..4",
