@@ -62,8 +62,6 @@ LogicalResult labelEncoder(NodeImporter &n, Results &out) {
     return n.error("keys and values must be 1-D, of one non-zero length");
   if (kt.getElementType() != xt.getElementType())
     return n.error("the input's element type differs from the keys'");
-  if (!xt.hasStaticShape())
-    return n.error("an input with dynamic dims is not supported");
   Type valueElt = vt.getElementType();
   auto dflt = tableAttr(n, "default", true);
   DLC_TRY(dflt);
@@ -83,15 +81,19 @@ LogicalResult labelEncoder(NodeImporter &n, Results &out) {
   SmallVector<int64_t> col(xt.getShape()), wide(xt.getShape());
   col.push_back(1);
   wide.push_back(k);
+  // The input's sizes (dynamic dims by their symbols, dlc compile --dims).
+  auto sizes = n.sizesOf(*x);
+  if (!sizes)
+    return n.error("the sizes of the input's dynamic dims are not known");
+  SmallVector<graph::SymbolicSize> colSizes(*sizes), target(*sizes);
+  colSizes.push_back(graph::SymbolicSize::constant(1));
+  target.push_back(graph::SymbolicSize::constant(k));
   Expr e{n, n.b.getI32Type()};
-  Value xc = e.reshape(*x, col);
-  if (e.failed)
-    return failure();
+  auto xc0 = n.reshapeTo(*x, colSizes);
+  DLC_TRY(xc0);
+  Value xc = *xc0;
   Value eq;
   if (isStringElement(xt.getElementType())) {
-    SmallVector<graph::SymbolicSize> target;
-    for (int64_t d : wide)
-      target.push_back(graph::SymbolicSize::constant(d));
     auto a = n.expandTo(xc, target), b = n.expandTo(*keys, target);
     DLC_TRY(a);
     DLC_TRY(b);

@@ -420,7 +420,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "Unsqueeze", "Squeeze", "Concat", "Mod", "Slice", "Split", "Expand", "Pad", "GatherElements", "GatherND",
       "NonZero", "Compress", "Unique", "NonMaxSuppression", "ImageDecoder",
       // String ops (elementwise over the inputs' dims).
-      "StringConcat", "RegexFullMatch",
+      "StringConcat", "RegexFullMatch", "StringSplit", "StringNormalizer", "LabelEncoder",
       // Quantization: elementwise with a scale and zero point.
       "QuantizeLinear", "DequantizeLinear",
       // Elementwise: the result has the operands' (broadcast) dims.

@@ -119,9 +119,12 @@ LogicalResult stringNormalizer(NodeImporter &n, Results &out) {
   if (lang == "tr" || lang == "az" || lang == "lt")
     return n.error("locale '" + *locale + "' has case rules of its own, which are not supported");
   auto t = tensorType(*x);
-  if (!isStringElement(t.getElementType()) || !t.hasStaticShape() ||
+  if (!isStringElement(t.getElementType()) ||
       !(t.getRank() == 1 || (t.getRank() == 2 && t.getDimSize(0) == 1)))
     return n.error("input must be a string tensor of shape [C] or [1, C]");
+  auto sizes = n.sizesOf(*x); // C by its symbol where dynamic (dlc compile --dims)
+  if (!sizes)
+    return n.error("the sizes of the input's dynamic dims are not known");
   Value cased = *x;
   if (*action != "NONE") {
     auto c = mapStrings(n, *x, *action == "LOWER" ? "dlc_rt_string_lower" : "dlc_rt_string_upper",
@@ -139,7 +142,10 @@ LogicalResult stringNormalizer(NodeImporter &n, Results &out) {
   int64_t c = t.getDimSize(t.getRank() - 1), s = stopwords.size();
   Expr e{n, n.b.getI32Type()};
   // x [C, 1] == stopwords [S] (both lowered when case-insensitive): [C, S].
-  Value words = e.reshape(*x, {c, 1});
+  graph::SymbolicSize C = sizes->back();
+  auto column = n.reshapeTo(*x, {C, graph::SymbolicSize::constant(1)});
+  DLC_TRY(column);
+  Value words = *column;
   Value stops = stringConstant(n.b, n.loc, RankedTensorType::get({s}, t.getElementType()), stopwords);
   if (e.failed)
     return failure();
@@ -151,8 +157,7 @@ LogicalResult stringNormalizer(NodeImporter &n, Results &out) {
     words = *w;
     stops = *st;
   }
-  SmallVector<graph::SymbolicSize> grid = {graph::SymbolicSize::constant(c),
-                                           graph::SymbolicSize::constant(s)};
+  SmallVector<graph::SymbolicSize> grid = {C, graph::SymbolicSize::constant(s)};
   auto a = n.expandTo(words, grid), b = n.expandTo(stops, grid);
   DLC_TRY(a);
   DLC_TRY(b);
@@ -186,8 +191,6 @@ LogicalResult stringSplit(NodeImporter &n, Results &out) {
   auto t = tensorType(*x);
   if (!isStringElement(t.getElementType()))
     return n.error("input must be a string tensor");
-  if (!t.hasStaticShape())
-    return n.error("an input with dynamic dims is not supported");
   int64_t maxsplit = -1;
   if (n.hasAttr("maxsplit")) {
     auto m = n.intAttr("maxsplit", -1);

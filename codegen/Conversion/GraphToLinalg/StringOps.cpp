@@ -145,16 +145,22 @@ struct StringSplitLowering : OpConversionPattern<StringSplitOp> {
     if (!countFn || !partFn)
       return op.emitError("no declaration of the runtime's split functions");
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
-    if (!inType.hasStaticShape())
-      return op.emitError("StringSplit of a tensor with dynamic dims is not supported");
-    int64_t n = inType.getNumElements();
     Type str = inType.getElementType(), i64 = b.getI64Type();
-    Value flat = reshapeTensor(b, loc, adaptor.getInput(), RankedTensorType::get({n}, str));
+    // The element count (dynamic dims, dlc compile --dims, read from the input).
+    SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(b, loc, adaptor.getInput());
+    int64_t n = inType.hasStaticShape() ? inType.getNumElements() : ShapedType::kDynamic;
+    Value cn = indexConst(b, loc, 1);
+    for (OpFoldResult d : inSizes)
+      cn = arith::MulIOp::create(b, loc, cn, getValueOrCreateConstantIndexOp(b, loc, d));
+    Value flat = inType.hasStaticShape()
+                     ? reshapeTensor(b, loc, adaptor.getInput(), RankedTensorType::get({n}, str))
+                     : reshapeDynamic(b, loc, adaptor.getInput(), RankedTensorType::get({n}, str),
+                                      {OpFoldResult(cn)});
     Value delim = packString(b, loc, bytesAddress(b, loc, op, op.getDelimiter()), 0,
                              op.getDelimiter().size());
     Value maxsplit = arith::ConstantIntOp::create(b, loc, i64, op.getMaxsplit());
-    Value c0 = indexConst(b, loc, 0), cn = indexConst(b, loc, n);
-    Value counts = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n}, i64);
+    Value c0 = indexConst(b, loc, 0);
+    Value counts = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{cn}, i64);
     auto counted = buildLoop(b, loc, c0, cn, {counts, arith::ConstantIntOp::create(b, loc, i64, 0)},
                              [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
       Value s = tensor::ExtractOp::create(nb, l, flat, ValueRange{i});
@@ -163,7 +169,7 @@ struct StringSplitLowering : OpConversionPattern<StringSplitOp> {
                                 arith::MaxSIOp::create(nb, l, acc[1], k)};
     });
     Value most = arith::IndexCastOp::create(b, loc, b.getIndexType(), counted[1]);
-    Value parts = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(n), most}, str);
+    Value parts = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{cn, most}, str);
     parts = buildLoop(b, loc, c0, cn, {parts}, [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
       Value s = tensor::ExtractOp::create(nb, l, flat, ValueRange{i});
       return buildLoop(nb, l, indexConst(nb, l, 0), most, acc,
@@ -175,12 +181,14 @@ struct StringSplitLowering : OpConversionPattern<StringSplitOp> {
       });
     })[0];
     markComputedDim(parts.getDefiningOp(), op.getCount(), 0, 1);
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t d : inType.getShape())
-      sizes.push_back(b.getIndexAttr(d));
+    SmallVector<OpFoldResult> sizes(inSizes);
     sizes.push_back(most);
     Value shaped = reshapeDynamic(b, loc, parts, op.getParts().getType(), sizes);
-    b.replaceOp(op, {shaped, reshapeTensor(b, loc, counted[0], op.getCounts().getType())});
+    Value countsShaped =
+        inType.hasStaticShape()
+            ? reshapeTensor(b, loc, counted[0], op.getCounts().getType())
+            : reshapeDynamic(b, loc, counted[0], op.getCounts().getType(), inSizes);
+    b.replaceOp(op, {shaped, countsShaped});
     return success();
   }
 };
