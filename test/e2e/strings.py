@@ -101,6 +101,27 @@ def splitter():
                   vi("halves", S, [2, 3, None]), vi("marked", S, [2, 3, None])], [sep])
 
 
+def dynamic():
+    """Over dynamic dims (--dims n=1..3,m=1..6): StringSplit, LabelEncoder, and
+    StringNormalizer with stopwords over the words as one [1, n*m] row."""
+    shape = helper.make_tensor("row_shape", TensorProto.INT64, [2], [1, -1])
+    nodes = [helper.make_node("StringSplit", ["words"], ["parts", "counts"]),
+             helper.make_node("LabelEncoder", ["words"], ["ids"], domain="ai.onnx.ml",
+                              keys_strings=["x42", "", "zz"], values_int64s=[7, 8, 9],
+                              default_int64=-3),
+             helper.make_node("Reshape", ["words", "row_shape"], ["row"]),
+             helper.make_node("StringNormalizer", ["row"], ["norm"], case_change_action="LOWER",
+                              stopwords=["a1", "x"], locale="C")]
+    g = helper.make_graph(nodes, "m", [vi("words", S, ["n", "m"])],
+                          [vi("parts", S, ["n", "m", None]), vi("counts", TensorProto.INT64, ["n", "m"]),
+                           vi("ids", TensorProto.INT64, ["n", "m"]), vi("norm", S, [1, None])],
+                          [shape])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20),
+                                            helper.make_opsetid("ai.onnx.ml", 4)])
+    onnx.checker.check_model(m)
+    return m
+
+
 INPUTS = [
     np.array([["alpha", "b\u00e9b\u00e9", "x42"], ["", "\u65e5\u672c\u8a9e", "b\u00e9b\u00e9"]]),
     np.array([["a1", "", "zz"], ["9", "b\u00e9b\u00e9 ", "\u00fc"]]),
@@ -111,21 +132,27 @@ INPUTS = [
 ]
 
 
+DYNAMIC_SHAPES = [(2, 3), (3, 2), (1, 6)]
+
+
 def run(cmd, cwd):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-def check_model(dlc, work, name, m):
+def check_model(dlc, work, name, m, dims=None):
+    """`dims`: compile with --dims and run each input in the shapes of `DYNAMIC_SHAPES`."""
     d = work / name
     d.mkdir()
     onnx.save(m, d / "model.onnx")
-    r = run([dlc, "compile", "model.onnx", "-o", "model.so"], d)
+    r = run([dlc, "compile", "model.onnx", "-o", "model.so", *(["--dims", dims] if dims else [])], d)
     if r.returncode:
         return f"compile failed: {r.stderr.strip()}"
     sess = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"])
-    for k, words in enumerate(INPUTS):
+    shaped = [w.reshape(shape) for w in INPUTS for shape in DYNAMIC_SHAPES] if dims else [
+        w.reshape([x.dim_value for x in m.graph.input[0].type.tensor_type.shape.dim])
+        for w in INPUTS]
+    for k, words in enumerate(shaped):
         name = m.graph.input[0].name
-        words = words.reshape([x.dim_value for x in m.graph.input[0].type.tensor_type.shape.dim])
         refs = sess.run(None, {name: words.astype(object)})
         np.save(d / "words.npy", words)
         for threads in (1, 2):
@@ -182,6 +209,8 @@ def main():
                                                                          normalizer())),
                             ("splitter", lambda dlc, work: check_model(dlc, work, "splitter",
                                                                        splitter())),
+                            ("dynamic", lambda dlc, work: check_model(
+                                dlc, work, "dynamic", dynamic(), dims="n=1..3,m=1..6")),
                             ("errors", check_errors)]:
             msg = check(dlc, work)
             print(f"{'FAIL' if msg else 'ok  '} {name}" + (f": {msg}" if msg else ""), flush=True)
