@@ -186,6 +186,71 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// CausalConvWithState over dynamic dims (dlc compile --dims): the depthwise conv as a sum
+/// of its taps, w[:, 0, j] * padded[:, :, j : j + L], unrolled up to the kernel's greatest
+/// size (the weights and the padded input extended with zeros to it).
+LogicalResult causalConvDynamic(NodeImporter &n, Value x, Value w, bool silu, Results &out) {
+  using Size = SymbolicSize;
+  auto xs = n.sizesOf(x), ws = n.sizesOf(w);
+  if (!xs || !ws)
+    return n.error("the sizes of the inputs' dynamic dims are not known");
+  Size B = (*xs)[0], C = (*xs)[1], L = (*xs)[2], K = (*ws)[2], one = Size::constant(1),
+       zero = Size::constant(0);
+  auto bounds = K.isStatic() ? std::make_optional(std::pair{K.coef, K.coef})
+                             : sizeBounds(n.dynamicFunc, K);
+  if (!bounds || bounds->second < 1 || bounds->second > 1024)
+    return n.error("the kernel size (" + K.str() + ") must be bounded by 1 to 1024 (--dims)");
+  int64_t kmax = bounds->second;
+  Type elt = tensorType(x).getElementType();
+  Expr e{n, elt};
+  auto wk = n.expandTo(w, {C, one, K}); // [C, 1, k], checked when the model runs
+  DLC_TRY(wk);
+  Size state = *sizeAdd(K, one, -1);
+  FailureOr<Value> past = n.input(3) ? n.expandTo(n.input(3), {B, C, state})
+                                     : n.expandTo(n.scalarConstant(elt, 0.0), {B, C, state});
+  DLC_TRY(past);
+  auto padded = n.create<ConcatOp>({*past, x}, {n.named("axis", n.b.getI64IntegerAttr(2))});
+  DLC_TRY(padded);
+  // Zeros up to kmax taps: the weights along k, the padded input at its end.
+  SmallVector<Value> wz, xz;
+  Size extra = *sizeAdd(Size::constant(kmax), K, -1);
+  if (failed(symbolicPad(n, *wk, {zero, zero, zero, zero, zero, extra}, 0.0, wz)) ||
+      failed(symbolicPad(n, *padded, {zero, zero, zero, zero, zero, extra}, 0.0, xz)))
+    return failure();
+  // 16-bit inputs accumulate in f32, as the conv kernels do.
+  Type acc = elt.getIntOrFloatBitWidth() < 32 ? Type(n.b.getF32Type()) : elt;
+  FailureOr<Value> y = failure();
+  for (int64_t j = 0; j < kmax; ++j) {
+    auto tap = sliceTo(n, wz[0], {zero, zero, Size::constant(j)}, {C, one, one});
+    auto col = succeeded(tap) ? n.reshapeTo(*tap, {C, one}) : tap;
+    auto part = sliceTo(n, xz[0], {zero, zero, Size::constant(j)}, {B, C, L});
+    DLC_TRY(col);
+    DLC_TRY(part);
+    auto term = n.create<MulOp>({e.cast(*part, acc), e.cast(*col, acc)});
+    DLC_TRY(term);
+    y = j ? n.create<AddOp>({*y, *term}) : term;
+    DLC_TRY(y);
+  }
+  if (Value bias = n.input(2)) {
+    auto b = n.reshapeTo(bias, {C, one});
+    DLC_TRY(b);
+    y = n.create<AddOp>({*y, e.cast(*b, acc)});
+    DLC_TRY(y);
+  }
+  Value r = e.cast(*y, elt);
+  if (silu) {
+    Type f32 = n.b.getF32Type();
+    Value yf = e.cast(r, f32);
+    r = e.cast(e.op<MulOp>({yf, e.op<SigmoidOp>({yf})}), elt);
+  }
+  auto next = sliceTo(n, *padded, {zero, zero, L}, {B, C, state});
+  DLC_TRY(next);
+  if (e.failed)
+    return failure();
+  out.append({r, *next});
+  return success();
+}
+
 /// CausalConvWithState: a depthwise 1-D conv over [past_state (or zeros), input],
 /// optionally followed by SiLU (computed in f32); the last k-1 steps are the new state.
 LogicalResult causalConvWithState(NodeImporter &n, Results &out) {
@@ -195,11 +260,17 @@ LogicalResult causalConvWithState(NodeImporter &n, Results &out) {
   DLC_TRY(w);
   DLC_TRY(act);
   auto xt = tensorType(*x), wt = tensorType(*w);
+  if (*act != "none" && *act != "silu" && *act != "swish")
+    return n.error("activation must be none, silu or swish, got '" + *act + "'");
+  bool dynamic = false;
+  for (unsigned i = 0; i < n.numInputs(); ++i)
+    if (Value v = n.input(i))
+      dynamic |= !tensorType(v).hasStaticShape();
+  if (dynamic && xt.getRank() == 3 && wt.getRank() == 3)
+    return causalConvDynamic(n, *x, *w, *act != "none", out);
   if (xt.getRank() != 3 || wt.getRank() != 3 || wt.getDimSize(0) != xt.getDimSize(1) ||
       wt.getDimSize(1) != 1 || wt.getDimSize(2) < 1)
     return n.error("expects input [B, C, L] and weight [C, 1, k] with k >= 1");
-  if (*act != "none" && *act != "silu" && *act != "swish")
-    return n.error("activation must be none, silu or swish, got '" + *act + "'");
   int64_t B = xt.getDimSize(0), C = xt.getDimSize(1), L = xt.getDimSize(2), k = wt.getDimSize(2);
   Type elt = xt.getElementType();
   Expr e{n, elt};

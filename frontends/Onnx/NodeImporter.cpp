@@ -462,7 +462,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "LinearAttention", "RotaryEmbedding", "FlexAttention",
       // Index maps from sizes and lengths read when the model runs.
       "ReverseSequence", "ArrayFeatureExtractor", "LRN", "AffineGrid",
-      "TensorScatter"};
+      "TensorScatter", "CausalConvWithState"};
   return llvm::is_contained(kOps, opType);
 }
 
