@@ -204,22 +204,75 @@ LogicalResult conv(NodeImporter &n, Results &out) {
   auto group = n.intAttr("group", 1);
   DLC_TRY(kernel); DLC_TRY(group);
   if (!wt.hasStaticShape()) {
-    // Weights with dynamic dims (dlc compile --dims): their sizes follow from
-    // kernel_shape and the input's channels, checked when the model runs.
+    // Weights with dynamic dims (dlc compile --dims): their sizes follow from kernel_shape
+    // and the input's channels, checked when the model runs. Without a static size the
+    // input channels are group * W's dim 1, the output channels of a grouped conv the
+    // group count, and a dynamic kernel dim is its greatest size: W padded with zero taps,
+    // the input with as many zero steps at its end (the windows start where they did).
+    auto ws = n.sizesOf(*w), xs = n.sizesOf(*x);
+    if (!ws || !xs || *group < 1)
+      return n.error("the sizes of the weights' dynamic dims are not known");
     SmallVector<SymbolicSize> target;
-    int64_t c = xt.getDimSize(1);
-    if (ShapedType::isDynamic(wt.getDimSize(0)) || ShapedType::isDynamic(c) || *group < 1 ||
-        c % *group || !n.hasAttr("kernel_shape"))
-      return n.error("weights with dynamic dims (--dims) need static output channels, static "
-                     "input channels and kernel_shape");
-    target.push_back(SymbolicSize::constant(wt.getDimSize(0)));
+    int64_t c = xt.getDimSize(1), m = wt.getDimSize(0);
+    if (ShapedType::isDynamic(c) && !ShapedType::isDynamic(wt.getDimSize(1))) {
+      c = *group * wt.getDimSize(1);
+      SmallVector<SymbolicSize> in(*xs);
+      in[1] = SymbolicSize::constant(c);
+      x = n.expandTo(*x, in);
+      DLC_TRY(x);
+      xt = tensorType(*x);
+    }
+    if (ShapedType::isDynamic(m) && *group > 1)
+      m = *group;
+    if (ShapedType::isDynamic(m) || ShapedType::isDynamic(c) || c % *group)
+      return n.error("weights with dynamic dims (--dims) need static output channels and "
+                     "static input channels");
+    target.push_back(SymbolicSize::constant(m));
     target.push_back(SymbolicSize::constant(c / *group));
-    for (int64_t k : *kernel)
-      target.push_back(SymbolicSize::constant(k));
-    if (target.size() != size_t(wt.getRank()))
-      return n.error("kernel_shape must have " + Twine(wt.getRank() - 2) + " entries");
-    w = n.expandTo(*w, target);
-    DLC_TRY(w);
+    if (n.hasAttr("kernel_shape")) {
+      for (int64_t k : *kernel)
+        target.push_back(SymbolicSize::constant(k));
+      if (target.size() != size_t(wt.getRank()))
+        return n.error("kernel_shape must have " + Twine(wt.getRank() - 2) + " entries");
+      w = n.expandTo(*w, target);
+      DLC_TRY(w);
+    } else {
+      auto autoPad = n.stringAttr("auto_pad", "NOTSET");
+      auto dil = n.intsAttr("dilations", SmallVector<int64_t>(wt.getRank() - 2, 1));
+      DLC_TRY(autoPad);
+      DLC_TRY(dil);
+      if (*autoPad != "NOTSET" && *autoPad != "VALID")
+        return n.error("auto_pad " + *autoPad + " with a kernel of dynamic size (--dims) is "
+                       "not supported (its pads depend on it)");
+      if (dil->size() != size_t(wt.getRank() - 2))
+        return n.error("expected " + Twine(wt.getRank() - 2) + " dilations");
+      int64_t r = wt.getRank();
+      SymbolicSize zero = SymbolicSize::constant(0);
+      SmallVector<SymbolicSize> wPads(2 * r, zero), xPads(2 * r, zero);
+      kernel->clear();
+      for (int64_t d = 2; d < r; ++d) {
+        SymbolicSize k = (*ws)[d];
+        target.push_back(k);
+        auto b = k.isStatic() ? std::make_optional(std::pair{k.coef, k.coef})
+                              : sizeBounds(n.dynamicFunc, k);
+        if (!b || b->second < 1 || b->second > 64)
+          return n.error("a kernel dim of dynamic size (" + k.str() + ") must be bounded by 1 "
+                         "to 64 (--dims)");
+        kernel->push_back(b->second);
+        SymbolicSize extra = *sizeAdd(SymbolicSize::constant(b->second), k, -1);
+        wPads[r + d] = extra;
+        xPads[r + d] = *sizeAdd(zero, extra, (*dil)[d - 2]);
+      }
+      auto wk = n.expandTo(*w, target);
+      DLC_TRY(wk);
+      SmallVector<Value> wp, xp;
+      if (failed(symbolicPad(n, *wk, wPads, 0.0, wp)) ||
+          failed(symbolicPad(n, *x, xPads, 0.0, xp)))
+        return failure();
+      w = wp[0];
+      x = xp[0];
+      xt = tensorType(*x);
+    }
     wt = tensorType(*w);
   }
   if (ArrayRef<int64_t>(*kernel) != wt.getShape().drop_front(2))
@@ -230,8 +283,14 @@ LogicalResult conv(NodeImporter &n, Results &out) {
                    " input channels, got " + Twine(*group));
   auto win = readWindow(n, xt.getShape(), *kernel);
   DLC_TRY(win);
+  Value bias = n.input(2);
+  if (bias && !tensorType(bias).hasStaticShape()) { // [M], checked when the model runs
+    auto b = n.expandTo(bias, {SymbolicSize::constant(wt.getDimSize(0))});
+    DLC_TRY(b);
+    bias = *b;
+  }
   if (xt.getRank() == 5) {
-    auto y = conv3dAs2d(n, *x, *w, n.input(2), win->strides, win->pads, win->dilations, *group);
+    auto y = conv3dAs2d(n, *x, *w, bias, win->strides, win->pads, win->dilations, *group);
     DLC_TRY(y);
     out.push_back(*y);
     return success();
@@ -239,7 +298,7 @@ LogicalResult conv(NodeImporter &n, Results &out) {
   auto x2 = to2d(n, *x), w2 = to2d(n, *w);
   DLC_TRY(x2); DLC_TRY(w2);
   SmallVector<Value> operands = {*x2, *w2};
-  if (Value bias = n.input(2))
+  if (bias)
     operands.push_back(bias);
   auto y = n.create<ConvOp>(operands, {n.named("strides", n.b.getDenseI64ArrayAttr(win->strides)),
                                        n.named("pads", n.b.getDenseI64ArrayAttr(win->pads)),
