@@ -625,6 +625,14 @@ def check_errors(dlc, work):
     cases.append((["compile", "same.onnx", "--dims", "h=1..8", "-o", "same.so"],
                   ["node 'same_h' (Conv", "auto_pad SAME_UPPER with stride 2 over a dynamic "
                    "image dim (--dims) is not supported"]))
+    wide = model([helper.make_node("Conv", ["x", "w"], ["y"], name="wide_k")],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 99]),
+                  helper.make_tensor_value_info("w", TensorProto.FLOAT, [1, 1, "k"])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, None])], [])
+    onnx.save(wide, d / "wide.onnx")
+    cases.append((["compile", "wide.onnx", "--dims", "k=1..99", "-o", "wide.so"],
+                  ["node 'wide_k' (Conv", "a kernel dim of dynamic size (k) must be bounded by 1 "
+                   "to 64"]))
     for args, needles in cases:
         if msg := expect_error(dlc, d, args, needles):
             return msg

@@ -469,7 +469,27 @@ def kv_update(rng):
                      for n in ("y", "z")], [], opset=24)
 
 
+def kernels(rng):
+    """Convolutions whose weights are inputs with dynamic dims: a depthwise 1-D conv (the
+    channels from the group, the kernel length dynamic) and a strided, dilated 2-D conv
+    (kernel height and width dynamic, padded, with a bias)."""
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], group=4),
+             helper.make_node("Conv", ["img", "k", "bias"], ["z"], strides=[2, 1],
+                              dilations=[1, 2], pads=[1, 0, 0, 1])]
+    return dd.model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "c", 12]),
+                            helper.make_tensor_value_info("w", TensorProto.FLOAT, ["c", 1, "k"]),
+                            helper.make_tensor_value_info("img", TensorProto.FLOAT, ["n", 2, 9, 11]),
+                            helper.make_tensor_value_info("k", TensorProto.FLOAT, [3, 2, "kh", "kw"]),
+                            helper.make_tensor_value_info("bias", TensorProto.FLOAT, [3])],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", "c", "ly"]),
+                     helper.make_tensor_value_info("z", TensorProto.FLOAT, ["n", 3, "h", "w"])],
+                    [], opset=17)
+
+
 CASES = {
+    "kernels": (kernels, "n=1..3,c=1..4,k=1..5,kh=1..4,kw=1..3",
+                [{"n": 1, "c": 4, "k": 1, "kh": 1, "kw": 1}, {"n": 3, "c": 4, "k": 5, "kh": 4, "kw": 3},
+                 {"n": 2, "c": 4, "k": 3, "kh": 2, "kw": 2}]),
     "kv_update": (kv_update, "b=1..3,l=1..9,s=1..4",
                   [{"b": 1, "l": 1, "s": 1}, {"b": 3, "l": 9, "s": 4}, {"b": 2, "l": 5, "s": 2}]),
     "affine": (affine, "n=1..4,r=1..2,c=1..3",
