@@ -7,6 +7,7 @@
 #include "frontends/Onnx/LowPrecision.h"
 #include "frontends/Onnx/ModelFile.h"
 #include "frontends/Onnx/NodeChecks.h"
+#include "frontends/Onnx/InputShape.h"
 #include "frontends/Onnx/NodeImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -159,65 +160,10 @@ FailureOr<RankedTensorType> GraphImporter::inputType(const std::string &name,
   if (!elt)
     return emitError(fileLoc) << "input '" << name << "' has unsupported element type "
                               << tt.elem_type();
-  SmallVector<int64_t> shape;
-  auto it = options.inputShapes.find(name);
-  if (it != options.inputShapes.end()) {
-    if (tt.has_shape() && tt.shape().dim_size() != (int)it->second.size())
-      return emitError(fileLoc) << "input '" << name << "' has rank " << tt.shape().dim_size()
-                                << ", but a shape of rank " << it->second.size() << " was given";
-    auto named = options.inputShapeSymbols.find(name);
-    for (int i = 0; i < (int)it->second.size(); ++i) {
-      int64_t want = it->second[i];
-      // A dim given as a --dims symbol stays dynamic.
-      if (named != options.inputShapeSymbols.end() && i < (int)named->second.size() &&
-          !named->second[i].empty()) {
-        const std::string &sym = named->second[i];
-        if (!symbols || !options.dynamicDims.count(sym))
-          return emitError(fileLoc) << "--input-shape of '" << name << "': dim " << i
-                                    << " names '" << sym << "', which --dims does not give";
-        if (tt.has_shape() && tt.shape().dim(i).has_dim_value())
-          return emitError(fileLoc) << "input '" << name << "' dim " << i << " is "
-                                    << tt.shape().dim(i).dim_value() << ", got '" << sym << "'";
-        if (failed(checkDynamicDimName(fileLoc, name, i, sym)))
-          return failure();
-        symbols->resize(it->second.size());
-        (*symbols)[i] = sym;
-        usedDynamicDims.insert(sym);
-        shape.push_back(ShapedType::kDynamic);
-        continue;
-      }
-      if (tt.has_shape() && tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != want)
-        return emitError(fileLoc) << "input '" << name << "' dim " << i << " is "
-                                  << tt.shape().dim(i).dim_value() << ", got " << want;
-      shape.push_back(want);
-    }
-  } else if (tt.has_shape()) {
-    for (const auto &d : tt.shape().dim()) {
-      if (d.has_dim_value() && d.dim_value() < 0)
-        return emitError(fileLoc) << "input '" << name << "' has negative dim "
-                                  << d.dim_value();
-      if (d.has_dim_value() && d.dim_value() > kMaxElements)
-        return emitError(fileLoc) << "input '" << name << "' has dim " << d.dim_value()
-                                  << ", more than dlc supports (2^40)";
-      // Symbolic dims named by dynamicDims stay dynamic; other symbolic or unknown dims
-      // are specialized to 1 unless a shape is given.
-      auto dynamic = d.has_dim_param() && symbols ? options.dynamicDims.find(d.dim_param())
-                                                  : options.dynamicDims.end();
-      if (!d.has_dim_value() && dynamic != options.dynamicDims.end()) {
-        if (failed(checkDynamicDimName(fileLoc, name, shape.size(), d.dim_param())))
-          return failure();
-        symbols->resize(tt.shape().dim_size());
-        (*symbols)[shape.size()] = d.dim_param();
-        usedDynamicDims.insert(d.dim_param());
-        shape.push_back(ShapedType::kDynamic);
-        continue;
-      }
-      shape.push_back(d.has_dim_value() ? d.dim_value() : 1);
-    }
-  } else {
-    return emitError(fileLoc) << "input '" << name
-                              << "' has no shape; give one with --input-shape";
-  }
+  auto given = inputShape(fileLoc, name, tt, options, symbols, usedDynamicDims);
+  if (failed(given))
+    return failure();
+  SmallVector<int64_t> shape = *given;
   // Size checks take each dynamic dim at its largest.
   SmallVector<int64_t> largest(shape);
   for (auto [i, d] : llvm::enumerate(largest))

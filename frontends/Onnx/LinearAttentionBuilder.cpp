@@ -91,6 +91,14 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
   SmallVector<Size> stateSizes = {B, hk, dk, dv};
   FailureOr<Value> state = failure();
   if (past) {
+    SmallVector<int64_t> want;
+    for (const Size &s : stateSizes)
+      want.push_back(s.isStatic() ? s.coef : ShapedType::kDynamic);
+    auto pt = tensorType(past);
+    if (pt.hasStaticShape() && !llvm::is_contained(want, ShapedType::kDynamic) &&
+        pt.getShape() != ArrayRef<int64_t>(want))
+      return n.error("past_state must be [B, kv_num_heads, dk, dv] = [" + Twine(want[0]) + ", " +
+                     Twine(want[1]) + ", " + Twine(want[2]) + ", " + Twine(want[3]) + "]");
     state = n.expandTo(e.cast(past, f32), stateSizes);
   } else {
     SmallVector<int64_t> shape;
