@@ -136,14 +136,9 @@ LogicalResult scanDynamic(NodeImporter &n, const onnx::GraphProto &body, SmallVe
     T = (*d)[axes[j]];
     dims.push_back(*d);
   }
-  auto bounds = T->isStatic() ? std::make_optional(std::pair{T->coef, T->coef})
-                              : sizeBounds(n.dynamicFunc, *T);
-  if (!bounds)
-    return n.error("the scan length (" + T->str() + ") needs an upper bound (--dims)");
-  int64_t steps = bounds->second;
-  if (steps < 1 || steps > 4096)
-    return n.error("scans of 1 to 4096 steps are supported (unrolled), here up to " +
-                   Twine(steps));
+  auto bound = unrollSteps(n, *T, 4096, "the scan length");
+  DLC_TRY(bound);
+  int64_t steps = *bound;
   bool masked = !T->isStatic();
   SmallVector<Value> padded;
   for (int64_t j = 0; j < M; ++j) {
@@ -154,12 +149,9 @@ LogicalResult scanDynamic(NodeImporter &n, const onnx::GraphProto &body, SmallVe
       x = *r;
     }
     if (masked) {
-      SmallVector<SymbolicSize> pads(2 * dims[j].size(), SymbolicSize::constant(0));
-      pads[dims[j].size() + axes[j]] = *sizeAdd(SymbolicSize::constant(steps), *T, -1);
-      SmallVector<Value> p;
-      if (failed(symbolicPad(n, x, pads, 0.0, p)))
-        return failure();
-      x = p[0];
+      auto p = padAxisTo(n, x, axes[j], *T, steps);
+      DLC_TRY(p);
+      x = *p;
       dims[j][axes[j]] = SymbolicSize::constant(steps);
     }
     padded.push_back(x);

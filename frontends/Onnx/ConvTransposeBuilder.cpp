@@ -196,11 +196,9 @@ LogicalResult causalConvDynamic(NodeImporter &n, Value x, Value w, bool silu, Re
     return n.error("the sizes of the inputs' dynamic dims are not known");
   Size B = (*xs)[0], C = (*xs)[1], L = (*xs)[2], K = (*ws)[2], one = Size::constant(1),
        zero = Size::constant(0);
-  auto bounds = K.isStatic() ? std::make_optional(std::pair{K.coef, K.coef})
-                             : sizeBounds(n.dynamicFunc, K);
-  if (!bounds || bounds->second < 1 || bounds->second > 1024)
-    return n.error("the kernel size (" + K.str() + ") must be bounded by 1 to 1024 (--dims)");
-  int64_t kmax = bounds->second;
+  auto bound = unrollSteps(n, K, 1024, "the kernel size");
+  DLC_TRY(bound);
+  int64_t kmax = *bound;
   Type elt = tensorType(x).getElementType();
   Expr e{n, elt};
   auto wk = n.expandTo(w, {C, one, K}); // [C, 1, k], checked when the model runs

@@ -124,23 +124,12 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
   }
   // Steps: T, or T's greatest size with the inputs padded to it.
   bool masked = !T.isStatic();
-  auto bounds = masked ? sizeBounds(n.dynamicFunc, T) : std::make_optional(std::pair{T.coef, T.coef});
-  if (!bounds)
-    return n.error("the sequence length (" + T.str() + ") needs an upper bound (--dims)");
-  int64_t steps = bounds->second;
-  if (steps < 1 || steps > 4096)
-    return n.error("sequences of 1 to 4096 steps are supported (unrolled), here up to " +
-                   Twine(steps));
+  auto bound = unrollSteps(n, T, 4096, "the sequence length");
+  DLC_TRY(bound);
+  int64_t steps = *bound;
   Value len;
   auto padded = [&](Value x) -> FailureOr<Value> { // along T (dim 2)
-    if (!masked || !x)
-      return x;
-    SmallVector<Size> pads(8, Size::constant(0));
-    pads[6] = *sizeAdd(Size::constant(steps), T, -1);
-    SmallVector<Value> p;
-    if (failed(symbolicPad(n, x, pads, 0.0, p)))
-      return failure();
-    return p[0];
+    return !masked || !x ? FailureOr<Value>(x) : padAxisTo(n, x, 2, T, steps);
   };
   if (masked) {
     auto l = n.dimSize(*k, 2);

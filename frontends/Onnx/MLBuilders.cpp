@@ -48,7 +48,6 @@ LogicalResult arrayFeatureExtractor(NodeImporter &n, Results &out) {
     return n.error("expects an input of rank >= 1");
   if (!isa<IntegerType>(it.getElementType()))
     return n.error("expects integer indices");
-  int64_t count = it.getNumElements(), last = xt.getDimSize(xt.getRank() - 1);
   if (!xt.hasStaticShape() || !it.hasStaticShape()) {
     // Dynamic dims (dlc compile --dims): the same gather and reshapes over symbolic sizes.
     auto xs = n.sizesOf(*x), is = n.sizesOf(*idx);
@@ -69,6 +68,7 @@ LogicalResult arrayFeatureExtractor(NodeImporter &n, Results &out) {
     out.push_back(*r);
     return success();
   }
+  int64_t count = it.getNumElements(), last = xt.getDimSize(xt.getRank() - 1);
   if (auto known = n.knownInput(1))
     for (const APInt &v : known.getValues<APInt>())
       if (v.getSExtValue() < 0 || v.getSExtValue() >= last)

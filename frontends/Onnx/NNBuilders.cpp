@@ -253,13 +253,10 @@ LogicalResult conv(NodeImporter &n, Results &out) {
       for (int64_t d = 2; d < r; ++d) {
         SymbolicSize k = (*ws)[d];
         target.push_back(k);
-        auto b = k.isStatic() ? std::make_optional(std::pair{k.coef, k.coef})
-                              : sizeBounds(n.dynamicFunc, k);
-        if (!b || b->second < 1 || b->second > 64)
-          return n.error("a kernel dim of dynamic size (" + k.str() + ") must be bounded by 1 "
-                         "to 64 (--dims)");
-        kernel->push_back(b->second);
-        SymbolicSize extra = *sizeAdd(SymbolicSize::constant(b->second), k, -1);
+        auto most = unrollSteps(n, k, 64, "a kernel dim of dynamic size");
+        DLC_TRY(most);
+        kernel->push_back(*most);
+        SymbolicSize extra = *sizeAdd(SymbolicSize::constant(*most), k, -1);
         wPads[r + d] = extra;
         xPads[r + d] = *sizeAdd(zero, extra, (*dil)[d - 2]);
       }
@@ -524,7 +521,8 @@ LogicalResult lrn(NodeImporter &n, Results &out) {
   Type elt = t.getElementType();
   if (t.getRank() < 3 || !isa<FloatType>(elt) || *size < 1)
     return n.error("expects a floating-point [N, C, ...] input and size >= 1");
-  int64_t N = t.getDimSize(0), C = t.getDimSize(1), rest = t.getNumElements() / std::max<int64_t>(1, N * C);
+  int64_t N = t.getDimSize(0), C = t.getDimSize(1),
+          rest = t.hasStaticShape() ? t.getNumElements() / std::max<int64_t>(1, N * C) : 0;
   auto sq = n.create<MulOp>({*x, *x});
   DLC_TRY(sq);
   // Dynamic dims (dlc compile --dims): the same view over symbolic sizes.

@@ -316,6 +316,13 @@ mlir::LogicalResult compressWithRuntimeCondition(NodeImporter &n, mlir::Value da
 mlir::FailureOr<mlir::Value> sliceTo(NodeImporter &n, mlir::Value x,
                                      llvm::ArrayRef<graph::SymbolicSize> starts,
                                      llvm::ArrayRef<graph::SymbolicSize> sizes);
+/// The greatest value of `len` (by the --dims ranges), which must lie in [1, most]: the
+/// steps of a loop unrolled over it. The error names `what` ("the sequence length").
+mlir::FailureOr<int64_t> unrollSteps(NodeImporter &n, const graph::SymbolicSize &len,
+                                     int64_t most, llvm::StringRef what);
+/// `x` extended with zeros at the end of `axis` (of size `len`) to `size` elements.
+mlir::FailureOr<mlir::Value> padAxisTo(NodeImporter &n, mlir::Value x, int64_t axis,
+                                       const graph::SymbolicSize &len, int64_t size);
 /// Pad of `x` in constant mode by amounts computed from dynamic shapes ([begins, ends],
 /// sizes of the symbols, negative ones crop): a slice, then concats of filled blocks.
 mlir::LogicalResult symbolicPad(NodeImporter &n, mlir::Value x,

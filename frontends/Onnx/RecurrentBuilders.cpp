@@ -78,21 +78,13 @@ LogicalResult unrollDynamic(NodeImporter &n, const Recurrence &rc, Value X, Resu
   DLC_TRY(h0); DLC_TRY(c0); DLC_TRY(bias);
   // Steps up to S's greatest size; X padded to it.
   bool masked = !S.isStatic();
-  auto bounds = masked ? sizeBounds(n.dynamicFunc, S) : std::make_optional(std::pair{S.coef, S.coef});
-  if (!bounds)
-    return n.error("the sequence length (" + S.str() + ") needs an upper bound (--dims)");
-  int64_t steps = bounds->second;
-  if (steps < 1 || steps > 4096)
-    return n.error("sequences of 1 to 4096 steps are supported (unrolled), here up to " +
-                   Twine(steps));
+  auto steps = unrollSteps(n, S, 4096, "the sequence length");
+  DLC_TRY(steps);
   Value Xp = X, sLen;
   if (masked) {
-    SmallVector<S_> pads(6, k(0));
-    pads[3] = *sizeAdd(k(steps), S, -1);
-    SmallVector<Value> padded;
-    if (failed(symbolicPad(n, X, pads, 0.0, padded)))
-      return failure();
-    Xp = padded[0];
+    auto padded = padAxisTo(n, X, 0, S, *steps);
+    DLC_TRY(padded);
+    Xp = *padded;
     auto len = n.dimSize(X, 0);
     DLC_TRY(len);
     sLen = *len;
@@ -138,9 +130,9 @@ LogicalResult unrollDynamic(NodeImporter &n, const Recurrence &rc, Value X, Resu
     auto h = directionOf(n, *h0, d, {B, k(H)});
     auto c = lstm ? directionOf(n, *c0, d, {B, k(H)}) : FailureOr<Value>(Value());
     DLC_TRY(h); DLC_TRY(c);
-    SmallVector<Value> ysd(steps);
-    for (int64_t s = 0; s < steps; ++s) {
-      int64_t t = reverse ? steps - 1 - s : s;
+    SmallVector<Value> ysd(*steps);
+    for (int64_t s = 0; s < *steps; ++s) {
+      int64_t t = reverse ? *steps - 1 - s : s;
       auto xg = sliceTo(n, xp, {k(t), k(0), k(0)}, {k(1), B, k(G * H)});
       DLC_TRY(xg);
       Value hr = e.op<AddOp>({e.op<MatMulOp>({*h, RT}), Rb}); // [1, B, G*H]
@@ -167,7 +159,7 @@ LogicalResult unrollDynamic(NodeImporter &n, const Recurrence &rc, Value X, Resu
     }
     auto yd = cat(ysd, 0); // [steps, B, H]
     DLC_TRY(yd);
-    auto y4 = n.reshapeTo(*yd, {k(steps), k(1), B, k(H)});
+    auto y4 = n.reshapeTo(*yd, {k(*steps), k(1), B, k(H)});
     DLC_TRY(y4);
     ys.push_back(*y4);
     hs.push_back(*h);

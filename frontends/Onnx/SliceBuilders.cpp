@@ -427,6 +427,27 @@ LogicalResult symbolicPad(NodeImporter &n, Value x, ArrayRef<graph::SymbolicSize
   return success();
 }
 
+FailureOr<int64_t> unrollSteps(NodeImporter &n, const graph::SymbolicSize &len, int64_t most,
+                               StringRef what) {
+  auto bounds = len.isStatic() ? std::make_optional(std::pair{len.coef, len.coef})
+                               : graph::sizeBounds(n.dynamicFunc, len);
+  if (!bounds || bounds->second < 1 || bounds->second > most)
+    return n.error(what + " (" + len.str() + ") must be bounded by 1 to " + Twine(most) +
+                   " (--dims)" + (bounds ? ", here up to " + Twine(bounds->second) : Twine()));
+  return bounds->second;
+}
+
+FailureOr<Value> padAxisTo(NodeImporter &n, Value x, int64_t axis, const graph::SymbolicSize &len,
+                           int64_t size) {
+  int64_t rank = tensorType(x).getRank();
+  SmallVector<graph::SymbolicSize> pads(2 * rank, graph::SymbolicSize::constant(0));
+  pads[rank + axis] = *graph::sizeAdd(graph::SymbolicSize::constant(size), len, -1);
+  SmallVector<Value> padded;
+  if (failed(symbolicPad(n, x, pads, 0.0, padded)))
+    return failure();
+  return padded[0];
+}
+
 namespace {
 
 const OpBuilderEntry kSlice[] = {
