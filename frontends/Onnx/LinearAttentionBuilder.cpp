@@ -138,13 +138,19 @@ LogicalResult linearAttention(NodeImporter &n, Results &out) {
   }
   auto qp = padded(*q), kp = padded(*k), vp = padded(*v), dp = padded(dcy), bp = padded(bt);
   DLC_TRY(qp); DLC_TRY(kp); DLC_TRY(vp); DLC_TRY(dp); DLC_TRY(bp);
+  // The step inputs' sizes, found once (each lookup walks the graph above them).
+  llvm::DenseMap<Value, SymbolicDims> sizesOf;
   auto at = [&](Value x, int64_t t) -> Value { // x[:, :, t, :] as [B, H, 1, d]
     if (!x || e.failed)
       return e.fail();
-    auto d = n.sizesOf(x);
-    if (!d)
-      return e.fail();
-    SmallVector<Size> from(4, Size::constant(0)), size(*d);
+    auto it = sizesOf.find(x);
+    if (it == sizesOf.end()) {
+      auto d = n.sizesOf(x);
+      if (!d)
+        return e.fail();
+      it = sizesOf.try_emplace(x, *d).first;
+    }
+    SmallVector<Size> from(4, Size::constant(0)), size(it->second);
     from[2] = Size::constant(t);
     size[2] = c1;
     auto s = sliceTo(n, x, from, size);
