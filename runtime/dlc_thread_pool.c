@@ -137,6 +137,20 @@ static void dlc_run_piece(dlc_thread_pool_t *pool, int64_t begin, int64_t end) {
     atomic_store(&pool->fault_addr, guard.addr);
 }
 
+/* Runs piece i of `pieces`, which this thread has claimed. The last piece to
+ * finish wakes the caller if it went to sleep; taking the mutex orders this
+ * with the caller's check-then-wait. */
+static void dlc_run_claimed(dlc_thread_pool_t *pool, int64_t i, int64_t pieces) {
+  int64_t begin, end;
+  dlc_chunk(pool->n, (int32_t)pieces, (int32_t)i, &begin, &end);
+  dlc_run_piece(pool, begin, end);
+  if (atomic_fetch_add_explicit(&pool->finished, 1, memory_order_acq_rel) + 1 == pieces) {
+    pthread_mutex_lock(&pool->mutex);
+    pthread_cond_signal(&pool->done);
+    pthread_mutex_unlock(&pool->mutex);
+  }
+}
+
 /* Runs pieces of generation `gen` until none is left; returns how many it ran. */
 static int64_t dlc_run_pieces(dlc_thread_pool_t *pool, uint64_t gen) {
   int64_t ran = 0;
@@ -154,17 +168,8 @@ static int64_t dlc_run_pieces(dlc_thread_pool_t *pool, uint64_t gen) {
                                                memory_order_acq_rel,
                                                memory_order_acquire))
       continue;
-    int64_t begin, end;
-    dlc_chunk(pool->n, (int32_t)pieces, (int32_t)i, &begin, &end);
-    dlc_run_piece(pool, begin, end);
+    dlc_run_claimed(pool, i, pieces);
     ++ran;
-    /* Last piece wakes the caller if it went to sleep. Taking the mutex orders
-     * this with the caller's check-then-wait. */
-    if (atomic_fetch_add_explicit(&pool->finished, 1, memory_order_acq_rel) + 1 == pieces) {
-      pthread_mutex_lock(&pool->mutex);
-      pthread_cond_signal(&pool->done);
-      pthread_mutex_unlock(&pool->mutex);
-    }
   }
 }
 
@@ -314,10 +319,13 @@ void dlc_thread_pool_run(dlc_thread_pool_t *pool, int64_t n,
   pool->n = n;
   atomic_store_explicit(&pool->pieces, pieces, memory_order_release);
   atomic_store_explicit(&pool->finished, 0, memory_order_relaxed);
-  atomic_store_explicit(&pool->claim, gen << 32, memory_order_release);
+  /* Piece 0 is the caller's: it starts at once, and it always takes part
+   * however fast the workers claim the rest. */
+  atomic_store_explicit(&pool->claim, gen << 32 | 1, memory_order_release);
   dlc_publish_job(pool, (uint64_t)pool->num_threads);
 
   dlc_tls_in_parallel = true;
+  dlc_run_claimed(pool, 0, pieces);
   dlc_run_pieces(pool, gen);
   dlc_tls_in_parallel = false;
 
