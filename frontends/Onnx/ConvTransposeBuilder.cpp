@@ -16,6 +16,186 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
+/// ConvTranspose's window: strides, dilations, output_padding, pads ([begins, ends]), the
+/// output_shape attribute (spatial, or empty), auto_pad when SAME_* (else empty) and
+/// kernel_shape (or empty).
+struct TransposedWindow {
+  SmallVector<int64_t> strides, dil, outPad, pads, outShape;
+  StringRef same;
+  SmallVector<int64_t> kernel;
+};
+
+/// The weights [Cin, Cout/g, k...] with dynamic dims, as the static conv weight
+/// [g * COg, CIg, K...] of the zero-inserted input: each group's channels and each kernel
+/// dim extended with zeros to its greatest size (CIg, COg, K), swapped and flipped in space
+/// (a kernel's zero taps come first, so the outputs start where they did).
+FailureOr<Value> transposedWeights(NodeImporter &n, Value w, ArrayRef<SymbolicSize> dims,
+                                   ArrayRef<int64_t> bounds) {
+  auto wg = n.reshapeTo(w, dims); // [g, cin/g, cout/g, k...], checked when the model runs
+  DLC_TRY(wg);
+  Value v = *wg;
+  for (size_t a = 1; a < dims.size(); ++a) {
+    auto padded = padAxisTo(n, v, a, dims[a], bounds[a]);
+    DLC_TRY(padded);
+    v = *padded;
+  }
+  int64_t nd = dims.size() - 3, g = bounds[0];
+  SmallVector<int64_t> perm = {0, 2, 1}, shape = {g * bounds[2], bounds[1]},
+                       start = {0, 0}, step = {1, 1};
+  for (int64_t i = 0; i < nd; ++i) {
+    perm.push_back(3 + i);
+    shape.push_back(bounds[3 + i]);
+    start.push_back(bounds[3 + i] - 1);
+    step.push_back(-1);
+  }
+  Expr e{n, tensorType(w).getElementType()};
+  Value r = e.slice(e.reshape(e.transpose(v, perm), shape), start, shape, step);
+  if (e.failed)
+    return failure();
+  return r;
+}
+
+/// ConvTranspose (1-D, 2-D) over dynamic dims (dlc compile --dims): the static lowering
+/// with sizes of the symbols. Channels and kernel dims of dynamic size take their greatest
+/// size (zeros in the weights and input channels, the output cut back to its sizes).
+LogicalResult convTransposeDynamic(NodeImporter &n, Value x, Value w, int64_t g,
+                                   const TransposedWindow &win, Results &out) {
+  using Size = SymbolicSize;
+  auto xs = n.sizesOf(x), ws = n.sizesOf(w);
+  int64_t r = tensorType(x).getRank(), sp = r - 2;
+  if (!xs || !ws || sp > 2 || g < 1)
+    return n.error(sp > 2 ? "3-D ConvTranspose over dynamic dims (--dims) is not supported"
+                          : "the sizes of the inputs' dynamic dims are not known");
+  Size N = (*xs)[0], cin = (*xs)[1], coutG = (*ws)[1], zero = Size::constant(0);
+  Size cinG = sizeFloorDiv(cin, g);
+  // The weights as [g, cin/g, cout/g, k...] and each dim's greatest size.
+  SmallVector<Size> dims = {Size::constant(g), cinG, coutG};
+  SmallVector<int64_t> bounds = {g};
+  for (int64_t i = 0; i < sp; ++i)
+    dims.push_back(win.kernel.empty() ? (*ws)[2 + i] : Size::constant(win.kernel[i]));
+  const char *what[] = {"", "the input channels per group", "the output channels per group",
+                        "a kernel dim of dynamic size"};
+  for (size_t a = 1; a < dims.size(); ++a) {
+    auto most = unrollSteps(n, dims[a], a > 2 ? 64 : 4096, what[std::min<size_t>(a, 3)]);
+    DLC_TRY(most);
+    bounds.push_back(*most);
+  }
+  auto wt = transposedWeights(n, w, dims, bounds);
+  DLC_TRY(wt);
+  if (sp == 1) { // [g * COg, CIg, K] -> [g * COg, CIg, 1, K]
+    auto lifted = n.reshapeTo(*wt, {Size::constant(g * bounds[2]), Size::constant(bounds[1]),
+                                    Size::constant(1), Size::constant(bounds[3])});
+    DLC_TRY(lifted);
+    wt = lifted;
+  }
+  // The input with each group's channels extended to CIg, lifted to 2-D.
+  SmallVector<Size> spatial(xs->begin() + 2, xs->end());
+  SmallVector<Size> grouped = {N, Size::constant(g), cinG};
+  grouped.append(spatial);
+  auto xg = n.reshapeTo(x, grouped);
+  DLC_TRY(xg);
+  auto xp = padAxisTo(n, *xg, 2, cinG, bounds[1]);
+  DLC_TRY(xp);
+  SmallVector<int64_t> strides(win.strides), dil(win.dil), kb(bounds.begin() + 3, bounds.end());
+  SmallVector<Size> kernel(dims.begin() + 3, dims.end());
+  if (sp == 1) {
+    spatial.insert(spatial.begin(), Size::constant(1));
+    kernel.insert(kernel.begin(), Size::constant(1));
+    kb.insert(kb.begin(), 1);
+    strides.insert(strides.begin(), 1);
+    dil.insert(dil.begin(), 1);
+  }
+  Size C = Size::constant(g * bounds[1]);
+  // Zero insertion: [N, C, D0, 1, D1, 1] padded to [N, C, D0, s0, D1, s1], then merged.
+  SmallVector<Size> split = {N, C}, merged = {N, C};
+  SmallVector<Size> zp(12, zero);
+  for (int64_t i = 0; i < 2; ++i) {
+    split.append({spatial[i], Size::constant(1)});
+    merged.push_back(spatial[i] * Size::constant(strides[i]));
+    zp[6 + 3 + 2 * i] = Size::constant(strides[i] - 1);
+  }
+  auto up = n.reshapeTo(*xp, split);
+  DLC_TRY(up);
+  SmallVector<Value> ups;
+  if (failed(symbolicPad(n, *up, zp, 0.0, ups)))
+    return failure();
+  auto upm = n.reshapeTo(ups[0], merged);
+  DLC_TRY(upm);
+  // Per spatial dim: the output's begin within the full result and its size; the input
+  // padded so the stride-1 conv with the K-tap kernel starts there.
+  SmallVector<Size> cp(8, zero), outSize(2, Size::constant(1));
+  for (int64_t i = 0; i < sp; ++i) {
+    int64_t a = i + (sp == 1), s = strides[a], d = dil[a], K = kb[a];
+    Size in = spatial[a], k = kernel[a];
+    auto full = sizeAdd(Size::constant(win.outPad[i] + 1 - s - d), in, s);
+    full = full ? sizeAdd(*full, k, d) : full;
+    std::optional<Size> begin, size;
+    if (!win.same.empty()) {
+      Size target = win.outShape.empty() ? in * Size::constant(s)
+                                         : Size::constant(win.outShape[i]);
+      auto total = full ? sizeAdd(*full, target, -1) : full;
+      if (total) {
+        Size half = sizeFloorDiv(*total, 2);
+        begin = win.same == "SAME_UPPER" ? half : *sizeAdd(*total, half, -1);
+      }
+      size = target;
+    } else {
+      begin = Size::constant(win.pads[i]);
+      size = win.outShape.empty() ? sizeAdd(*full, Size::constant(win.pads[i] + win.pads[sp + i]), -1)
+                                  : Size::constant(win.outShape[i]);
+    }
+    if (!full || !begin || !size)
+      return n.error("output dim " + Twine(i) + " overflows int64");
+    outSize[a] = *size;
+    // Conv length: the size plus the (K - k) * d outputs of the zero taps.
+    auto convLen = sizeAdd(*sizeAdd(*size, Size::constant(K * d)), k, -d);
+    auto padBegin = sizeAdd(Size::constant((K - 1) * d), *begin, -1);
+    auto padEnd = convLen ? sizeAdd(*convLen, merged[2 + a], -1) : convLen;
+    padEnd = padEnd ? sizeAdd(*padEnd, *begin) : padEnd;
+    if (!padBegin || !padEnd)
+      return n.error("output dim " + Twine(i) + " overflows int64");
+    cp[2 + a] = *padBegin;
+    cp[4 + 2 + a] = *padEnd;
+  }
+  SmallVector<Value> padded;
+  if (failed(symbolicPad(n, *upm, cp, 0.0, padded)))
+    return failure();
+  auto y = n.create<ConvOp>({padded[0], *wt},
+                            {n.named("strides", n.b.getDenseI64ArrayAttr({1, 1})),
+                             n.named("pads", n.b.getDenseI64ArrayAttr({0, 0, 0, 0})),
+                             n.named("dilations", n.b.getDenseI64ArrayAttr(dil)),
+                             n.named("group", n.b.getI64IntegerAttr(g))});
+  DLC_TRY(y);
+  // Cut back to the output sizes and each group's true channels.
+  SmallVector<Size> ySplit = {N, Size::constant(g), Size::constant(bounds[2])}, starts(5, zero);
+  ySplit.append(outSize);
+  auto ys = sliceTo(n, *y, {zero, zero, zero, zero},
+                    {N, Size::constant(g * bounds[2]), outSize[0], outSize[1]});
+  auto yg = succeeded(ys) ? n.reshapeTo(*ys, ySplit) : ys;
+  DLC_TRY(yg);
+  ySplit[2] = coutG;
+  auto cut = sliceTo(n, *yg, starts, ySplit);
+  DLC_TRY(cut);
+  Size cout = coutG * Size::constant(g);
+  SmallVector<Size> result = {N, cout};
+  if (sp == 2)
+    result.push_back(outSize[0]);
+  result.push_back(outSize[1]);
+  auto res = n.reshapeTo(*cut, result);
+  DLC_TRY(res);
+  Value v = *res;
+  if (Value bias = n.input(2)) {
+    SmallVector<Size> bshape(r - 1, Size::constant(1));
+    bshape[0] = cout;
+    auto b = n.reshapeTo(bias, bshape); // [cout], checked when the model runs
+    auto sum = succeeded(b) ? n.create<AddOp>({v, *b}) : b;
+    DLC_TRY(sum);
+    v = *sum;
+  }
+  out.push_back(v);
+  return success();
+}
+
 LogicalResult convTranspose(NodeImporter &n, Results &out) {
   auto x0 = n.requiredInput(0), w0 = n.requiredInput(1);
   DLC_TRY(x0);
@@ -40,21 +220,9 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
   DLC_TRY(outPad);
   DLC_TRY(autoPad);
   DLC_TRY(kernelAttr);
-  SmallVector<int64_t> k(wt.getShape().drop_front(2));
-  if (ArrayRef<int64_t>(*kernelAttr) != ArrayRef<int64_t>(k))
-    return n.error("kernel_shape does not match the weight shape");
-  if (llvm::any_of(k, [](int64_t d) { return d < 1; })) // the flip and the 3-D taps need one
-    return n.error("the weight's kernel dims must be >= 1");
   if ((int64_t)strides->size() != sp || (int64_t)dil->size() != sp ||
       (int64_t)outPad->size() != sp)
     return n.error("expected " + Twine(sp) + " strides, dilations and output_padding values");
-  int64_t g = *group, cin = xt.getDimSize(1);
-  if (g < 1 || cin % g || wt.getDimSize(0) != cin)
-    return n.error("weight has " + Twine(wt.getDimSize(0)) + " input channels, expected " +
-                   Twine(cin) + " in " + Twine(g) + " groups");
-  auto coutC = n.product({wt.getDimSize(1), g}, "output channels x group");
-  DLC_TRY(coutC);
-  int64_t cout = *coutC;
   bool same = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
   if (!same && *autoPad != "NOTSET" && *autoPad != "VALID")
     return n.error("unsupported auto_pad '" + *autoPad + "'");
@@ -77,6 +245,26 @@ LogicalResult convTranspose(NodeImporter &n, Results &out) {
     if ((int64_t)outShapeAttr.size() != sp)
       return n.error("output_shape must have " + Twine(sp) + " values");
   }
+  if (!xt.hasStaticShape() || !wt.hasStaticShape()) {
+    if (n.hasAttr("kernel_shape") && (int64_t)kernelAttr->size() != sp)
+      return n.error("kernel_shape must have " + Twine(sp) + " values");
+    TransposedWindow win{*strides, *dil, *outPad, pads, outShapeAttr,
+                         same ? StringRef(*autoPad) : StringRef(),
+                         n.hasAttr("kernel_shape") ? *kernelAttr : SmallVector<int64_t>()};
+    return convTransposeDynamic(n, *x0, *w0, *group, win, out);
+  }
+  SmallVector<int64_t> k(wt.getShape().drop_front(2));
+  if (ArrayRef<int64_t>(*kernelAttr) != ArrayRef<int64_t>(k))
+    return n.error("kernel_shape does not match the weight shape");
+  if (llvm::any_of(k, [](int64_t d) { return d < 1; })) // the flip and the 3-D taps need one
+    return n.error("the weight's kernel dims must be >= 1");
+  int64_t g = *group, cin = xt.getDimSize(1);
+  if (g < 1 || cin % g || wt.getDimSize(0) != cin)
+    return n.error("weight has " + Twine(wt.getDimSize(0)) + " input channels, expected " +
+                   Twine(cin) + " in " + Twine(g) + " groups");
+  auto coutC = n.product({wt.getDimSize(1), g}, "output channels x group");
+  DLC_TRY(coutC);
+  int64_t cout = *coutC;
   for (int64_t i = 0; i < sp; ++i) {
     int64_t in = xt.getDimSize(2 + i), s = (*strides)[i], d = (*dil)[i];
     if (s < 1 || d < 1)

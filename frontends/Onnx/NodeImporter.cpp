@@ -1,6 +1,8 @@
 // NodeImporter: attribute access, constant inputs, tensor protos and checked op creation.
 #include "frontends/Onnx/NodeImporter.h"
 #include "dialects/Graph/IR/Names.h"
+#include "dialects/Graph/IR/NodeName.h"
+#include "frontends/Onnx/RuntimeChecks.h"
 #include "dialects/Graph/IR/DataType.h"
 
 #include <cmath>
@@ -393,6 +395,31 @@ std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::symbolicInts(unsig
   return values;
 }
 
+std::optional<SmallVector<graph::SymbolicSize>> NodeImporter::assumingInts(unsigned i) {
+  if (auto values = symbolicInts(i))
+    return values;
+  Value v = input(i);
+  if (!v || !dynamicFunc)
+    return std::nullopt;
+  SmallVector<Operation *> wheres;
+  std::optional<graph::SymbolicDims> values = shapes().assumingValues(v, wheres);
+  if (!values)
+    return std::nullopt;
+  for (Operation *w : wheres) {
+    auto same = create<graph::EqualOp>({w->getOperand(1), w->getOperand(2)});
+    auto ok = succeeded(same) ? create<graph::OrOp>({w->getOperand(0), *same}) : same;
+    auto bad = succeeded(ok) ? create<graph::NotOp>({*ok}) : ok;
+    StringRef where = graph::nodeName(w->getLoc());
+    if (failed(bad) ||
+        failed(checkAtRunTime(*this, *bad,
+                              "the sizes it uses come from Where node '" + where +
+                                  "', compiled for its first branch; this run's condition "
+                                  "is false where the branches differ")))
+      return std::nullopt;
+  }
+  return values;
+}
+
 Value NodeImporter::staticShapeValue(Value v) {
   auto rt = dyn_cast<RankedTensorType>(v.getType());
   if (!dynamicFunc || !rt || !rt.hasStaticShape() || !rt.getElementType().isSignlessInteger() ||
@@ -462,7 +489,7 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "LinearAttention", "RotaryEmbedding", "FlexAttention",
       // Index maps from sizes and lengths read when the model runs.
       "ReverseSequence", "ArrayFeatureExtractor", "LRN", "AffineGrid",
-      "TensorScatter", "CausalConvWithState"};
+      "TensorScatter", "CausalConvWithState", "ConvTranspose"};
   return llvm::is_contained(kOps, opType);
 }
 

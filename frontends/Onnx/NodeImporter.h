@@ -77,6 +77,11 @@ public:
   /// Input i's elements as sizes (Shape of a dynamic tensor and arithmetic on it), when
   /// every element is known; constants included.
   std::optional<llvm::SmallVector<graph::SymbolicSize>> symbolicInts(unsigned i);
+  /// As symbolicInts, but a Where on the way whose condition only the run decides takes
+  /// its first branch: a run-time check then fails a run whose condition is false where
+  /// the branches differ (ONNX's GQA head ratio, Where(hq != hkv and hq % hkv == 0,
+  /// hq / hkv, 1), is hq / hkv in every run the model accepts).
+  std::optional<llvm::SmallVector<graph::SymbolicSize>> assumingInts(unsigned i);
   /// The symbolic shapes of the function being imported, with the values of the graph
   /// inputs given with --input-value.
   graph::SymbolicShapes shapes();

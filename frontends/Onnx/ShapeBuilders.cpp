@@ -372,7 +372,7 @@ LogicalResult expand(NodeImporter &n, Results &out) {
   DLC_TRY(x);
   // A target computed from dynamic shapes, or an input with dynamic dims.
   if (!n.knownInput(1) || !tensorType(*x).hasStaticShape())
-    if (auto symbolic = n.symbolicInts(1))
+    if (auto symbolic = n.assumingInts(1))
       return push(n.expandTo(*x, *symbolic), out);
   auto shape = n.constantInts(1);
   DLC_TRY(shape);

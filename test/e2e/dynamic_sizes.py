@@ -28,11 +28,12 @@ def ints(name, v):
     return numpy_helper.from_array(np.array(v, np.int64), name)
 
 
-def heads_logic(rng):
+def heads_logic(rng, kv_heads="h"):
     """What ONNX's Attention function body computes from shapes: the query and key heads
     compared (Equal, Not, Mod, And, Where pick the repeat count 1), K expanded to
     [B, H, 1, S, D] by a shape from Concat and reshaped back; a zero bias from
-    ConstantOfShape([S, S]) added to the scores."""
+    ConstantOfShape([S, S]) added to the scores. With `kv_heads` another symbol (grouped
+    query attention), the Where's condition is decided only when the model runs."""
     dim = lambda t, a: helper.make_node("Shape", [t], [f"{t}{a}"], start=a, end=a + 1)
     nodes = [dim("q", 0), dim("q", 1), dim("k", 1), dim("q", 2), dim("q", 3),
              helper.make_node("Equal", ["q1", "k1"], ["same"]),
@@ -54,8 +55,11 @@ def heads_logic(rng):
                               value=numpy_helper.from_array(np.array([0.5], np.float32))),
              helper.make_node("Add", ["scores", "bias"], ["y"])]
     shape = ["b", "h", "s", "d"]
+    nodes[-1].name = "scores_bias"
+    nodes[7].name = "repeats"
     return dd.model(nodes, [helper.make_tensor_value_info("q", TensorProto.FLOAT, shape),
-                            helper.make_tensor_value_info("k", TensorProto.FLOAT, shape)],
+                            helper.make_tensor_value_info("k", TensorProto.FLOAT,
+                                                          ["b", kv_heads, "s", "d"])],
                     [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", "h", "s", "s"])],
                     [ints("zero", [0]), ints("one", [1]), ints("two", [2])], opset=18)
 
@@ -486,7 +490,40 @@ def kernels(rng):
                     [], opset=17)
 
 
+def transposed(rng):
+    """ConvTranspose over dynamic dims: a 2-D one with static weights over dynamic image dims
+    (stride 2, output_padding, asymmetric pads, a bias), a grouped 1-D one whose weights'
+    channels and kernel length are dynamic (zeros up to their bounds, the output cut back),
+    and a SAME_UPPER one with a dynamic 2-D kernel and stride (2, 1) (kernel height >= 2:
+    ONNX Runtime clamps a negative total padding where the ONNX spec does not)."""
+    w = numpy_helper.from_array(rng.standard_normal((3, 2, 3, 2)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal(2).astype(np.float32), "b")
+    nodes = [helper.make_node("ConvTranspose", ["img", "w", "b"], ["y"], strides=[2, 2],
+                              output_padding=[1, 0], pads=[1, 0, 0, 1]),
+             helper.make_node("ConvTranspose", ["x", "k", "kb"], ["z"], group=2, strides=[3],
+                              dilations=[2]),
+             helper.make_node("ConvTranspose", ["img", "k2"], ["u"], strides=[2, 1],
+                              auto_pad="SAME_UPPER")]
+    f = TensorProto.FLOAT
+    return dd.model(nodes, [helper.make_tensor_value_info("img", f, ["n", 3, "h", "wd"]),
+                            helper.make_tensor_value_info("x", f, ["n", 4, "l"]),
+                            helper.make_tensor_value_info("k", f, [4, "c", "k"]),
+                            helper.make_tensor_value_info("kb", f, ["c2"]),
+                            helper.make_tensor_value_info("k2", f, [3, 1, "kh", "kw"])],
+                    [helper.make_tensor_value_info("y", f, ["n", 2, "oh", "ow"]),
+                     helper.make_tensor_value_info("z", f, ["n", "c2", "lz"]),
+                     helper.make_tensor_value_info("u", f, ["n", 1, "uh", "uw"])],
+                    [w, b], opset=17)
+
+
 CASES = {
+    "gqa": (lambda rng: heads_logic(rng, "hk"), "b=1..3,h=1..8,hk=1..4,s=1..9,d=1..8",
+            [{"b": 1, "h": 1, "hk": 1, "s": 1, "d": 1}, {"b": 2, "h": 8, "hk": 2, "s": 9, "d": 8},
+             {"b": 3, "h": 3, "hk": 3, "s": 5, "d": 2}, {"b": 2, "h": 6, "hk": 3, "s": 4, "d": 3}]),
+    "transposed": (transposed, "n=1..3,h=1..7,wd=1..6,l=1..9,c=1..3,c2=2..6,k=1..4,kh=2..3,kw=1..4",
+                   [{"n": 1, "h": 1, "wd": 1, "l": 1, "c": 1, "c2": 2, "k": 1, "kh": 2, "kw": 1},
+                    {"n": 3, "h": 7, "wd": 6, "l": 9, "c": 3, "c2": 6, "k": 4, "kh": 3, "kw": 4},
+                    {"n": 2, "h": 4, "wd": 3, "l": 5, "c": 2, "c2": 4, "k": 2, "kh": 2, "kw": 3}]),
     "kernels": (kernels, "n=1..3,c=1..4,k=1..5,kh=1..4,kw=1..3",
                 [{"n": 1, "c": 4, "k": 1, "kh": 1, "kw": 1}, {"n": 3, "c": 4, "k": 5, "kh": 4, "kw": 3},
                  {"n": 2, "c": 4, "k": 3, "kh": 2, "kw": 2}]),
@@ -614,10 +651,47 @@ def check_sequences(dlc, work):
                            ["SplitToSequence", "splitting dynamic dim 0 (--dims) needs the sizes"])
 
 
+def check_gqa(dlc, work):
+    """The gqa case against ONNX Runtime; then an Expand by Where(n == m, m, 1): compiled for
+    the first branch, a run where n != m (the branches differ) fails, naming the Where, and
+    a run where n == m matches ONNX Runtime."""
+    if msg := dd.check_case(dlc, "gqa", work):
+        return msg
+    import onnx
+    import onnxruntime as ort
+    d = work / "gqa"
+    dim = lambda t, a: helper.make_node("Shape", [t], [f"{t}{a}"], start=a, end=a + 1)
+    m = dd.model([dim("x", 1), dim("z", 0),
+                  helper.make_node("Equal", ["x1", "z0"], ["same"]),
+                  helper.make_node("Where", ["same", "z0", "one"], ["rep"], name="pick"),
+                  helper.make_node("Concat", ["rep", "one"], ["shape"], axis=0),
+                  helper.make_node("Expand", ["x", "shape"], ["y"])],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "n"]),
+                  helper.make_tensor_value_info("z", TensorProto.FLOAT, ["m"])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, "n"])],
+                 [ints("one", [1])], opset=17)
+    onnx.save(m, d / "pick.onnx")
+    r = dd.run([dlc, "compile", "pick.onnx", "--dims", "n=1..4,m=1..4", "-o", "pick.so"], d)
+    if r.returncode:
+        return f"pick.onnx: {r.stderr.strip()}"
+    x = np.arange(3, dtype=np.float32).reshape(1, 3)
+    np.save(d / "x.npy", x)
+    np.save(d / "z3.npy", np.zeros(3, np.float32))
+    np.save(d / "z2.npy", np.zeros(2, np.float32))
+    r = dd.run([dlc, "run", "pick.so", "--input", "x=x.npy", "--input", "z=z3.npy",
+                "--output-dir", "out"], d)
+    ref = ort.InferenceSession(str(d / "pick.onnx")).run(None, {"x": x, "z": np.zeros(3, np.float32)})[0]
+    if r.returncode or not np.array_equal(np.load(d / "out" / "y.npy"), ref):
+        return f"pick.so with n == m: {r.stderr.strip() or 'differs from ONNX Runtime'}"
+    return dd.expect_error(dlc, d, ["run", "pick.so", "--input", "x=x.npy", "--input", "z=z2.npy"],
+                           ["Where node 'pick'", "compiled for its first branch"])
+
+
 def main():
     dd.CASES.update(CASES)
+    checks = {"sequences": check_sequences, "gqa": check_gqa}
     dd.run_main(__doc__.split("\n")[0], [*CASES, "sequences"],
-                lambda dlc, name, work: (check_sequences(dlc, work) if name == "sequences"
+                lambda dlc, name, work: (checks[name](dlc, work) if name in checks
                                          else dd.check_case(dlc, name, work)),
                 "dlc-dynamic-sizes-")
 

@@ -30,6 +30,8 @@ struct Rules {
   SmallVectorImpl<SymbolicShapes::Assumption> &assumed;
   func::FuncOp func;
   std::string why;
+  /// Where not null, a Where whose condition is unknown takes its first branch, added here.
+  SmallVectorImpl<Operation *> *speculated = nullptr;
 
   /// Dim `da` of `a` (size `sa`) and dim `db` of `b` (size `sb`; null `b`: a constant)
   /// are taken to be equal, checked when `op` runs.
@@ -520,9 +522,28 @@ struct Rules {
     }
     if (isa<MulOp, DivOp, AddOp, SubOp>(op))
       return arithmeticValues(op, valuesOf, func);
-    if (isa<EqualOp, NotOp, AndOp, OrOp, MaxOp, MinOp, ModOp, WhereOp>(op))
-      return logicValues(op, valuesOf, func);
+    if (isa<EqualOp, NotOp, AndOp, OrOp, MaxOp, MinOp, ModOp, WhereOp>(op)) {
+      std::optional<Dims> out = logicValues(op, valuesOf, func);
+      if (!out && speculated && isa<WhereOp>(op) && !valuesOf(op->getOperand(0)))
+        out = firstBranch(op, type);
+      return out;
+    }
     return std::nullopt;
+  }
+
+  /// A Where's first branch, broadcast to its result (speculated: see assumingValues).
+  std::optional<Dims> firstBranch(Operation *op, RankedTensorType type) {
+    std::optional<Dims> x = valuesOf(op->getOperand(1));
+    if (!x || !type.hasStaticShape() || !valuesOf(op->getOperand(2)))
+      return std::nullopt;
+    int64_t n = type.getNumElements();
+    if (int64_t(x->size()) != n) {
+      if (x->size() != 1)
+        return std::nullopt;
+      x = Dims(n, x->front());
+    }
+    speculated->push_back(op);
+    return x;
   }
 };
 
@@ -577,7 +598,7 @@ SymbolicShapes::Entry SymbolicShapes::compute(Value v) {
     return in.dims;
   };
   auto valuesOf = [&](Value x) -> std::optional<Dims> { return entry(x).values; };
-  Rules rules{dimsOf, valuesOf, assumed, func, {}};
+  Rules rules{dimsOf, valuesOf, assumed, func, {}, speculated};
   bool dynamic = !t.hasStaticShape() || llvm::any_of(op->getOperandTypes(), [](Type ot) {
     auto rt = dyn_cast<RankedTensorType>(ot);
     return rt && !rt.hasStaticShape();
@@ -726,5 +747,25 @@ FailureOr<SymbolicDims> SymbolicShapes::dims(Value v, std::string *why) {
 }
 
 std::optional<SymbolicDims> SymbolicShapes::values(Value v) { return entry(v).values; }
+
+std::optional<SymbolicDims> SymbolicShapes::assumingValues(Value v,
+                                                           SmallVectorImpl<Operation *> &wheres) {
+  // Contents found unknown without speculation may follow from a Where: computed again
+  // (the arguments' entries and the known contents stay), then forgotten.
+  llvm::DenseMap<Value, Entry> saved = known;
+  for (auto it = known.begin(); it != known.end();) {
+    auto next = std::next(it);
+    if (it->first.getDefiningOp() && !it->second.values)
+      known.erase(it);
+    it = next;
+  }
+  speculated = &wheres;
+  std::optional<SymbolicDims> out = entry(v).values;
+  speculated = nullptr;
+  known = std::move(saved);
+  if (!out)
+    wheres.clear();
+  return out;
+}
 
 } // namespace dlc::graph

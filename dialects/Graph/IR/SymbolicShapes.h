@@ -95,6 +95,11 @@ public:
   /// The elements of `v` (an integer tensor of at most kMaxValues elements) as sizes, when
   /// every one is known.
   std::optional<SymbolicDims> values(mlir::Value v);
+  /// As values(), but a Where whose condition only the run decides takes its first branch
+  /// (when known); each such Where is added to `wheres`, whose condition or equal branches
+  /// the caller must then check when the model runs.
+  std::optional<SymbolicDims> assumingValues(mlir::Value v,
+                                             llvm::SmallVectorImpl<mlir::Operation *> &wheres);
 
   /// Dims the rules took to be equal without knowing it (two symbols that meet in a
   /// broadcast or a contraction, a symbol against a static size): dim `dimA` of `a` and
@@ -130,6 +135,8 @@ private:
   mlir::func::FuncOp func;
   llvm::DenseMap<mlir::Value, Entry> known;
   llvm::SmallVector<Assumption> assumed;
+  /// Set by assumingValues: the Wheres that took their first branch.
+  llvm::SmallVectorImpl<mlir::Operation *> *speculated = nullptr;
 };
 
 /// The least and greatest value of `size` over the ranges of its symbols (the function's
