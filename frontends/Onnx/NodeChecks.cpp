@@ -1,5 +1,8 @@
-// Node checks before a builder runs: ONNX schema (counts, attributes) and attribute lists.
+// Node checks before a builder runs: ONNX schema (counts, attributes), attribute lists, and
+// the input kinds each op takes (dynamic dims, strings).
 #include "frontends/Onnx/NodeChecks.h"
+#include "frontends/Onnx/NodeImporter.h"
+#include "dialects/Graph/IR/DataType.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
@@ -78,6 +81,91 @@ LogicalResult checkDynamicDimName(Location loc, StringRef input, size_t dim, Str
                         << "' cannot stay dynamic: its name is a number or has one of "
                            "* + - / ( ) , or a space (rename it, or fix the shape with "
                            "--input-shape)";
+}
+
+bool NodeImporter::acceptsDynamicDims(StringRef opType) {
+  static const char *kOps[] = {
+      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Relu", "LeakyRelu",
+      "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
+      "HardSigmoid", "HardSwish", "Softplus", "Elu", "Selu", "Clip", "Where", "Equal",
+      "Less", "Greater", "Not", "And", "Or", "Cast", "Identity", "Dropout", "MatMul", "Gemm",
+      "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization", "ReduceMean",
+      "ReduceSum", "ReduceMax", "ReduceMin", "Transpose", "Reshape", "Flatten", "Conv",
+      "MaxPool", "AveragePool", "LpPool", "GlobalAveragePool", "GlobalMaxPool", "Shape", "Gather",
+      "Unsqueeze", "Squeeze", "Concat", "Mod", "Slice", "Split", "Expand", "Pad", "GatherElements", "GatherND",
+      "NonZero", "Compress", "Unique", "NonMaxSuppression", "ImageDecoder",
+      // String ops (elementwise over the inputs' dims).
+      "StringConcat", "RegexFullMatch", "StringSplit", "StringNormalizer", "LabelEncoder",
+      // Quantization: elementwise with a scale and zero point.
+      "QuantizeLinear", "DequantizeLinear",
+      // Elementwise: the result has the operands' (broadcast) dims.
+      "Xor", "LessOrEqual", "GreaterOrEqual", "Floor", "Ceil", "Sin", "Cos", "Tan", "Asin",
+      "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "Round", "IsNaN",
+      "IsInf", "BitwiseNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift", "CastLike",
+      "BitCast", "PRelu", "Celu", "Softsign", "Mish", "Swish", "ThresholdedRelu", "Shrink",
+      // Reductions and normalizations over axes (the reduced dims' sizes are read).
+      "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+      "ReduceLogSumExp", "ArgMax", "ArgMin", "RMSNormalization", "InstanceNormalization",
+      "GroupNormalization",
+      "MeanVarianceNormalization", "LpNormalization",
+      // Losses (sizes read when the model runs).
+      "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
+      // Attention (AttentionDynamic.cpp: head split, repeats, bands, scale).
+      "Attention",
+      // Masks and scans from positions when the model runs.
+      "Trilu", "CumSum",
+      // Resampling weights computed from the sizes when the model runs (ResizeDynamic.cpp).
+      "Resize", "Upsample",
+      // Sizes symbolic throughout (RearrangeBuilders.cpp, Hardmax, Size).
+      "TopK", "OneHot", "EyeLike", "Tile", "DepthToSpace", "SpaceToDepth", "Hardmax", "Size",
+      // Scatters: a loop over the updates, sized when the model runs.
+      "ScatterElements", "Scatter", "ScatterND",
+      // Built from ops that take dynamic dims (Einsum with symbolic sizes).
+      "Einsum", "SwiGLU", "DynamicQuantizeLinear", "Momentum", "Adam", "Adagrad",
+      "ConstantOfShape", "Binarizer", "OptionalGetElement",
+      // Coordinates from the sizes when the model runs.
+      "GridSample", "CenterCropPad", "CumProd",
+      // Sequences: lists of tensors rearranged while importing (SequenceBuilders.cpp).
+      "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
+      "SequenceLength", "ConcatFromSequence", "SplitToSequence", "SequenceMap", "Optional",
+      "OptionalHasElement",
+      // Recurrences unrolled up to the sequence's greatest length, masked by the run's.
+      "RNN", "GRU", "LSTM", "Scan",
+      // Integer products over dynamic dims: an exact f64 MatMul of the shifted operands.
+      "MatMulInteger", "QLinearMatMul",
+      // Symbolic sizes throughout (LinearAttentionBuilder.cpp, AttentionBuilders.cpp).
+      "LinearAttention", "RotaryEmbedding", "FlexAttention",
+      // Index maps from sizes and lengths read when the model runs.
+      "ReverseSequence", "ArrayFeatureExtractor", "LRN", "AffineGrid",
+      "TensorScatter", "CausalConvWithState", "ConvTranspose"};
+  return llvm::is_contained(kOps, opType);
+}
+
+LogicalResult checkInputKinds(const onnx::NodeProto &node, Location loc, ArrayRef<Value> inputs,
+                              const OpBuilderEntry *&entry) {
+  // Dynamic dims (dlc compile --dims) reach only the ops whose builders size them.
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    if (t && !t.hasStaticShape() && !NodeImporter::acceptsDynamicDims(node.op_type()))
+      return emitError(loc) << "input " << i << " ('" << node.input(i)
+                            << "') has dynamic dims (--dims), which this op does not support yet "
+                               "(give static shapes with --input-shape)";
+  }
+  // String tensors reach the string ops and the ops that only move elements.
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    if (!t || !dlc::graph::isStringElement(t.getElementType()))
+      continue;
+    const OpBuilderEntry *s = stringBuilderFor(node.op_type());
+    if (!s)
+      return emitError(loc) << "input " << i << " ('" << node.input(i)
+                             << "') is a string tensor, which this op does not take (strings "
+                                "reach the string ops, Equal and the ops that move elements)";
+    if (s->build)
+      entry = s;
+    break;
+  }
+  return success();
 }
 
 } // namespace dlc::onnx_frontend
