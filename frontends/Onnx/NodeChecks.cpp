@@ -137,7 +137,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "LinearAttention", "RotaryEmbedding", "FlexAttention",
       // Index maps from sizes and lengths read when the model runs.
       "ReverseSequence", "ArrayFeatureExtractor", "LRN", "AffineGrid",
-      "TensorScatter", "CausalConvWithState", "ConvTranspose"};
+      "TensorScatter", "CausalConvWithState", "ConvTranspose",
+      // Cos/sin matrices computed when the model runs (SignalBuilders.cpp).
+      "DFT", "STFT"};
   return llvm::is_contained(kOps, opType);
 }
 

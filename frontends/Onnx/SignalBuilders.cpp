@@ -1,6 +1,7 @@
 // ONNX signal ops: DFT (forward, inverse, one-sided, irfft) as matmuls with constant cos/sin
 // matrices, and the Hann/Hamming/Blackman windows as constants.
 #include "frontends/Onnx/Expr.h"
+#include "frontends/Onnx/RuntimeChecks.h"
 
 #include <cmath>
 
@@ -25,70 +26,137 @@ template <typename Fn> Value matrix(NodeImporter &n, Type elt, int64_t rows, int
   return n.constant(DenseElementsAttr::get(RankedTensorType::get({rows, cols}, elt), v));
 }
 
-/// x[:, :len] zero-padded or truncated to `len` columns.
-Value fitColumns(Expr &e, Value x, int64_t len) {
+/// x[:, :len] zero-padded or truncated to `len` columns (`have` now).
+Value fitColumns(Expr &e, Value x, const SymbolicSize &have, const SymbolicSize &len) {
   if (e.failed || !x) // an earlier builder failed
     return Value();
-  int64_t have = tensorType(x).getDimSize(1);
   if (have == len)
     return x;
-  return e.pad(x, {0, 0, 0, len - have});
+  SymbolicSize zero = SymbolicSize::constant(0);
+  SmallVector<Value> out;
+  if (failed(symbolicPad(e.n, x, {zero, zero, zero, *sizeAdd(len, have, -1)}, 0.0, out)))
+    return e.fail();
+  return out[0];
 }
 
+/// The DFT matrices of length L (a size of the symbols): constants for static sizes,
+/// else computed when the model runs (the angles 2 pi r c / L in f64, as the constants).
+struct Twiddles {
+  NodeImporter &n;
+  Expr &e;
+  SymbolicSize L;
+  /// cos or sin of 2 pi r c / L over [rows, cols], each row (or column) times weight(i)
+  /// (static sizes) or `weights` ([rows, 1] or [1, cols] computed; null: 1).
+  template <typename Fn>
+  Value get(const SymbolicSize &rows, const SymbolicSize &cols, bool sine, Fn weight,
+            Value weights) {
+    if (e.failed)
+      return Value();
+    Type f64 = e.elt;
+    if (L.isStatic() && rows.isStatic() && cols.isStatic()) {
+      if (failed(n.checkShape({rows.coef, cols.coef}, f64, "the DFT matrix")))
+        return e.fail();
+      int64_t l = L.coef;
+      return matrix(n, f64, rows.coef, cols.coef, [&](int64_t r, int64_t c) {
+        double a = 2 * M_PI * r * c / l;
+        return weight(r, c) * (sine ? std::sin(a) : std::cos(a));
+      });
+    }
+    auto r = n.iota(rows), c = n.iota(cols), len = n.sizeValue(L);
+    auto rc = succeeded(r) ? n.reshapeTo(*r, {rows, SymbolicSize::constant(1)}) : r;
+    if (failed(rc) || failed(c) || failed(len))
+      return e.fail();
+    Value prod = e.op<MulOp>({*rc, *c});
+    Value angle = e.op<DivOp>({e.op<MulOp>({e.c(2 * M_PI), e.cast(prod, f64)}),
+                               e.cast(*len, f64)});
+    Value v = sine ? e.op<SinOp>({angle}) : e.op<CosOp>({angle});
+    return weights ? e.op<MulOp>({v, weights}) : v;
+  }
+};
+
 /// The DFT of length L of the rows of v [M, inLen, c] (c = 1 real, 2 complex) as
-/// matmuls with constant cos/sin matrices in v's (f64) type: [M, outLen, 1 or 2].
-/// inverse+onesided is the inverse real FFT (a real result).
-Value spectrum(Expr &e, Value v, int64_t L, bool inverse, bool onesided, int64_t &outLen) {
+/// matmuls with cos/sin matrices in v's (f64) type: [M, outLen, 1 or 2]. inverse+onesided
+/// is the inverse real FFT (a real result). Sizes are those of the symbols (dynamic dims:
+/// the matrices are computed when the model runs).
+Value spectrum(Expr &e, Value v, ArrayRef<SymbolicSize> vs, const SymbolicSize &L, bool inverse,
+               bool onesided, SymbolicSize &outLen) {
   if (e.failed || !v) // an earlier builder failed
     return Value();
   NodeImporter &n = e.n;
-  if (e.failed || !v)
-    return e.fail();
   Type f64 = tensorType(v).getElementType();
-  int64_t M = tensorType(v).getDimSize(0), inLen = tensorType(v).getDimSize(1),
-          c = tensorType(v).getDimSize(2);
+  SymbolicSize M = vs[0], inLen = vs[1], one = SymbolicSize::constant(1),
+               zero = SymbolicSize::constant(0);
+  int64_t c = tensorType(v).getDimSize(2);
   bool irfft = inverse && onesided;
-  // The constant cos/sin matrices: [L/2 + 1, L] or [L, L or L/2 + 1].
-  if (failed(n.checkShape({L, onesided ? L / 2 + 1 : L}, f64, "the DFT matrix")))
-    return e.fail();
-  auto part = [&](int64_t i) {
-    return e.reshape(e.slice(v, {0, 0, i}, {M, inLen, 1}, {1, 1, 1}),
-                     {M, inLen});
+  auto part = [&](int64_t i) -> Value {
+    auto s = sliceTo(n, v, {zero, zero, SymbolicSize::constant(i)}, {M, inLen, one});
+    auto r = succeeded(s) ? n.reshapeTo(*s, {M, inLen}) : s;
+    return succeeded(r) ? *r : e.fail();
   };
   Value xr = part(0), xi = c == 2 ? part(1) : Value();
-  const double twoPi = 2 * M_PI;
+  // Half the spectrum: L/2 + 1 bins.
+  SymbolicSize half = *sizeAdd(sizeFloorDiv(L, 2), one);
+  Twiddles tw{n, e, L};
+  auto lenValue = [&]() -> Value {
+    auto l = n.sizeValue(L);
+    return succeeded(l) ? e.cast(*l, f64) : e.fail();
+  };
   Value yr, yi;
   if (irfft) {
     // Hermitian spectrum: k in [0, L/2], weight 2 except k = 0 and the Nyquist bin.
-    int64_t K = L / 2 + 1;
     outLen = L;
-    xr = fitColumns(e, xr, K);
-    auto w = [&](int64_t k) { return (k == 0 || (L % 2 == 0 && k == L / 2)) ? 1.0 : 2.0; };
-    Value C = matrix(n, f64, K, L, [&](int64_t k, int64_t j) { return w(k) * std::cos(twoPi * k * j / L) / L; });
-    yr = e.op<MatMulOp>({xr, C});
-    if (xi) {
-      Value S = matrix(n, f64, K, L, [&](int64_t k, int64_t j) { return w(k) * std::sin(twoPi * k * j / L) / L; });
-      yr = e.op<SubOp>({yr, e.op<MatMulOp>({fitColumns(e, xi, K), S})});
+    int64_t l = L.isStatic() ? L.coef : 0;
+    auto w = [&](int64_t k, int64_t) {
+      return ((k == 0 || (l % 2 == 0 && k == l / 2)) ? 1.0 : 2.0) / l;
+    };
+    Value weights;
+    if (!L.isStatic()) { // (2 - [k == 0] - [2k == L]) / L as [K, 1]
+      auto k = n.iota(half);
+      auto kc = succeeded(k) ? n.reshapeTo(*k, {half, one}) : k;
+      auto len = n.sizeValue(L);
+      if (failed(kc) || failed(len))
+        return e.fail();
+      Type i64 = n.b.getI64Type();
+      Value ends = e.op<AddOp>({e.cast(e.op<EqualOp>({*kc, e.c(i64, 0)}), f64),
+                                e.cast(e.op<EqualOp>({e.op<MulOp>({*kc, e.c(i64, 2)}), *len}), f64)});
+      weights = e.op<DivOp>({e.op<SubOp>({e.c(2.0), ends}), lenValue()});
     }
+    xr = fitColumns(e, xr, inLen, half);
+    yr = e.op<MatMulOp>({xr, tw.get(half, L, false, w, weights)});
+    if (xi)
+      yr = e.op<SubOp>({yr, e.op<MatMulOp>({fitColumns(e, xi, inLen, half),
+                                            tw.get(half, L, true, w, weights)})});
   } else {
-    int64_t K = onesided ? L / 2 + 1 : L;
+    SymbolicSize K = onesided ? half : L;
     outLen = K;
-    double sign = inverse ? 1.0 : -1.0, scale = inverse ? 1.0 / L : 1.0;
-    xr = fitColumns(e, xr, L);
-    Value C = matrix(n, f64, L, K, [&](int64_t j, int64_t k) { return scale * std::cos(twoPi * j * k / L); });
-    Value S = matrix(n, f64, L, K, [&](int64_t j, int64_t k) { return sign * scale * std::sin(twoPi * j * k / L); });
+    double sign = inverse ? 1.0 : -1.0;
+    double scale = inverse && L.isStatic() ? 1.0 / L.coef : 1.0;
+    auto wc = [&](int64_t, int64_t) { return scale; };
+    auto ws = [&](int64_t, int64_t) { return sign * scale; };
+    Value cw, sw; // computed factors: 1 / L for the inverse, and the sine's sign
+    if (!L.isStatic()) {
+      cw = inverse ? e.op<DivOp>({e.c(1.0), lenValue()}) : Value();
+      sw = inverse ? cw : e.c(-1.0);
+    }
+    xr = fitColumns(e, xr, inLen, L);
+    Value C = tw.get(L, K, false, wc, cw), S = tw.get(L, K, true, ws, sw);
     // (xr + i xi)(cos + i sign sin)
     yr = e.op<MatMulOp>({xr, C});
     yi = e.op<MatMulOp>({xr, S});
     if (xi) {
-      xi = fitColumns(e, xi, L);
+      xi = fitColumns(e, xi, inLen, L);
       yr = e.op<SubOp>({yr, e.op<MatMulOp>({xi, S})});
       yi = e.op<AddOp>({yi, e.op<MatMulOp>({xi, C})});
     }
   }
-  return yi ? e.op<ConcatOp>({e.reshape(yr, {M, outLen, 1}), e.reshape(yi, {M, outLen, 1})},
-                            {n.named("axis", n.b.getI64IntegerAttr(2))})
-            : e.reshape(yr, {M, outLen, 1});
+  if (e.failed)
+    return Value();
+  auto column = [&](Value y) -> Value {
+    auto r = n.reshapeTo(y, {M, outLen, one});
+    return succeeded(r) ? *r : e.fail();
+  };
+  return yi ? e.op<ConcatOp>({column(yr), column(yi)}, {n.named("axis", n.b.getI64IntegerAttr(2))})
+            : column(yr);
 }
 
 LogicalResult dft(NodeImporter &n, Results &out) {
@@ -100,8 +168,14 @@ LogicalResult dft(NodeImporter &n, Results &out) {
   auto t = tensorType(*x);
   int64_t r = t.getRank();
   Type elt = t.getElementType();
-  if (!isa<FloatType>(elt) || r < 2 || (t.getDimSize(r - 1) != 1 && t.getDimSize(r - 1) != 2))
+  auto sizes = n.sizesOf(*x);
+  if (!isa<FloatType>(elt) || r < 2 || !sizes)
     return n.error("expects a floating-point input [..., 1 or 2]");
+  // The last dim: 1 (real) or 2 (complex); a dynamic one is read as complex, a real
+  // input getting zero imaginary parts.
+  auto cb = unrollSteps(n, sizes->back(), 2, "the last (real/imaginary) dim");
+  DLC_TRY(cb);
+  int64_t c = *cb;
   int64_t axis = n.opset >= 20 ? -2 : 1;
   if (n.opset >= 20 && n.input(2)) {
     auto a = n.constantInts(2);
@@ -119,23 +193,31 @@ LogicalResult dft(NodeImporter &n, Results &out) {
   axis = *na;
   if (axis == r - 1)
     return n.error("axis cannot be the last (real/imaginary) dim");
-  int64_t inLen = t.getDimSize(axis);
+  using Size = SymbolicSize;
+  Size inLen = (*sizes)[axis];
   bool irfft = *inverse && *onesided;
-  int64_t L = irfft ? 2 * (inLen - 1) : inLen;
+  Size L = irfft ? *sizeAdd(inLen * Size::constant(2), Size::constant(-2)) : inLen;
   if (n.input(1)) {
     auto l = n.constantInts(1);
     DLC_TRY(l);
     if (l->size() != 1)
       return n.error("dft_length must hold one value");
-    L = (*l)[0];
+    L = Size::constant((*l)[0]);
   }
-  if (L < 1)
+  if (L.isStatic() ? L.coef < 1 : failed(unrollSteps(n, L, int64_t(1) << 16, "the DFT length")))
     return n.error("dft_length must be positive");
   // Computed in f64 (as the reference does) and rounded once at the end.
   Type f64 = n.b.getF64Type();
   Expr e{n, f64};
+  Value xf = e.cast(*x, f64);
+  if (!sizes->back().isStatic()) {
+    auto padded = padAxisTo(n, xf, r - 1, sizes->back(), c);
+    DLC_TRY(padded);
+    xf = *padded;
+  }
   // Move the axis next to the last dim: [M, N, c].
-  SmallVector<int64_t> perm, inv(r), moved;
+  SmallVector<int64_t> perm, inv(r);
+  SmallVector<Size> moved, rows;
   for (int64_t d = 0; d < r - 1; ++d)
     if (d != axis)
       perm.push_back(d);
@@ -143,16 +225,21 @@ LogicalResult dft(NodeImporter &n, Results &out) {
   for (int64_t d = 0; d < r; ++d)
     inv[perm[d]] = d;
   for (int64_t d : perm)
-    moved.push_back(t.getDimSize(d));
-  int64_t c = t.getDimSize(r - 1), M = t.getNumElements() / std::max<int64_t>(1, inLen * c);
-  Value v = e.reshape(e.transpose(e.cast(*x, f64), perm), {M, inLen, c});
-  int64_t outLen = 0;
-  Value y = spectrum(e, v, L, *inverse, *onesided, outLen);
-  if (e.failed) // y is null (and outLen unset)
+    moved.push_back((*sizes)[d]);
+  moved.back() = Size::constant(c);
+  rows.append(moved.begin(), moved.end() - 2);
+  SmallVector<Size> vs = {sizeProduct(rows), inLen, Size::constant(c)};
+  auto v = n.reshapeTo(e.transpose(xf, perm), vs);
+  DLC_TRY(v);
+  Size outLen = Size::constant(0);
+  Value y = spectrum(e, *v, vs, L, *inverse, *onesided, outLen);
+  if (e.failed) // y is null
     return failure();
   moved[r - 2] = outLen;
-  moved[r - 1] = tensorType(y).getDimSize(2);
-  y = e.cast(e.transpose(e.reshape(y, moved), inv), elt);
+  moved[r - 1] = Size::constant(tensorType(y).getDimSize(2));
+  auto shaped = n.reshapeTo(y, moved);
+  DLC_TRY(shaped);
+  y = e.cast(e.transpose(*shaped, inv), elt);
   if (e.failed)
     return failure();
   out.push_back(y);
@@ -192,15 +279,19 @@ template <int kind> LogicalResult window(NodeImporter &n, Results &out) {
 
 /// STFT: frames of the signal [B, L, 1 or 2] at frame_step (zero-padded past the
 /// end), times the window, each transformed by a DFT of frame_length:
-/// [B, frames, bins, 2].
+/// [B, frames, bins, 2]. Over dynamic dims the frame positions are computed when the
+/// model runs.
 LogicalResult stft(NodeImporter &n, Results &out) {
+  using Size = SymbolicSize;
   auto x = n.requiredInput(0);
   auto onesided = n.intAttr("onesided", 1);
   DLC_TRY(x);
   DLC_TRY(onesided);
   auto t = tensorType(*x);
   Type elt = t.getElementType();
-  if (!isa<FloatType>(elt) || t.getRank() != 3 || (t.getDimSize(2) != 1 && t.getDimSize(2) != 2))
+  auto xs = n.sizesOf(*x);
+  if (!isa<FloatType>(elt) || t.getRank() != 3 || !xs ||
+      ((*xs)[2] != Size::constant(1) && (*xs)[2] != Size::constant(2)))
     return n.error("expects a floating-point signal [batch, length, 1 or 2]");
   if (!n.input(1))
     return n.error("input 1 (frame_step) is required");
@@ -211,42 +302,79 @@ LogicalResult stft(NodeImporter &n, Results &out) {
   Value window = n.input(2);
   if (window && tensorType(window).getRank() != 1)
     return n.error("window must be 1-D");
-  int64_t B = t.getDimSize(0), len = t.getDimSize(1), c = t.getDimSize(2);
-  int64_t frameLen = window ? tensorType(window).getDimSize(0) : len;
+  Size B = (*xs)[0], len = (*xs)[1], one = Size::constant(1), zero = Size::constant(0);
+  int64_t c = (*xs)[2].coef;
+  Size W = window ? (*n.sizesOf(window))[0] : len, frameLen = W;
   if (n.input(3)) {
     auto fl = n.constantInts(3);
     DLC_TRY(fl);
     if (fl->size() != 1)
       return n.error("frame_length must hold one value");
-    frameLen = (*fl)[0];
+    frameLen = Size::constant((*fl)[0]);
+    if (!window)
+      W = frameLen;
   }
-  int64_t W = window ? tensorType(window).getDimSize(0) : frameLen;
   int64_t hop = (*step)[0];
-  if (hop < 1 || frameLen < 1 || frameLen > len || W < 1)
+  auto fit = sizeAdd(len, frameLen, -1); // len - frameLen
+  auto bounds = fit ? sizeBounds(n.dynamicFunc, *fit) : std::nullopt;
+  if (fit && fit->isStatic())
+    bounds = std::pair{fit->coef, fit->coef};
+  auto wb = W.isStatic() ? std::optional(std::pair{W.coef, W.coef}) : sizeBounds(n.dynamicFunc, W);
+  if (hop < 1 || !bounds || bounds->second < 0 || !wb || wb->first < 1 ||
+      (frameLen.isStatic() && frameLen.coef < 1))
     return n.error("needs frame_step >= 1 and 1 <= frame_length <= signal length");
+  if (bounds->first < 0) { // a short signal fails the run
+    auto have = n.sizeValue(len), need = n.sizeValue(frameLen);
+    DLC_TRY(have);
+    DLC_TRY(need);
+    Expr i{n, n.b.getI64Type()};
+    if (failed(checkAtRunTime(n, i.op<LessOp>({*have, *need}),
+                              "the signal is shorter than frame_length")))
+      return failure();
+  }
   if (*onesided && c == 2)
     return n.error("onesided output needs a real signal");
-  int64_t frames = 1 + (len - frameLen) / hop;
-  if (failed(n.checkShape({frames, W}, n.b.getI64Type(), "the frame indices")))
-    return failure();
-  SmallVector<int64_t> idx;
-  for (int64_t f = 0; f < frames; ++f)
-    for (int64_t j = 0; j < W; ++j)
-      idx.push_back(f * hop + j);
-  int64_t padTo = std::max(len, (frames - 1) * hop + W);
+  Size frames = *sizeAdd(sizeFloorDiv(*fit, hop), one);
+  // Frame f, tap j reads position f * hop + j of the signal, zero-padded by the window's
+  // excess over the frame length (at most its greatest size).
+  auto excess = sizeAdd(W, frameLen, -1);
+  auto eb = !excess ? std::nullopt
+            : excess->isStatic() ? std::optional(std::pair{excess->coef, excess->coef})
+                                 : sizeBounds(n.dynamicFunc, *excess);
+  int64_t padBy = eb ? std::max<int64_t>(0, eb->second) : wb->second;
   Type f64 = n.b.getF64Type();
   Expr e{n, f64};
   Value sig = e.cast(*x, f64);
-  if (padTo > len)
-    sig = e.pad(sig, {0, 0, 0, 0, padTo - len, 0});
-  Value indices = e.ints({frames * W}, idx);
-  Value framed = e.reshape(e.op<GatherOp>({sig, indices}, {n.named("axis", n.b.getI64IntegerAttr(1))}),
-                           {B, frames, W, c});
-  if (window)
-    framed = e.op<MulOp>({framed, e.reshape(e.cast(window, f64), {1, 1, W, 1})});
-  int64_t bins = 0;
-  Value y = spectrum(e, e.reshape(framed, {B * frames, W, c}), frameLen, false, *onesided, bins);
-  y = e.cast(e.reshape(y, {B, frames, bins, 2}), elt);
+  if (padBy > 0)
+    sig = e.pad(sig, {0, 0, 0, 0, padBy, 0});
+  auto fi = n.iota(frames), ji = n.iota(W);
+  auto fc = succeeded(fi) ? n.reshapeTo(*fi, {frames, one}) : fi;
+  DLC_TRY(fc);
+  DLC_TRY(ji);
+  Size count = frames * W;
+  auto indices = n.reshapeTo(e.op<AddOp>({e.op<MulOp>({*fc, e.c(n.b.getI64Type(), hop)}), *ji}),
+                             {count});
+  DLC_TRY(indices);
+  auto framed = n.reshapeTo(
+      e.op<GatherOp>({sig, *indices}, {n.named("axis", n.b.getI64IntegerAttr(1))}),
+      {B, frames, W, Size::constant(c)});
+  DLC_TRY(framed);
+  Value f = *framed;
+  if (window) {
+    auto wr = n.reshapeTo(e.cast(window, f64), {one, one, W, one});
+    DLC_TRY(wr);
+    f = e.op<MulOp>({f, *wr});
+  }
+  SmallVector<Size> vs = {B * frames, W, Size::constant(c)};
+  auto v = n.reshapeTo(f, vs);
+  DLC_TRY(v);
+  Size bins = zero;
+  Value y = spectrum(e, *v, vs, frameLen, false, *onesided, bins);
+  if (e.failed)
+    return failure();
+  auto shaped = n.reshapeTo(y, {B, frames, bins, Size::constant(2)});
+  DLC_TRY(shaped);
+  y = e.cast(*shaped, elt);
   if (e.failed)
     return failure();
   out.push_back(y);

@@ -516,7 +516,31 @@ def transposed(rng):
                     [w, b], opset=17)
 
 
+def signals(rng):
+    """DFT and STFT over dynamic lengths (their cos/sin matrices computed when the model
+    runs): a complex DFT along a dynamic axis, a one-sided real DFT (n // 2 + 1 bins), an
+    inverse DFT of a dynamic length, and an STFT of a dynamic signal (hop 3, a Hann window
+    of 8, 5 one-sided bins) whose frame count follows from the length."""
+    f = TensorProto.FLOAT
+    nodes = [helper.make_node("DFT", ["x", "", "one"], ["y"]),
+             helper.make_node("DFT", ["r", "", "one"], ["h"], onesided=1),
+             helper.make_node("DFT", ["x", "", "one"], ["inv"], inverse=1),
+             helper.make_node("STFT", ["sig", "hop", "win"], ["spec"])]
+    win = numpy_helper.from_array((0.5 - 0.5 * np.cos(2 * np.pi * np.arange(8) / 8))
+                                  .astype(np.float32), "win")
+    return dd.model(nodes, [helper.make_tensor_value_info("x", f, ["b", "n", 2]),
+                            helper.make_tensor_value_info("r", f, ["b", "n", 1]),
+                            helper.make_tensor_value_info("sig", f, ["b", "l", 1])],
+                    [helper.make_tensor_value_info("y", f, ["b", "n", 2]),
+                     helper.make_tensor_value_info("h", f, ["b", None, 2]),
+                     helper.make_tensor_value_info("inv", f, ["b", "n", 2]),
+                     helper.make_tensor_value_info("spec", f, ["b", None, 5, 2])],
+                    [ints("one", 1), ints("hop", 3), win], opset=20)
+
+
 CASES = {
+    "signals": (signals, "b=1..3,n=1..12,l=8..40",
+                [{"b": 1, "n": 1, "l": 8}, {"b": 3, "n": 12, "l": 40}, {"b": 2, "n": 7, "l": 23}]),
     "gqa": (lambda rng: heads_logic(rng, "hk"), "b=1..3,h=1..8,hk=1..4,s=1..9,d=1..8",
             [{"b": 1, "h": 1, "hk": 1, "s": 1, "d": 1}, {"b": 2, "h": 8, "hk": 2, "s": 9, "d": 8},
              {"b": 3, "h": 3, "hk": 3, "s": 5, "d": 2}, {"b": 2, "h": 6, "hk": 3, "s": 4, "d": 3}]),
