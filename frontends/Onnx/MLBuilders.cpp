@@ -88,6 +88,40 @@ LogicalResult arrayFeatureExtractor(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// Over dynamic dims: the windows of `size` tokens `skip` apart starting at each of the
+/// C positions of rows [B, C], matched against the pool's n-grams [1, 1, G, size]:
+/// [B, C, G], 1 where a window lies within its row and matches.
+FailureOr<Value> maskedWindows(NodeImporter &n, Expr &e, Value rows, const SymbolicSize &B,
+                               const SymbolicSize &C, int64_t size, int64_t skip,
+                               Value poolGrams) {
+  using Size = SymbolicSize;
+  Type i64 = n.b.getI64Type(), f32 = n.b.getF32Type();
+  Size one = Size::constant(1), len = Size::constant(size);
+  auto pos = n.iota(C), count = n.sizeValue(C);
+  auto column = succeeded(pos) ? n.reshapeTo(*pos, {C, one}) : pos;
+  DLC_TRY(column);
+  DLC_TRY(count);
+  SmallVector<int64_t> steps;
+  for (int64_t j = 0; j < size; ++j)
+    steps.push_back(j * skip);
+  Value at = e.op<AddOp>({*column, e.ints({1, size}, steps)}); // [C, size]
+  Value last = e.op<SubOp>({*count, e.c(i64, 1)});
+  auto idx = n.reshapeTo(e.op<MinOp>({at, last}), {C * len});
+  DLC_TRY(idx);
+  auto w = n.reshapeTo(e.op<GatherOp>({rows, *idx}, {n.named("axis", n.b.getI64IntegerAttr(1))}),
+                       {B, C, one, len});
+  DLC_TRY(w);
+  Value eq = e.cast(e.op<EqualOp>({*w, poolGrams}), f32);     // [B, C, G, size]
+  Value hit = e.reduce<ReduceMinOp>(eq, {3}, false);           // [B, C, G]
+  Value end = e.op<AddOp>({*column, e.c(i64, double((size - 1) * skip))});
+  auto inside = n.reshapeTo(e.cast(e.op<LessOp>({end, *count}), f32), {one, C, one});
+  DLC_TRY(inside);
+  Value r = e.op<MulOp>({hit, *inside});
+  if (e.failed)
+    return failure();
+  return r;
+}
+
 /// TfIdfVectorizer over integer tokens: counts of the pool's n-grams (sizes
 /// min_gram_length..max_gram_length; for n >= 2 also with gaps of up to
 /// max_skip_count between items) per row, weighted by `mode`. Per (n, skip): a
@@ -149,11 +183,27 @@ LogicalResult tfIdfVectorizer(NodeImporter &n, Results &out) {
   }
   int64_t B = xt.getRank() == 2 ? xt.getDimSize(0) : 1, C = xt.getDimSize(xt.getRank() - 1);
   Type f32 = n.b.getF32Type(), i64 = n.b.getI64Type();
-  if (failed(n.checkShape({B, outSize}, f32)))
+  // Over dynamic dims (--dims): every position starts a window, its indices clamped to
+  // the row and the windows that run past it masked out.
+  bool dynamic = !xt.hasStaticShape();
+  auto xs = n.sizesOf(*x);
+  if (!xs)
+    return n.error("the sizes of the input's dynamic dims are not known");
+  SymbolicSize Bs = xt.getRank() == 2 ? (*xs)[0] : SymbolicSize::constant(1), Cs = xs->back();
+  if (dynamic) {
+    auto most = unrollSteps(n, Cs, int64_t(1) << 20, "the row length");
+    DLC_TRY(most);
+    C = *most;
+  } else if (failed(n.checkShape({B, outSize}, f32))) {
     return failure();
+  }
   Expr e{n, f32};
-  Value rows = e.reshape(*x, {B, C});
-  Value freq = n.constant(DenseElementsAttr::get(RankedTensorType::get({B, outSize}, f32), 0.0f));
+  auto shaped = n.reshapeTo(*x, {Bs, Cs});
+  DLC_TRY(shaped);
+  Value rows = *shaped;
+  auto zeros = n.expandTo(e.c(0.0), {Bs, SymbolicSize::constant(outSize)});
+  DLC_TRY(zeros);
+  Value freq = *zeros;
   for (auto &[size, table] : grams) {
     int64_t G = table.size();
     if (failed(n.checkShape({G, outSize}, f32, "the n-gram to column map")))
@@ -179,6 +229,13 @@ LogicalResult tfIdfVectorizer(NodeImporter &n, Results &out) {
       int64_t S = C - (size - 1) * skip;
       if (S <= 0)
         break;
+      if (dynamic) {
+        auto hit = maskedWindows(n, e, rows, Bs, Cs, size, skip, poolGrams);
+        DLC_TRY(hit);
+        Value count = e.reduce<ReduceSumOp>(*hit, {1}, false);           // [B, G]
+        freq = e.op<AddOp>({freq, e.op<MatMulOp>({count, toColumns})}); // [B, out]
+        continue;
+      }
       if (failed(n.checkShape({S, size}, i64, "the n-gram windows")))
         return failure();
       SmallVector<int64_t> windows;
@@ -204,8 +261,11 @@ LogicalResult tfIdfVectorizer(NodeImporter &n, Results &out) {
   } else if (*mode == "IDF") {
     y = e.where(e.op<GreaterOp>({freq, e.c(0)}), e.c(1), e.c(0));
   }
-  if (xt.getRank() == 1)
-    y = e.reshape(y, {outSize});
+  if (xt.getRank() == 1) {
+    auto flat = n.reshapeTo(y, {SymbolicSize::constant(outSize)});
+    DLC_TRY(flat);
+    y = *flat;
+  }
   if (e.failed)
     return failure();
   out.push_back(y);

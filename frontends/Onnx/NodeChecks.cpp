@@ -139,7 +139,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       "ReverseSequence", "ArrayFeatureExtractor", "LRN", "AffineGrid",
       "TensorScatter", "CausalConvWithState", "ConvTranspose",
       // Cos/sin matrices computed when the model runs (SignalBuilders.cpp).
-      "DFT", "STFT"};
+      "DFT", "STFT",
+      // Windows at every position of a dynamic row, masked past its end (MLBuilders.cpp).
+      "TfIdfVectorizer"};
   return llvm::is_contained(kOps, opType);
 }
 

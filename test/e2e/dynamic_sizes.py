@@ -538,7 +538,22 @@ def signals(rng):
                     [ints("one", 1), ints("hop", 3), win], opset=20)
 
 
+def tfidf(rng):
+    """TfIdfVectorizer over a dynamic batch and row length: unigrams and bigrams with up to
+    2 skipped tokens (TFIDF weights), windows at every position masked past the row's end."""
+    node = helper.make_node("TfIdfVectorizer", ["x"], ["y"], mode="TFIDF", min_gram_length=1,
+                            max_gram_length=2, max_skip_count=2, ngram_counts=[0, 4],
+                            ngram_indexes=[0, 1, 2, 3, 4, 5, 6],
+                            pool_int64s=[2, 3, 5, 4, 5, 6, 7, 8, 6, 7],
+                            weights=[1.0, 0.5, 2.0, 1.5, 1.0, 3.0, 0.25])
+    return dd.model([node], [helper.make_tensor_value_info("x", TensorProto.INT64, ["b", "c"])],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", 7])], [],
+                    opset=17)
+
+
 CASES = {
+    "tfidf": (tfidf, "b=1..4,c=1..12",
+              [{"b": 1, "c": 1}, {"b": 4, "c": 12}, {"b": 2, "c": 3}, {"b": 3, "c": 7}]),
     "signals": (signals, "b=1..3,n=1..12,l=8..40",
                 [{"b": 1, "n": 1, "l": 8}, {"b": 3, "n": 12, "l": 40}, {"b": 2, "n": 7, "l": 23}]),
     "gqa": (lambda rng: heads_logic(rng, "hk"), "b=1..3,h=1..8,hk=1..4,s=1..9,d=1..8",
