@@ -635,17 +635,31 @@ LogicalResult col2im(NodeImporter &n, Results &out) {
       return n.error("no complete block fits the padded image");
     K = k.value(), HW = hw.value(), blocks[d] = nb.value(), L = l.value();
   }
-  int64_t N = t.getDimSize(0);
-  if (t.getDimSize(1) % K || t.getDimSize(2) != L)
-    return n.error("input shape does not match the block and image shapes");
-  int64_t rows = HW == INT64_MAX ? HW : HW + 1;
-  auto cols = n.product({N, t.getDimSize(1) / K}, "batch x channels");
-  DLC_TRY(cols);
-  // The sums and the target index map (a zero batch leaves K * L unbounded).
-  if (failed(n.checkShape({rows, *cols}, t.getElementType())) ||
-      failed(n.checkShape({K, L}, n.b.getI64Type(), "the block index map")))
+  using Size = SymbolicSize;
+  auto xs = n.sizesOf(*x);
+  if (!xs)
+    return n.error("the sizes of the input's dynamic dims are not known");
+  // Over dynamic dims (--dims): the channels follow from C*K, L must be the blocks'
+  // count (both checked when the model runs).
+  Size Ns = (*xs)[0], Cs = sizeFloorDiv((*xs)[1], K);
+  if (!t.hasStaticShape()) {
+    auto fixed = n.expandTo(*x, {Ns, Cs * Size::constant(K), Size::constant(L)});
+    DLC_TRY(fixed);
+    x = fixed;
+  } else {
+    int64_t N = t.getDimSize(0);
+    if (t.getDimSize(1) % K || t.getDimSize(2) != L)
+      return n.error("input shape does not match the block and image shapes");
+    int64_t rows = HW == INT64_MAX ? HW : HW + 1;
+    auto cols = n.product({N, t.getDimSize(1) / K}, "batch x channels");
+    DLC_TRY(cols);
+    // The sums (a zero batch leaves K * L unbounded).
+    if (failed(n.checkShape({rows, *cols}, t.getElementType())))
+      return failure();
+  }
+  // The target index map.
+  if (failed(n.checkShape({K, L}, n.b.getI64Type(), "the block index map")))
     return failure();
-  int64_t C = t.getDimSize(1) / K;
   SmallVector<int64_t> target;
   for (int64_t k = 0; k < K; ++k)
     for (int64_t l = 0; l < L; ++l) {
@@ -667,21 +681,28 @@ LogicalResult col2im(NodeImporter &n, Results &out) {
     }
   Type elt = t.getElementType();
   Expr e{n, elt};
-  Value upd = e.reshape(e.transpose(e.reshape(*x, {N, C, K * L}), {2, 0, 1}), {K * L, N * C});
+  Size NC = Ns * Cs, KL = Size::constant(K * L), zero = Size::constant(0);
+  auto blocks3 = n.reshapeTo(*x, {Ns, Cs, KL});
+  DLC_TRY(blocks3);
+  auto upd = n.reshapeTo(e.transpose(*blocks3, {2, 0, 1}), {KL, NC});
+  auto zeros = n.expandTo(e.c(0.0), {Size::constant(HW + 1), NC});
+  DLC_TRY(upd);
+  DLC_TRY(zeros);
   Value idx = e.ints({K * L, 1}, target);
-  Value zeros = n.constant(DenseElementsAttr::get(RankedTensorType::get({HW + 1, N * C}, elt),
-                                                  n.b.getZeroAttr(elt)));
-  Value sum = e.op<ScatterNDOp>({zeros, idx, upd},
+  Value sum = e.op<ScatterNDOp>({*zeros, idx, *upd},
                                 {n.named("axis", n.b.getI64IntegerAttr(0)),
                                  n.named("reduction", n.b.getStringAttr("add"))},
-                                {RankedTensorType::get({HW + 1, N * C}, elt)});
-  Value img = e.slice(sum, {0, 0}, {HW, N * C}, {1, 1});
-  SmallVector<int64_t> shape = {N, C};
-  llvm::append_range(shape, *image);
-  Value y = e.reshape(e.transpose(img, {1, 0}), shape);
+                                {tensorType(*zeros)});
+  auto img = sliceTo(n, sum, {zero, zero}, {Size::constant(HW), NC});
+  DLC_TRY(img);
+  SmallVector<Size> shape = {Ns, Cs};
+  for (int64_t d : *image)
+    shape.push_back(Size::constant(d));
+  auto y = n.reshapeTo(e.transpose(*img, {1, 0}), shape);
+  DLC_TRY(y);
   if (e.failed)
     return failure();
-  out.push_back(y);
+  out.push_back(*y);
   return success();
 }
 

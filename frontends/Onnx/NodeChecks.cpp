@@ -141,7 +141,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Cos/sin matrices computed when the model runs (SignalBuilders.cpp).
       "DFT", "STFT",
       // Windows at every position of a dynamic row, masked past its end (MLBuilders.cpp).
-      "TfIdfVectorizer"};
+      "TfIdfVectorizer",
+      // A scatter-add sized when the model runs (LayoutBuilders.cpp).
+      "Col2Im"};
   return llvm::is_contained(kOps, opType);
 }
 

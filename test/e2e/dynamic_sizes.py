@@ -551,7 +551,18 @@ def tfidf(rng):
                     opset=17)
 
 
+def col2im(rng):
+    """Col2Im over a dynamic batch and channel count: blocks [n, c*6, 12] of a 2x3 kernel
+    (stride 2, dilation (1, 2), pads) summed back into [n, c, 5, 7] images."""
+    node = helper.make_node("Col2Im", ["x", "image", "block"], ["y"], strides=[2, 1],
+                            dilations=[1, 2], pads=[1, 0, 0, 1])
+    return dd.model([node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "ck", 12])],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", None, 5, 7])],
+                    [ints("image", [5, 7]), ints("block", [2, 3])], opset=18)
+
+
 CASES = {
+    "col2im": (col2im, "n=1..3,ck=6..24", [{"n": 1, "ck": 6}, {"n": 3, "ck": 24}, {"n": 2, "ck": 12}]),
     "tfidf": (tfidf, "b=1..4,c=1..12",
               [{"b": 1, "c": 1}, {"b": 4, "c": 12}, {"b": 2, "c": 3}, {"b": 3, "c": 7}]),
     "signals": (signals, "b=1..3,n=1..12,l=8..40",
