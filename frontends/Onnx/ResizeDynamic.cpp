@@ -32,14 +32,51 @@ struct Taps {
   SmallVector<Value> coef;
 };
 
-/// ONNX's (non-antialiased) kernel around source coordinates `x` ([out] f64).
-Taps taps(Expr &e, const ResizeAttrs &a, Value x, Value in) {
+/// ONNX's antialiased linear or cubic kernel around `x` ([out] f64) at scale s (below 1:
+/// the kernel stretched by 1 / s), over `n` taps (even, at least the kernel's width at the
+/// smallest scale: the taps beyond its width get 0), normalized to sum 1.
+Taps antialiasTaps(Expr &e, const ResizeAttrs &a, Value x, Value s, int64_t n) {
+  Value one = e.c(1), zero = e.c(0), xi = e.op<FloorOp>({x});
+  Value whole = e.where(e.op<EqualOp>({x, xi}), one, zero);
+  // Tap k reads floor(x) + 1 - n/2 + k (one less where x is whole), at distance d from x.
+  Taps t;
+  t.start = e.op<SubOp>({e.op<AddOp>({xi, e.c(1.0 - double(n / 2))}), whole});
+  Value sum = zero;
+  double A = a.cubicA;
+  for (int64_t k = 0; k < n; ++k) {
+    Value d = e.op<AbsOp>({e.op<MulOp>({e.op<SubOp>({e.op<AddOp>({t.start, e.c(double(k))}), x}), s})});
+    Value c;
+    if (a.mode == "linear") {
+      c = e.op<MaxOp>({e.op<SubOp>({one, d}), zero});
+    } else { // |d| <= 1: (A+2)d^3 - (A+3)d^2 + 1; |d| < 2: A d^3 - 5A d^2 + 8A d - 4A
+      Value d2 = e.op<MulOp>({d, d}), d3 = e.op<MulOp>({d2, d});
+      Value near = e.op<AddOp>({e.op<SubOp>({e.op<MulOp>({e.c(A + 2), d3}),
+                                             e.op<MulOp>({e.c(A + 3), d2})}), one});
+      Value far = e.op<SubOp>({e.op<AddOp>({e.op<SubOp>({e.op<MulOp>({e.c(A), d3}),
+                                                         e.op<MulOp>({e.c(5 * A), d2})}),
+                                            e.op<MulOp>({e.c(8 * A), d})}), e.c(4 * A)});
+      c = e.where(e.op<LessEqualOp>({d, one}), near,
+                  e.where(e.op<LessOp>({d, e.c(2)}), far, zero));
+    }
+    t.coef.push_back(c);
+    sum = e.op<AddOp>({sum, c});
+  }
+  for (Value &c : t.coef)
+    c = e.op<DivOp>({c, sum});
+  return t;
+}
+
+/// ONNX's kernel around source coordinates `x` ([out] f64); antialiased (scale `s`) over
+/// `n` taps where `a` says so.
+Taps taps(Expr &e, const ResizeAttrs &a, Value x, Value in, Value s, int64_t n) {
   Value one = e.c(1), half = e.c(0.5);
   Value xi = e.op<FloorOp>({x});
   Value ratio = e.where(e.op<EqualOp>({x, xi}), one, e.op<SubOp>({x, xi}));
   auto pick = [&](Value cond) { return e.where(cond, one, e.c(0)); };
   Taps t;
-  if (a.mode == "nearest") {
+  if (a.antialias) {
+    t = antialiasTaps(e, a, x, e.op<MinOp>({s, one}), n);
+  } else if (a.mode == "nearest") {
     if (a.nearestMode == "round_prefer_ceil")
       t.coef = {pick(e.op<LessOp>({ratio, half})), pick(e.op<GreaterEqualOp>({ratio, half}))};
     else if (a.nearestMode == "floor")
@@ -64,13 +101,16 @@ Taps taps(Expr &e, const ResizeAttrs &a, Value x, Value in) {
     Value q = e.op<SubOp>({one, ratio});
     t.coef = {far(e.op<AddOp>({ratio, one})), near(ratio), near(q), far(e.op<AddOp>({q, one}))};
   }
-  int64_t n = t.coef.size(), pad = (n + 1) / 2;
-  // start = floor(x + pad) + offset - pad, offset -(n/2) (+1 unless x + pad is whole).
-  Value xp = e.op<AddOp>({x, e.c((double)pad)});
-  Value p = e.op<FloorOp>({xp});
-  Value whole = e.op<EqualOp>({xp, p});
-  Value offset = e.where(whole, e.c(-(double)(n / 2)), e.c(-(double)(n / 2) + 1));
-  t.start = e.op<SubOp>({e.op<AddOp>({p, offset}), e.c((double)pad)});
+  n = t.coef.size();
+  if (!a.antialias) {
+    // start = floor(x + pad) + offset - pad, offset -(n/2) (+1 unless x + pad is whole).
+    int64_t pad = (n + 1) / 2;
+    Value xp = e.op<AddOp>({x, e.c((double)pad)});
+    Value p = e.op<FloorOp>({xp});
+    Value whole = e.op<EqualOp>({xp, p});
+    Value offset = e.where(whole, e.c(-(double)(n / 2)), e.c(-(double)(n / 2) + 1));
+    t.start = e.op<SubOp>({e.op<AddOp>({p, offset}), e.c((double)pad)});
+  }
   if (a.excludeOutside) {
     Value sum = e.c(0);
     for (int64_t k = 0; k < n; ++k) {
@@ -92,11 +132,32 @@ FailureOr<Value> resampleDynamicAxis(NodeImporter &n, const ResizeAttrs &a, Valu
                                      int64_t axis, const SymbolicSize &out,
                                      std::optional<double> scale, double roiStart,
                                      double roiEnd) {
-  if (a.antialias)
-    return n.error("antialias over a dynamic dim (--dims) is not supported");
   auto sizes = n.sizesOf(y);
   if (!sizes)
     return n.error("the sizes of the input's dynamic dims are not known here");
+  // Antialiasing (a downscale s < 1) widens the kernel by 1 / s: its taps at the
+  // smallest scale the ranges allow.
+  int64_t nTaps = 0;
+  if (a.antialias) {
+    double least = 1.0;
+    if (scale) {
+      least = std::min(*scale, 1.0);
+    } else {
+      auto bound = [&](const SymbolicSize &v) {
+        return v.isStatic() ? std::optional(std::pair{v.coef, v.coef})
+                            : sizeBounds(n.dynamicFunc, v);
+      };
+      auto ib = bound((*sizes)[axis]), ob = bound(out);
+      if (!ib || !ob || ob->first < 1 || ib->second < 1)
+        return n.error("antialias over a dynamic dim (--dims) needs bounded sizes");
+      least = std::min(1.0, double(ob->first) / double(ib->second));
+    }
+    double reach = a.mode == "linear" ? 1.0 : 2.0, width = -2 * std::floor(-reach / least);
+    if (!(width <= 4096))
+      return n.error("antialias over a dynamic dim (--dims) at scales down to " +
+                     n.num(least) + " needs " + n.num(width) + " taps (at most 4096)");
+    nTaps = (int64_t)width;
+  }
   Type fe = tensorType(y).getElementType(), f64 = n.b.getF64Type();
   Expr e{n, f64};
   auto inSize = n.dimSize(y, axis), outSize = n.sizeValue(out);
@@ -133,7 +194,7 @@ FailureOr<Value> resampleDynamicAxis(NodeImporter &n, const ResizeAttrs &a, Valu
   } else {
     x = centered;
   }
-  Taps t = taps(e, a, x, in);
+  Taps t = taps(e, a, x, in, s, nTaps);
   // W[i, o] = sum over taps k of coef_k[o] where clamp(start[o] + k, 0, in - 1) == i.
   auto rows = n.iota((*sizes)[axis]);
   DLC_TRY(rows);

@@ -172,8 +172,9 @@ def resize(rng):
     (half_pixel), nearest x1.5 (round_prefer_ceil), cubic x3 with exclude_outside
     (align_corners), linear to fixed sizes
     (pytorch_half_pixel: the scale out/in read when the model runs), tf_crop_and_resize
-    with an roi and an extrapolation value; the resampling weights are
-    computed from the sizes when the model runs."""
+    with an roi and an extrapolation value, antialiased linear x0.6 and cubic to fixed
+    sizes (the kernel's taps at the smallest scale the ranges allow); the resampling
+    weights are computed from the sizes when the model runs."""
     f32 = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
     r = lambda out, mode, scales=None, sizes=None, roi="", **kw: helper.make_node(
         "Resize", ["x", roi, scales or "", sizes or ""], [out], mode=mode, **kw)
@@ -186,11 +187,14 @@ def resize(rng):
              r("d", "linear", sizes="sz", coordinate_transformation_mode="pytorch_half_pixel",
                axes=[2, 3]),
              r("e", "linear", "s2", roi="roi", coordinate_transformation_mode="tf_crop_and_resize",
-               extrapolation_value=-2.0)]
+               extrapolation_value=-2.0),
+             r("p", "linear", "s06", antialias=1),
+             r("q", "cubic", sizes="sz", axes=[2, 3], antialias=1)]
     f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
     return dd.model(nodes, [f("x", ["n", 2, "h", "w"])],
-                    [f(o, ["n", 2, None, None]) for o in "abcdeg"],
+                    [f(o, ["n", 2, None, None]) for o in "abcdegpq"],
                     [f32("s2", [1, 1, 2, 2]), f32("s_half", [1, 1, 0.5, 0.5]),
+                     f32("s06", [1, 1, 0.6, 0.6]),
                      f32("s15", [1, 1, 1.5, 1.5]), f32("s3", [1, 1, 3, 3]), ints("sz", [7, 5]),
                      f32("roi", [0, 0, -0.2, 0.1, 1, 1, 0.9, 1.3])],
                     opset=19)
