@@ -143,7 +143,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Windows at every position of a dynamic row, masked past its end (MLBuilders.cpp).
       "TfIdfVectorizer",
       // A scatter-add sized when the model runs (LayoutBuilders.cpp).
-      "Col2Im"};
+      "Col2Im",
+      // Path matrices over a dynamic batch (TreeEnsembleBuilder.cpp).
+      "TreeEnsemble"};
   return llvm::is_contained(kOps, opType);
 }
 

@@ -3,6 +3,7 @@
 // all tests on its root path come out its way (counted by two constant matmuls), and
 // reached leaves add (SUM/AVERAGE) or min/max their weights into their targets.
 #include "frontends/Onnx/Expr.h"
+#include "frontends/Onnx/RuntimeChecks.h"
 
 #include <cmath>
 #include <limits>
@@ -98,7 +99,7 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
   for (int64_t i = 0; i < numNodes; ++i) {
     if ((*modes)[i] < LEQ || (*modes)[i] > MEMBER)
       return n.error("node " + Twine(i) + " has an unknown mode");
-    if ((*features)[i] < 0 || (*features)[i] >= F)
+    if ((*features)[i] < 0 || (!ShapedType::isDynamic(F) && (*features)[i] >= F))
       return n.error("node " + Twine(i) + " tests feature " + Twine((int64_t)(*features)[i]) +
                      ", the input has " + Twine(F));
     if ((*modes)[i] != MEMBER)
@@ -159,8 +160,24 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
   // The constant matrices below: [nodes, leaves] twice and [leaves, n_targets].
   if (failed(n.checkShape({numNodes, L}, f64, "the path matrix")) ||
       failed(n.checkShape({L, T}, f64, "the leaf-target map")) ||
-      failed(n.checkShape({N, T}, f64)))
+      (!ShapedType::isDynamic(N) && failed(n.checkShape({N, T}, f64))))
     return failure();
+  // Over dynamic dims (--dims): the samples' sizes, and a run with fewer features than
+  // the trees test fails.
+  auto xs = n.sizesOf(*x);
+  if (!xs)
+    return n.error("the sizes of the input's dynamic dims are not known");
+  SymbolicSize Ns = (*xs)[0], one = SymbolicSize::constant(1);
+  if (ShapedType::isDynamic(F) && numNodes) {
+    auto have = n.dimSize(*x, 1);
+    DLC_TRY(have);
+    double most = *std::max_element(features->begin(), features->end());
+    Expr i{n, n.b.getI64Type()};
+    if (failed(checkAtRunTime(n, i.op<LessEqualOp>({*have, i.c(most)}),
+                              "the input has fewer features than the trees test (" +
+                                  Twine((int64_t)most + 1) + ")")))
+      return failure();
+  }
   Expr e{n, f64};
   auto constant = [&](ArrayRef<int64_t> shape, ArrayRef<double> v) {
     return n.constant(DenseElementsAttr::get(RankedTensorType::get(shape, f64), v));
@@ -172,7 +189,7 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
   Value cols = e.op<GatherOp>({e.cast(*x, f64), e.ints({numNodes}, fid)},
                               {n.named("axis", n.b.getI64IntegerAttr(1))});
   Value split = constant({1, numNodes}, *splits);
-  Value test = n.constant(DenseElementsAttr::get(RankedTensorType::get({N, numNodes}, n.b.getI1Type()), false));
+  Value test = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, numNodes}, n.b.getI1Type()), false));
   for (int mode = LEQ; mode <= MEMBER; ++mode) {
     SmallVector<bool> sel;
     for (double m : *modes)
@@ -197,8 +214,9 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
       for (int64_t i = 0; i < numNodes; ++i)
         for (size_t j = 0; j < sets[i].size(); ++j)
           table[i * width + j] = sets[i][j];
-      Value eq = e.op<EqualOp>({e.reshape(cols, {N, numNodes, 1}),
-                                constant({1, numNodes, (int64_t)width}, table)});
+      auto col3 = n.reshapeTo(cols, {Ns, SymbolicSize::constant(numNodes), one});
+      DLC_TRY(col3);
+      Value eq = e.op<EqualOp>({*col3, constant({1, numNodes, (int64_t)width}, table)});
       r = e.reduce<ReduceMaxOp>(e.cast(eq, f64), {2}, false);
       r = e.op<GreaterOp>({r, e.c(0.5)});
     }
@@ -213,7 +231,7 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
       tracks.push_back(i < (int64_t)missing->size() && (*missing)[i] != 0);
     Value tr = n.constant(DenseElementsAttr::get(RankedTensorType::get({1, numNodes}, n.b.getI1Type()),
                                                  ArrayRef<bool>(tracks)));
-    Value nan = e.op<IsNaNOp>({cols}, {}, {RankedTensorType::get({N, numNodes}, n.b.getI1Type())});
+    Value nan = e.op<IsNaNOp>({cols}, {}, {RankedTensorType::get(tensorType(cols).getShape(), n.b.getI1Type())});
     test = e.op<OrOp>({test, e.op<AndOp>({nan, tr})});
   }
   // Leaves reached: every test on the path matches its branch.
@@ -241,7 +259,9 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
     bool isMin = *aggregate == 2;
     double init = isMin ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
     Value oh = e.op<GreaterOp>({constant({1, L, T}, onehot), e.c(0.5)});
-    Value ok = e.op<AndOp>({e.reshape(reached, {N, L, 1}), oh});
+    auto reached3 = n.reshapeTo(reached, {Ns, SymbolicSize::constant(L), one});
+    DLC_TRY(reached3);
+    Value ok = e.op<AndOp>({*reached3, oh});
     Value vals = e.where(ok, constant({1, L, 1}, w), e.c(init));
     y = isMin ? e.reduce<ReduceMinOp>(vals, {1}, false) : e.reduce<ReduceMaxOp>(vals, {1}, false);
     // A target no reached leaf votes for is 0, as in ONNX Runtime (ONNX's Python
@@ -249,7 +269,7 @@ LogicalResult treeEnsemble(NodeImporter &n, SmallVectorImpl<Value> &out) {
     double extreme = 0;
     Value none = e.op<IsInfOp>({y}, {n.named("detect_positive", n.b.getBoolAttr(true)),
                                       n.named("detect_negative", n.b.getBoolAttr(true))},
-                               {RankedTensorType::get({N, T}, n.b.getI1Type())});
+                               {RankedTensorType::get(tensorType(y).getShape(), n.b.getI1Type())});
     y = e.where(none, e.c(extreme), y);
   }
   y = e.cast(y, elt);

@@ -565,7 +565,32 @@ def col2im(rng):
                     [ints("image", [5, 7]), ints("block", [2, 3])], opset=18)
 
 
+def trees(rng):
+    """TreeEnsemble (ai.onnx.ml 5) over a dynamic batch and feature count: two trees
+    testing features 0..2 (LEQ, LT, GTE and a set membership), summed per target. A run
+    with fewer features than the trees test fails (check_trees)."""
+    import onnx
+    t = lambda name, v, dt: helper.make_tensor(name, dt, [len(v)], v)
+    node = helper.make_node(
+        "TreeEnsemble", ["x"], ["y"], domain="ai.onnx.ml", aggregate_function=1, n_targets=2,
+        tree_roots=[0, 3], nodes_featureids=[0, 1, 2, 2, 1],
+        nodes_modes=t("nodes_modes", [0, 1, 2, 6, 0], TensorProto.UINT8),
+        nodes_splits=t("nodes_splits", [0.1, -0.3, 0.5, 0.0, 0.2], TensorProto.FLOAT),
+        nodes_truenodeids=[1, 0, 1, 0, 2], nodes_trueleafs=[0, 1, 1, 1, 1],
+        nodes_falsenodeids=[2, 2, 3, 4, 3], nodes_falseleafs=[0, 1, 1, 0, 1],
+        membership_values=t("membership_values", [0.0, 1.0, 2.0, float("nan")], TensorProto.FLOAT),
+        leaf_targetids=[0, 1, 0, 1, 0], leaf_weights=t("leaf_weights", [1.5, -2.0, 0.25, 3.0, -1.0],
+                                                        TensorProto.FLOAT))
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "f"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21),
+                                            helper.make_opsetid("ai.onnx.ml", 5)])
+    onnx.checker.check_model(m)
+    return m
+
+
 CASES = {
+    "trees": (trees, "n=1..5,f=1..6", [{"n": 1, "f": 3}, {"n": 5, "f": 6}, {"n": 3, "f": 4}]),
     "col2im": (col2im, "n=1..3,ck=6..24", [{"n": 1, "ck": 6}, {"n": 3, "ck": 24}, {"n": 2, "ck": 12}]),
     "tfidf": (tfidf, "b=1..4,c=1..12",
               [{"b": 1, "c": 1}, {"b": 4, "c": 12}, {"b": 2, "c": 3}, {"b": 3, "c": 7}]),
@@ -741,9 +766,19 @@ def check_gqa(dlc, work):
                            ["Where node 'pick'", "compiled for its first branch"])
 
 
+def check_trees(dlc, work):
+    """The trees case against ONNX Runtime, then a run with 2 features (the trees test 3)."""
+    if msg := dd.check_case(dlc, "trees", work):
+        return msg
+    d = work / "trees"
+    np.save(d / "x2.npy", np.zeros((2, 2), np.float32))
+    return dd.expect_error(dlc, d, ["run", "model.so", "--input", "x=x2.npy"],
+                           ["TreeEnsemble", "fewer features than the trees test (3)"])
+
+
 def main():
     dd.CASES.update(CASES)
-    checks = {"sequences": check_sequences, "gqa": check_gqa}
+    checks = {"sequences": check_sequences, "gqa": check_gqa, "trees": check_trees}
     dd.run_main(__doc__.split("\n")[0], [*CASES, "sequences"],
                 lambda dlc, name, work: (checks[name](dlc, work) if name in checks
                                          else dd.check_case(dlc, name, work)),
