@@ -58,15 +58,22 @@ LogicalResult ifOp(NodeImporter &n, Results &out) {
   DLC_TRY(t);
   auto f = n.subgraph(*elseG, {});
   DLC_TRY(f);
+  // A condition computed from a graph input (its value or its shape) is known when
+  // compiling once that input is given (--input-value, or its shape with --input-shape).
+  std::string from = n.valueSource(*cond, /*throughShapes=*/true);
+  std::string hint = from.empty() ? std::string()
+                                  : "; the condition is computed from graph input '" + from +
+                                        "' (give its value, dlc compile --input-value " + from +
+                                        "=FILE, or its shape, --input-shape)";
   if (t->size() != f->size())
     return n.error("the branches return different numbers of values");
   for (auto [a, b] : llvm::zip(*t, *f)) {
     if (!isa<RankedTensorType>(a.getType()) || !isa<RankedTensorType>(b.getType()))
       return n.error("branches that return sequences or optionals need a condition known at "
-                     "compile time");
+                     "compile time" + hint);
     if (a.getType() != b.getType())
       return n.error("with a condition known only at run time both branches must return the "
-                     "same types");
+                     "same types" + hint);
     auto r = n.create<WhereOp>({*cond, a, b});
     DLC_TRY(r);
     out.push_back(*r);

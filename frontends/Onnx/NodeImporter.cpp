@@ -620,6 +620,28 @@ FailureOr<Value> NodeImporter::elementCount(Value v, Type elt) {
   return create<graph::CastOp>({*count}, {}, {RankedTensorType::get({}, elt)});
 }
 
+std::string NodeImporter::valueSource(Value v, bool throughShapes) {
+  SmallVector<Value> work = {v};
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  while (v && !work.empty() && seen.size() < 512) {
+    Value x = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      if (specializations && specializations->known.count(arg)) // given already
+        continue;
+      if (auto name = func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), graph::kNameAttr)
+                           : StringAttr())
+        return name.str();
+      continue;
+    }
+    Operation *op = x.getDefiningOp();
+    if (!op || (!throughShapes && isa<graph::ShapeOp>(op)) || !seen.insert(op).second)
+      continue;
+    llvm::append_range(work, op->getOperands());
+  }
+  return "";
+}
+
 FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {
   Value v = input(i);
   if (DenseElementsAttr attr = knownInput(i))
@@ -630,25 +652,7 @@ FailureOr<DenseElementsAttr> NodeImporter::constantInput(unsigned i) {
                              "(dlc compile --input-value "
                           << node.input(i) << "=FILE)";
   // Computed from a graph input's value (not its shape): that value must be known.
-  std::string from;
-  SmallVector<Value> work = {v};
-  llvm::SmallPtrSet<Operation *, 32> seen;
-  while (v && !work.empty() && from.empty() && seen.size() < 512) {
-    Value x = work.pop_back_val();
-    if (auto arg = dyn_cast<BlockArgument>(x)) {
-      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-      if (specializations && specializations->known.count(arg)) // given already
-        continue;
-      if (auto name = func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), graph::kNameAttr)
-                           : StringAttr())
-        from = name.str();
-      continue;
-    }
-    Operation *op = x.getDefiningOp();
-    if (!op || isa<graph::ShapeOp>(op) || !seen.insert(op).second)
-      continue;
-    llvm::append_range(work, op->getOperands());
-  }
+  std::string from = valueSource(v);
   auto diag = emitError(loc) << "input " << i << " ('"
                              << (i < (unsigned)node.input_size() ? node.input(i) : "")
                              << "') must be a compile-time constant";

@@ -82,6 +82,9 @@ public:
   /// the branches differ (ONNX's GQA head ratio, Where(hq != hkv and hq % hkv == 0,
   /// hq / hkv, 1), is hq / hkv in every run the model accepts).
   std::optional<llvm::SmallVector<graph::SymbolicSize>> assumingInts(unsigned i);
+  /// The graph input (not given with --input-value) whose value, not only its shape, `v`
+  /// is computed from (`throughShapes`: or its shape); "" when none.
+  std::string valueSource(mlir::Value v, bool throughShapes = false);
   /// The symbolic shapes of the function being imported, with the values of the graph
   /// inputs given with --input-value.
   graph::SymbolicShapes shapes();

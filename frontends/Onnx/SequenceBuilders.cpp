@@ -164,10 +164,21 @@ LogicalResult splitToSequence(NodeImporter &n, Results &out) {
   std::optional<SymbolicDims> dims;
   if (!xt.hasStaticShape() && !(dims = n.sizesOf(*x)))
     return n.error("the sizes of input 0's dynamic dims are not known");
+  if (ShapedType::isDynamic(dim) && (!n.input(1) || tensorType(n.input(1)).getRank() == 0)) {
+    // Pieces of one index or of a chunk size: their count, the sequence's length, is fixed
+    // when compiling. The dim is compiled for its greatest size (--dims); a run with
+    // another fails.
+    auto most = unrollSteps(n, (*dims)[*axis], kMaxPieces,
+                            "the split dim (its size sets the sequence's length)");
+    DLC_TRY(most);
+    (*dims)[*axis] = SymbolicSize::constant(*most);
+    auto fixed = n.expandTo(*x, *dims);
+    DLC_TRY(fixed);
+    x = fixed;
+    xt = tensorType(*x);
+    dim = *most;
+  }
   if (ShapedType::isDynamic(dim)) {
-    if (!n.input(1) || tensorType(n.input(1)).getRank() == 0)
-      return n.error("splitting dynamic dim " + Twine(*axis) + " (--dims) needs the sizes of "
-                     "the pieces: their count is the sequence's length, fixed when compiling");
     auto split = n.constantInts(1);
     DLC_TRY(split);
     int64_t total = 0;

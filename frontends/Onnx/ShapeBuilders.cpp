@@ -318,8 +318,22 @@ LogicalResult gatherND(NodeImporter &n, Results &out) {
   if (ri < 1 || b < 0 || b >= std::min<int64_t>(ri, dt.getRank() + 1))
     return n.error("batch_dims " + Twine(b) + " is out of range");
   int64_t k = it.getDimSize(ri - 1);
-  if (ShapedType::isDynamic(k))
-    return n.error("the index tuples' length (the indices' last dim) must be static");
+  if (ShapedType::isDynamic(k)) {
+    // The tuples' length sets the result's rank: compiled for its greatest size (--dims),
+    // a run with another fails.
+    auto sizes = n.sizesOf(*idx);
+    if (!sizes)
+      return n.error("the index tuples' length (the indices' last dim) must be static");
+    auto most = unrollSteps(n, sizes->back(), dt.getRank() - b,
+                            "the index tuples' length (the indices' last dim, which sets the "
+                            "result's rank)");
+    DLC_TRY(most);
+    k = *most;
+    sizes->back() = graph::SymbolicSize::constant(k);
+    idx = n.expandTo(*idx, *sizes);
+    DLC_TRY(idx);
+    it = tensorType(*idx);
+  }
   if (k < 1 || b + k > dt.getRank())
     return n.error("index tuples of length " + Twine(k) + " do not fit data of rank " +
                    Twine(dt.getRank()));

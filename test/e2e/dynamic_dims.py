@@ -633,6 +633,26 @@ def check_errors(dlc, work):
     cases.append((["compile", "wide.onnx", "--dims", "k=1..99", "-o", "wide.so"],
                   ["node 'wide_k' (Conv", "a kernel dim of dynamic size (k) must be bounded by 1 "
                    "to 64"]))
+    # GatherND's tuple length sets the result's rank: compiled for its greatest size, a run
+    # with a shorter one fails (one with that size gives NumPy's answer).
+    gnd = model([helper.make_node("GatherND", ["x", "i"], ["y"], name="pick")],
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3]),
+                 helper.make_tensor_value_info("i", TensorProto.INT64, ["k", "t"])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["k"])], [])
+    onnx.save(gnd, d / "gnd.onnx")
+    if run([dlc, "compile", "gnd.onnx", "--dims", "n=1..4,k=1..3,t=1..2", "-o", "gnd.so"],
+           d).returncode:
+        return "compiling gnd.onnx failed"
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.save(d / "gx.npy", table)
+    np.save(d / "i2.npy", np.array([[1, 2], [3, 0]], np.int64))
+    np.save(d / "i1.npy", np.array([[1], [2]], np.int64))
+    r = run([dlc, "run", "gnd.so", "--input", "x=gx.npy", "--input", "i=i2.npy",
+             "--output-dir", "gout"], d)
+    if r.returncode or not np.array_equal(np.load(d / "gout" / "y.npy"), table[[1, 3], [2, 0]]):
+        return f"gnd.so: {r.stderr.strip() or 'differs from NumPy'}"
+    cases.append((["run", "gnd.so", "--input", "x=gx.npy", "--input", "i=i1.npy"],
+                  ["node 'pick' (GatherND)", "(t) and the size 2 differ"]))
     for args, needles in cases:
         if msg := expect_error(dlc, d, args, needles):
             return msg

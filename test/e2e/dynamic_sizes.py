@@ -669,8 +669,9 @@ def check_sequences(dlc, work):
     """A sequence input whose elements have dynamic dims (--input-shape 'xs[i]=n,4' with
     --dims): SequenceInsert, ConcatFromSequence, SplitToSequence (by sizes, along a static
     axis of dynamic rows and along a dynamic axis), SequenceAt, against ONNX Runtime at 1,
-    2 and 4 threads; then the errors: a symbol --dims does not give, a split of a dynamic
-    dim without sizes, and split sizes that do not fit the run."""
+    2 and 4 threads; then the errors: a symbol --dims does not give and split sizes that
+    do not fit the run; and one piece per index of a dynamic dim, compiled for its
+    greatest size: right at that size, an error at another."""
     import onnx
     import onnxruntime as ort
     d = work / "sequences"
@@ -726,8 +727,17 @@ def check_sequences(dlc, work):
                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
                      [ints("one", 1)], opset=17)
     onnx.save(whole, d / "whole.onnx")
-    return dd.expect_error(dlc, d, ["compile", "whole.onnx", "--dims", "k=1..3", "-o", "e.so"],
-                           ["SplitToSequence", "splitting dynamic dim 0 (--dims) needs the sizes"])
+    # One piece per index of a dynamic dim: compiled for its greatest size, another fails.
+    r = dd.run([dlc, "compile", "whole.onnx", "--dims", "k=1..3", "-o", "whole.so"], d)
+    if r.returncode:
+        return f"whole.onnx: {r.stderr.strip()}"
+    x3 = rng.standard_normal((3, 4)).astype(np.float32)
+    np.save(d / "x3.npy", x3)
+    r = dd.run([dlc, "run", "whole.so", "--input", "x=x3.npy", "--output-dir", "wout"], d)
+    if r.returncode or not np.array_equal(np.load(d / "wout" / "y.npy"), x3[1:2]):
+        return f"whole.so at k=3: {r.stderr.strip() or 'not x[1:2]'}"
+    return dd.expect_error(dlc, d, ["run", "whole.so", "--input", "x=x2.npy"],
+                           ["SplitToSequence", "(k) and the size 3 differ"])
 
 
 def check_gqa(dlc, work):
