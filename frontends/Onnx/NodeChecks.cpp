@@ -145,7 +145,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // A scatter-add sized when the model runs (LayoutBuilders.cpp).
       "Col2Im",
       // Path matrices over a dynamic batch (TreeEnsembleBuilder.cpp).
-      "TreeEnsemble"};
+      "TreeEnsemble",
+      // Elimination unrolled to the greatest size, an identity block past the run's.
+      "Det"};
   return llvm::is_contained(kOps, opType);
 }
 

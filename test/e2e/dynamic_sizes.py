@@ -589,7 +589,17 @@ def trees(rng):
     return m
 
 
+def determinants(rng):
+    """Det over a dynamic batch and matrix size: elimination unrolled to the greatest size,
+    the matrices extended by an identity block past the run's."""
+    return dd.model([helper.make_node("Det", ["x"], ["y"])],
+                    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "n", "n"])],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b"])], [], opset=17)
+
+
 CASES = {
+    "determinants": (determinants, "b=1..4,n=1..6",
+                     [{"b": 1, "n": 1}, {"b": 4, "n": 6}, {"b": 3, "n": 3}, {"b": 2, "n": 2}]),
     "trees": (trees, "n=1..5,f=1..6", [{"n": 1, "f": 3}, {"n": 5, "f": 6}, {"n": 3, "f": 4}]),
     "col2im": (col2im, "n=1..3,ck=6..24", [{"n": 1, "ck": 6}, {"n": 3, "ck": 24}, {"n": 2, "ck": 12}]),
     "tfidf": (tfidf, "b=1..4,c=1..12",
