@@ -413,6 +413,70 @@ FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value y, const Window 
   return idx;
 }
 
+/// maxPoolIndices over dynamic dims (--dims): the same taps, sizes of the symbols. Each
+/// tap's strided window is a slice of OH * s rows viewed [OH, s] and its first column
+/// taken; the input is padded at its end (-inf) so every slice is in bounds.
+FailureOr<Value> maxPoolIndicesDynamic(NodeImporter &n, Value x, Value y, const Window &w,
+                                       bool columnMajor) {
+  using Size = SymbolicSize;
+  auto xs = n.sizesOf(x), ys = n.sizesOf(y);
+  if (!xs || !ys)
+    return n.error("the sizes of the input's dynamic dims are not known");
+  Size N = (*xs)[0], C = (*xs)[1], H = (*xs)[2], W = (*xs)[3], OH = (*ys)[2], OW = (*ys)[3];
+  Size zero = Size::constant(0), one = Size::constant(1);
+  Type elt = tensorType(x).getElementType(), i64 = n.b.getI64Type();
+  Expr e{n, elt}, ei{n, i64};
+  int64_t sh = w.strides[0], sw = w.strides[1];
+  int64_t spanH = (w.kernel[0] - 1) * w.dilations[0] + 1, spanW = (w.kernel[1] - 1) * w.dilations[1] + 1;
+  SmallVector<Size> pads = {zero, zero, Size::constant(w.pads[0]), Size::constant(w.pads[1]),
+                            zero, zero, Size::constant(w.pads[2] + spanH + 2 * sh),
+                            Size::constant(w.pads[3] + spanW + 2 * sw)};
+  SmallVector<Value> padded;
+  if (failed(symbolicPad(n, x, pads, -INFINITY, padded)))
+    return failure();
+  // Flat offsets: n * C * H * W + c * H * W, and each output's tap position.
+  auto nc = n.iota(N * C), hw = n.sizeValue(H * W), oh = n.iota(OH), ow = n.iota(OW),
+       hv = n.sizeValue(H), wv = n.sizeValue(W);
+  DLC_TRY(nc);
+  DLC_TRY(hw);
+  DLC_TRY(oh);
+  DLC_TRY(ow);
+  DLC_TRY(hv);
+  DLC_TRY(wv);
+  auto base = n.reshapeTo(ei.op<MulOp>({*nc, *hw}), {N, C, one, one});
+  auto rows = n.reshapeTo(ei.op<MulOp>({*oh, ei.c(double(sh))}), {OH, one});
+  auto cols = n.reshapeTo(ei.op<MulOp>({*ow, ei.c(double(sw))}), {one, OW});
+  DLC_TRY(base);
+  DLC_TRY(rows);
+  DLC_TRY(cols);
+  Value best = e.c(-INFINITY), idx = ei.c(0.0);
+  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+      int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
+      auto block = sliceTo(n, padded[0], {zero, zero, Size::constant(h0), Size::constant(w0)},
+                           {N, C, OH * Size::constant(sh), OW * Size::constant(sw)});
+      auto split = succeeded(block) ? n.reshapeTo(*block, {N, C, OH, Size::constant(sh), OW,
+                                                           Size::constant(sw)})
+                                    : block;
+      auto first = succeeded(split) ? sliceTo(n, *split, {zero, zero, zero, zero, zero, zero},
+                                              {N, C, OH, one, OW, one})
+                                    : split;
+      auto v = succeeded(first) ? n.reshapeTo(*first, {N, C, OH, OW}) : first;
+      DLC_TRY(v);
+      Value h = ei.op<AddOp>({*rows, ei.c(double(h0 - w.pads[0]))});
+      Value c = ei.op<AddOp>({*cols, ei.c(double(w0 - w.pads[1]))});
+      Value tap = columnMajor ? ei.op<AddOp>({h, ei.op<MulOp>({c, *hv})})
+                              : ei.op<AddOp>({ei.op<MulOp>({h, *wv}), c});
+      Value gt = e.op<GreaterOp>({*v, best});
+      best = e.where(gt, *v, best);
+      idx = ei.where(gt, ei.op<AddOp>({*base, tap}), idx);
+    }
+  }
+  if (e.failed || ei.failed)
+    return failure();
+  return idx;
+}
+
 template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0);
   DLC_TRY(x);
@@ -431,8 +495,6 @@ template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
     return n.error("kernel_shape must have " + Twine(xt.getRank() - 2) + " entries");
   auto win = readWindow(n, xt.getShape(), *kernel);
   DLC_TRY(win);
-  if (withIndices && !xt.hasStaticShape())
-    return n.error("the Indices output of MaxPool over dynamic dims (--dims) is not supported");
   if (xt.getRank() == 5) {
     auto r = pool3d(n, *x, *win, isMax, *include);
     DLC_TRY(r);
@@ -447,7 +509,8 @@ template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
   DLC_TRY(r);
   out.push_back(*r);
   if (withIndices) {
-    auto idx = maxPoolIndices(n, *x2, *y, *win, *storageOrder == 1);
+    auto idx = xt.hasStaticShape() ? maxPoolIndices(n, *x2, *y, *win, *storageOrder == 1)
+                                   : maxPoolIndicesDynamic(n, *x2, *y, *win, *storageOrder == 1);
     DLC_TRY(idx);
     auto i = from2d(n, *idx, xt.getRank());
     DLC_TRY(i);
