@@ -82,6 +82,11 @@ LogicalResult gemm(NodeImporter &n, Results &out) {
 struct Window {
   SmallVector<int64_t> kernel, strides, pads, dilations;
   bool ceilMode = false;
+  /// auto_pad SAME with a stride over a dynamic image dim (--dims): its pads depend on
+  /// the size, so padLateSame pads the input there (the window's pads are 0).
+  SmallVector<bool> lateSame;
+  bool sameUpper = false;
+  bool anyLateSame() const { return llvm::is_contained(lateSame, true); }
 };
 
 /// Reads kernel/strides/pads/dilations/auto_pad for `spatial` (1, 2 or 3) dims of
@@ -109,10 +114,6 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
   bool isSame = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
   for (int64_t i = 0; i < sp; ++i) {
     bool dynamic = ShapedType::isDynamic(inShape[2 + i]);
-    if (dynamic && isSame && (*strides)[i] != 1)
-      return n.error("auto_pad " + *autoPad + " with stride " + Twine((*strides)[i]) +
-                     " over a dynamic image dim (--dims) is not supported (its pads depend "
-                     "on its size)");
     int64_t inSize = dynamic ? 1 : inShape[2 + i];
     I64c span = (I64c(kernel[i]) - 1) * (*dil)[i] + 1;
     I64c padded = I64c(inSize) + (*pads)[i] + (*pads)[sp + i];
@@ -128,13 +129,16 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
   }
   Window w;
   w.ceilMode = *ceil;
+  w.sameUpper = *autoPad == "SAME_UPPER";
+  w.lateSame.assign(sp, false);
   SmallVector<int64_t> p = *pads;
   if (isSame) {
     for (int64_t i = 0; i < sp; ++i) {
       int64_t in = inShape[2 + i], s = (*strides)[i], span = (kernel[i] - 1) * (*dil)[i] + 1;
-      // Stride 1 (the only one over a dynamic dim): as many outputs as inputs.
-      int64_t total = ShapedType::isDynamic(in)
-                          ? span - 1
+      // Over a dynamic dim: stride 1 has as many outputs as inputs, a stride pads later.
+      w.lateSame[i] = ShapedType::isDynamic(in) && s != 1;
+      int64_t total = w.lateSame[i]             ? 0
+                      : ShapedType::isDynamic(in) ? span - 1
                           : std::max<int64_t>(0, ((in + s - 1) / s - 1) * s + span - in);
       int64_t small = total / 2, big = total - small;
       p[i] = *autoPad == "SAME_UPPER" ? small : big;
@@ -146,6 +150,7 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> inShape,
     return n.error("unsupported auto_pad '" + *autoPad + "'");
   }
   if (sp == 1) {
+    w.lateSame.insert(w.lateSame.begin(), false);
     w.kernel = {1, kernel[0]};
     w.strides = {1, (*strides)[0]};
     w.dilations = {1, (*dil)[0]};
@@ -165,6 +170,42 @@ FailureOr<SmallVector<SymbolicSize>> sizes(NodeImporter &n, Value v) {
   if (!s)
     return n.error("the sizes of the input's dynamic dims are not known here");
   return *s;
+}
+
+/// `x` [N, C, spatial...] (lifted to the window's rank) padded with `value` where
+/// `w.lateSame`: ONNX's SAME total, max(0, (ceil(in / s) - 1) * s + span - in), split with
+/// the odd element at the end for SAME_UPPER (at the start for SAME_LOWER).
+FailureOr<Value> padLateSame(NodeImporter &n, Value x, const Window &w, double value) {
+  if (!w.anyLateSame())
+    return x;
+  auto xs = sizes(n, x);
+  DLC_TRY(xs);
+  int64_t r = xs->size();
+  if (r != (int64_t)w.lateSame.size() + 2)
+    return n.error("auto_pad SAME with a stride over a dynamic dim is supported for 1-D and "
+                   "2-D windows only");
+  SmallVector<SymbolicSize> pads(2 * r, SymbolicSize::constant(0));
+  for (int64_t i = 0; i + 2 < r; ++i) {
+    if (!w.lateSame[i])
+      continue;
+    const SymbolicSize &in = (*xs)[2 + i];
+    int64_t s = w.strides[i], span = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    auto out = sizeCeilDiv(in, s);
+    auto total = out ? sizeAdd(*out * SymbolicSize::constant(s), SymbolicSize::constant(span - s))
+                     : out;
+    total = total ? sizeAdd(*total, in, -1) : total;
+    if (!total)
+      return n.error("the SAME pads of dim " + Twine(2 + i) + " overflow int64");
+    if (span < s)
+      total = sizeMax(SymbolicSize::constant(0), *total);
+    SymbolicSize small = sizeFloorDiv(*total, 2), big = *sizeAdd(*total, small, -1);
+    pads[2 + i] = w.sameUpper ? small : big;
+    pads[r + 2 + i] = w.sameUpper ? big : small;
+  }
+  SmallVector<Value> padded;
+  if (failed(symbolicPad(n, x, pads, value, padded)))
+    return failure();
+  return padded[0];
 }
 
 /// Views a 3-D [N, C, L] tensor as [N, C, 1, L] (identity for 4-D).
@@ -287,6 +328,9 @@ LogicalResult conv(NodeImporter &n, Results &out) {
     bias = *b;
   }
   if (xt.getRank() == 5) {
+    if (win->anyLateSame())
+      return n.error("auto_pad SAME with a stride over a dynamic image dim (--dims) is "
+                     "supported for 1-D and 2-D convolutions only");
     auto y = conv3dAs2d(n, *x, *w, bias, win->strides, win->pads, win->dilations, *group);
     DLC_TRY(y);
     out.push_back(*y);
@@ -294,6 +338,8 @@ LogicalResult conv(NodeImporter &n, Results &out) {
   }
   auto x2 = to2d(n, *x), w2 = to2d(n, *w);
   DLC_TRY(x2); DLC_TRY(w2);
+  x2 = padLateSame(n, *x2, *win, 0.0);
+  DLC_TRY(x2);
   SmallVector<Value> operands = {*x2, *w2};
   if (bias)
     operands.push_back(bias);
@@ -495,6 +541,9 @@ template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
     return n.error("kernel_shape must have " + Twine(xt.getRank() - 2) + " entries");
   auto win = readWindow(n, xt.getShape(), *kernel);
   DLC_TRY(win);
+  if (win->anyLateSame() && (xt.getRank() == 5 || withIndices || !isa<FloatType>(xt.getElementType())))
+    return n.error("auto_pad SAME with a stride over a dynamic image dim (--dims) is supported "
+                   "for 1-D and 2-D float pools without Indices");
   if (xt.getRank() == 5) {
     auto r = pool3d(n, *x, *win, isMax, *include);
     DLC_TRY(r);
@@ -503,7 +552,22 @@ template <bool isMax> LogicalResult pool(NodeImporter &n, Results &out) {
   }
   auto x2 = to2d(n, *x);
   DLC_TRY(x2);
-  auto y = pool2d(n, *x2, *win, isMax, *include);
+  FailureOr<Value> y = failure();
+  if (win->anyLateSame()) {
+    // Pads of the input's size, made here: for an average that excludes them, the sum over
+    // the window divided by the count of its elements inside (the same pool of ones).
+    auto xp = padLateSame(n, *x2, *win, isMax ? -INFINITY : 0.0);
+    DLC_TRY(xp);
+    y = pool2d(n, *xp, *win, isMax, *include);
+    if (succeeded(y) && !isMax && !*include) {
+      auto ones = n.expandTo(n.scalarConstant(xt.getElementType(), 1.0), *sizes(n, *x2));
+      auto mp = succeeded(ones) ? padLateSame(n, *ones, *win, 0.0) : ones;
+      auto count = succeeded(mp) ? pool2d(n, *mp, *win, false, *include) : mp;
+      y = succeeded(count) ? n.create<DivOp>({*y, *count}) : count;
+    }
+  } else {
+    y = pool2d(n, *x2, *win, isMax, *include);
+  }
   DLC_TRY(y);
   auto r = from2d(n, *y, xt.getRank());
   DLC_TRY(r);
@@ -547,9 +611,14 @@ LogicalResult lpPool(NodeImporter &n, Results &out) {
   }
   FailureOr<Value> avg;
   if (xt.getRank() == 5) {
+    if (win->anyLateSame())
+      return n.error("auto_pad SAME with a stride over a dynamic image dim (--dims) is "
+                     "supported for 1-D and 2-D windows only");
     avg = pool3d(n, pw, *win, false, true);
   } else {
     auto x2 = to2d(n, pw);
+    DLC_TRY(x2);
+    x2 = padLateSame(n, *x2, *win, 0.0);
     DLC_TRY(x2);
     auto y = pool2d(n, *x2, *win, false, true);
     DLC_TRY(y);

@@ -617,14 +617,6 @@ def check_errors(dlc, work):
     np.save(d / "m2.npy", np.zeros((2, 2), np.float32))
     cases.append((["run", "top.so", "--input", "x=m2.npy"],
                   ["node 'top3' (TopK)", "k - 1 (k = 3, at most the size of dim 1)"]))
-    same = model([helper.make_node("Conv", ["x", "k"], ["y"], auto_pad="SAME_UPPER",
-                                   strides=[2, 1], name="same_h")],
-                 img, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, None, 4])],
-                 [numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "k")])
-    onnx.save(same, d / "same.onnx")
-    cases.append((["compile", "same.onnx", "--dims", "h=1..8", "-o", "same.so"],
-                  ["node 'same_h' (Conv", "auto_pad SAME_UPPER with stride 2 over a dynamic "
-                   "image dim (--dims) is not supported"]))
     wide = model([helper.make_node("Conv", ["x", "w"], ["y"], name="wide_k")],
                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 99]),
                   helper.make_tensor_value_info("w", TensorProto.FLOAT, [1, 1, "k"])],

@@ -612,7 +612,32 @@ def pool_indices(rng):
                      helper.make_tensor_value_info("j", i, ["n", "c", None, None])], [], opset=12)
 
 
+def same_strided(rng):
+    """auto_pad SAME with strides over dynamic image dims (the pads depend on the size, made
+    when the model runs): a conv (SAME_UPPER, stride (2, 3)), a max pool (SAME_LOWER,
+    stride 2, its pads -inf), average pools excluding and including the pads, and a 1-D
+    conv (stride 3, a kernel narrower than the stride)."""
+    k = numpy_helper.from_array(rng.standard_normal((2, 3, 3, 2)).astype(np.float32), "k")
+    k1 = numpy_helper.from_array(rng.standard_normal((1, 3, 2)).astype(np.float32), "k1")
+    nodes = [helper.make_node("Conv", ["x", "k"], ["c"], auto_pad="SAME_UPPER", strides=[2, 3]),
+             helper.make_node("MaxPool", ["x"], ["m"], auto_pad="SAME_LOWER", strides=[2, 2],
+                              kernel_shape=[3, 3]),
+             helper.make_node("AveragePool", ["x"], ["a"], auto_pad="SAME_UPPER", strides=[3, 2],
+                              kernel_shape=[3, 3]),
+             helper.make_node("AveragePool", ["x"], ["ai"], auto_pad="SAME_UPPER", strides=[2, 2],
+                              kernel_shape=[3, 3], count_include_pad=1),
+             helper.make_node("Conv", ["s", "k1"], ["c1"], auto_pad="SAME_LOWER", strides=[3])]
+    f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
+    return dd.model(nodes, [f("x", ["n", 3, "h", "w"]), f("s", ["n", 3, "l"])],
+                    [f("c", ["n", 2, None, None]), f("m", ["n", 3, None, None]),
+                     f("a", ["n", 3, None, None]), f("ai", ["n", 3, None, None]),
+                     f("c1", ["n", 1, None])], [k, k1], opset=17)
+
+
 CASES = {
+    "same_strided": (same_strided, "n=1..3,h=1..13,w=1..11,l=1..10",
+                     [{"n": 1, "h": 1, "w": 1, "l": 1}, {"n": 3, "h": 13, "w": 11, "l": 10},
+                      {"n": 2, "h": 6, "w": 7, "l": 5}, {"n": 1, "h": 4, "w": 2, "l": 3}]),
     "pool_indices": (pool_indices, "n=1..3,c=1..4,h=3..9,w=2..8",
                      [{"n": 1, "c": 1, "h": 3, "w": 2}, {"n": 3, "c": 4, "h": 9, "w": 8},
                       {"n": 2, "c": 3, "h": 6, "w": 5}]),
