@@ -317,6 +317,62 @@ LogicalResult affineGrid(NodeImporter &n, Results &out) {
   return success();
 }
 
+/// MaxUnpool over dynamic dims (--dims): the static lowering with sizes of the symbols.
+LogicalResult maxUnpoolDynamic(NodeImporter &n, Value x, Value idx, ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                               Results &out) {
+  using Size = SymbolicSize;
+  auto xs = n.sizesOf(x);
+  if (!xs)
+    return n.error("the sizes of the input's dynamic dims are not known");
+  int64_t r = xs->size(), sp = r - 2;
+  SmallVector<Size> inferred(*xs);
+  for (int64_t i = 0; i < sp; ++i) {
+    auto d = sizeAdd(Size::constant(kernel[i] - strides[i] - pads[i] - pads[sp + i]),
+                     (*xs)[2 + i], strides[i]);
+    if (!d)
+      return n.error("output dim " + Twine(i) + " overflows int64");
+    inferred[2 + i] = *d;
+  }
+  Type elt = tensorType(x).getElementType();
+  Size total = sizeProduct(inferred), count = sizeProduct(*xs);
+  auto zeros = n.expandTo(n.scalarConstant(elt, 0.0), {total});
+  auto flatIdx = n.reshapeTo(idx, {count, Size::constant(1)});
+  auto flat = n.reshapeTo(x, {count});
+  DLC_TRY(zeros);
+  DLC_TRY(flatIdx);
+  DLC_TRY(flat);
+  auto y = n.create<ScatterNDOp>({*zeros, *flatIdx, *flat},
+                                 {n.named("axis", n.b.getI64IntegerAttr(0)),
+                                  n.named("reduction", n.b.getStringAttr("none"))},
+                                 {tensorType(*zeros)});
+  auto shaped = succeeded(y) ? n.reshapeTo(*y, inferred) : y;
+  DLC_TRY(shaped);
+  Value v = *shaped;
+  if (n.input(2)) { // output_shape (constant, or from shapes): zeros at the end up to it
+    auto os = n.symbolicInts(2);
+    if (!os) {
+      auto known = n.constantInts(2);
+      DLC_TRY(known);
+      os.emplace();
+      for (int64_t d : *known)
+        os->push_back(Size::constant(d));
+    }
+    if ((int64_t)os->size() != r ||
+        llvm::any_of(*os, [](const Size &d) { return d.isStatic() && d.coef < 0; }))
+      return n.error("output_shape must have the input's rank and be non-negative");
+    SmallVector<Size> p(2 * r, Size::constant(0));
+    for (int64_t d = 0; d < r; ++d)
+      p[r + d] = *sizeAdd((*os)[d], inferred[d], -1);
+    SmallVector<Value> padded;
+    if (failed(symbolicPad(n, v, p, 0.0, padded)))
+      return failure();
+    v = padded[0];
+  }
+  out.push_back(v);
+  return success();
+}
+
 /// MaxUnpool: zeros of the output shape with x scattered to the (flat) indices.
 LogicalResult maxUnpool(NodeImporter &n, Results &out) {
   auto x = n.requiredInput(0), idx = n.requiredInput(1);
@@ -337,6 +393,8 @@ LogicalResult maxUnpool(NodeImporter &n, Results &out) {
   SmallVector<int64_t> inferred(xt.getShape()), outShape;
   if ((int64_t)strides->size() != sp || (int64_t)pads->size() != 2 * sp)
     return n.error("expected " + Twine(sp) + " strides and " + Twine(2 * sp) + " pads");
+  if (!xt.hasStaticShape())
+    return maxUnpoolDynamic(n, *x, *idx, *kernel, *strides, *pads, out);
   for (int64_t i = 0; i < sp; ++i) {
     I64c d = (I64c(xt.getDimSize(2 + i)) - 1) * (*strides)[i] + (*kernel)[i] - (*pads)[i] -
              (*pads)[sp + i];

@@ -147,7 +147,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Path matrices over a dynamic batch (TreeEnsembleBuilder.cpp).
       "TreeEnsemble",
       // Elimination unrolled to the greatest size, an identity block past the run's.
-      "Det"};
+      "Det",
+      // Scatters into sizes of the symbols (LayoutBuilders.cpp).
+      "MaxUnpool"};
   return llvm::is_contained(kOps, opType);
 }
 

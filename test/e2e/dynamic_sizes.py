@@ -599,17 +599,27 @@ def determinants(rng):
 
 def pool_indices(rng):
     """MaxPool's Indices output over dynamic batch, channels and image dims: a padded,
-    strided, ceil-mode 3x2 window (row-major indices) and a dilated one (column-major)."""
+    strided, ceil-mode 3x2 window (row-major indices), a dilated one (column-major), and a
+    2x2 stride-2 pool unpooled again by MaxUnpool to the input's shape (a scatter into
+    sizes of the symbols, output_shape computed from them; even sizes, where ONNX Runtime
+    and ONNX's reference agree: for an output_shape past the inferred one ONNX Runtime
+    indexes the larger shape, the reference the inferred one, as dlc does)."""
     nodes = [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[3, 2], strides=[2, 2],
                               pads=[1, 0, 1, 1], ceil_mode=1),
              helper.make_node("MaxPool", ["x"], ["z", "j"], kernel_shape=[2, 2], dilations=[2, 1],
-                              storage_order=1)]
+                              storage_order=1),
+             helper.make_node("MaxPool", ["x"], ["p", "pi"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Shape", ["x"], ["xs"]),
+             helper.make_node("MaxUnpool", ["p", "pi", "xs"], ["u"], kernel_shape=[2, 2],
+                              strides=[2, 2])]
     f, i = TensorProto.FLOAT, TensorProto.INT64
     return dd.model(nodes, [helper.make_tensor_value_info("x", f, ["n", "c", "h", "w"])],
                     [helper.make_tensor_value_info("y", f, ["n", "c", None, None]),
                      helper.make_tensor_value_info("i", i, ["n", "c", None, None]),
                      helper.make_tensor_value_info("z", f, ["n", "c", None, None]),
-                     helper.make_tensor_value_info("j", i, ["n", "c", None, None])], [], opset=12)
+                     helper.make_tensor_value_info("j", i, ["n", "c", None, None]),
+                     helper.make_tensor_value_info("u", f, ["n", "c", None, None]),
+                     helper.make_tensor_value_info("p", f, ["n", "c", None, None])], [], opset=12)
 
 
 def same_strided(rng):
@@ -639,8 +649,8 @@ CASES = {
                      [{"n": 1, "h": 1, "w": 1, "l": 1}, {"n": 3, "h": 13, "w": 11, "l": 10},
                       {"n": 2, "h": 6, "w": 7, "l": 5}, {"n": 1, "h": 4, "w": 2, "l": 3}]),
     "pool_indices": (pool_indices, "n=1..3,c=1..4,h=3..9,w=2..8",
-                     [{"n": 1, "c": 1, "h": 3, "w": 2}, {"n": 3, "c": 4, "h": 9, "w": 8},
-                      {"n": 2, "c": 3, "h": 6, "w": 5}]),
+                     [{"n": 1, "c": 1, "h": 4, "w": 2}, {"n": 3, "c": 4, "h": 8, "w": 8},
+                      {"n": 2, "c": 3, "h": 6, "w": 4}]),
     "determinants": (determinants, "b=1..4,n=1..6",
                      [{"b": 1, "n": 1}, {"b": 4, "n": 6}, {"b": 3, "n": 3}, {"b": 2, "n": 2}]),
     "trees": (trees, "n=1..5,f=1..6", [{"n": 1, "f": 3}, {"n": 5, "f": 6}, {"n": 3, "f": 4}]),
