@@ -2,6 +2,7 @@
 #include "frontends/Onnx/NodeImporter.h"
 #include "dialects/Graph/IR/CheckedBuild.h"
 #include "frontends/Onnx/RuntimeChecks.h"
+#include "frontends/Onnx/Expr.h"
 
 using namespace mlir;
 using namespace dlc::graph;
@@ -412,6 +413,22 @@ LogicalResult wrapPad(NodeImporter &n, Value x, ArrayRef<int64_t> pads, Results 
     int64_t dim = tensorType(x).getDimSize(d), before = pads[d], after = pads[d + rank];
     if (before == 0 && after == 0)
       continue;
+    if (ShapedType::isDynamic(dim)) { // (i - before) mod dim, computed when the model runs
+      auto sizes = n.sizesOf(x);
+      auto size = sizes ? graph::sizeAdd((*sizes)[d], graph::SymbolicSize::constant(before + after))
+                        : std::nullopt;
+      if (!size)
+        return n.error("the sizes of the input's dynamic dims are not known");
+      auto i = n.iota(*size), len = n.dimSize(x, d);
+      DLC_TRY(i);
+      DLC_TRY(len);
+      Expr e{n, n.b.getI64Type()};
+      Value indices = e.op<ModOp>({e.op<SubOp>({*i, e.c(double(before))}), *len});
+      auto g = n.create<GatherOp>({x, indices}, {n.named("axis", n.b.getI64IntegerAttr(d))});
+      DLC_TRY(g);
+      x = *g;
+      continue;
+    }
     I64c padded = I64c(dim) + before + after;
     if (!padded.ok() || padded.value() < 0 || (dim == 0 && padded.value() > 0))
       return n.error("pads of axis " + Twine(d) + " do not fit its size " + Twine(dim));

@@ -271,18 +271,21 @@ def grid_sample(rng):
 def pads(rng):
     """Pads by amounts computed from dynamic shapes: x [a, b] padded on the right up to at
     least [5, 12] (Max of its Shape and a constant, minus the Shape; a no-op where it is
-    larger already), with an axes input; and CenterCropPad to [4, 6] (crops or pads
-    each dim depending on its size)."""
+    larger already), with an axes input; CenterCropPad to [4, 6] (crops or pads
+    each dim depending on its size); and a wrap Pad (indices (i - before) mod the dim's
+    size, wrapping more than once where the pads exceed it)."""
     nodes = [helper.make_node("Shape", ["x"], ["shape"]),
              helper.make_node("Max", ["shape", "at_least"], ["target"]),
              helper.make_node("Sub", ["target", "shape"], ["grow"]),
              helper.make_node("Concat", ["zeros", "grow"], ["amounts"], axis=0),
              helper.make_node("Pad", ["x", "amounts", "fill", "axes"], ["padded"]),
-             helper.make_node("CenterCropPad", ["x", "crop"], ["centered"])]
+             helper.make_node("CenterCropPad", ["x", "crop"], ["centered"]),
+             helper.make_node("Pad", ["x", "wraps"], ["wrapped"], mode="wrap")]
     f = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.FLOAT, dims)
     return dd.model(nodes, [f("x", ["a", "b"])],
-                    [f("padded", [None, None]), f("centered", [4, 6])],
+                    [f("padded", [None, None]), f("centered", [4, 6]), f("wrapped", [None, None])],
                     [ints("at_least", [5, 12]), ints("zeros", [0, 0]), ints("axes", [0, 1]),
+                     ints("wraps", [3, 1, 2, 4]),
                      numpy_helper.from_array(np.array(-1.5, np.float32), "fill"),
                      ints("crop", [4, 6])], opset=18)
 
