@@ -233,9 +233,10 @@ LogicalResult checkSpatialRank(NodeImporter &n, RankedTensorType t) {
   return success();
 }
 
-LogicalResult conv(NodeImporter &n, Results &out) {
-  auto x = n.requiredInput(0), w = n.requiredInput(1);
-  DLC_TRY(x); DLC_TRY(w);
+} // namespace
+
+LogicalResult convOf(NodeImporter &n, Value x0, Value w0, Value bias, Results &out) {
+  FailureOr<Value> x = x0, w = w0;
   auto xt = tensorType(*x), wt = tensorType(*w);
   DLC_TRY(checkSpatialRank(n, xt));
   if (wt.getRank() != xt.getRank())
@@ -321,7 +322,6 @@ LogicalResult conv(NodeImporter &n, Results &out) {
                    " input channels, got " + Twine(*group));
   auto win = readWindow(n, xt.getShape(), *kernel);
   DLC_TRY(win);
-  Value bias = n.input(2);
   if (bias && !tensorType(bias).hasStaticShape()) { // [M], checked when the model runs
     auto b = n.expandTo(bias, {SymbolicSize::constant(wt.getDimSize(0))});
     DLC_TRY(b);
@@ -352,6 +352,14 @@ LogicalResult conv(NodeImporter &n, Results &out) {
   DLC_TRY(r);
   out.push_back(*r);
   return success();
+}
+
+namespace {
+
+LogicalResult conv(NodeImporter &n, Results &out) {
+  auto x = n.requiredInput(0), w = n.requiredInput(1);
+  DLC_TRY(x); DLC_TRY(w);
+  return convOf(n, *x, *w, n.input(2), out);
 }
 
 /// One 2-D pooling of an NCHW tensor with window `w`.

@@ -149,7 +149,9 @@ bool NodeImporter::acceptsDynamicDims(StringRef opType) {
       // Elimination unrolled to the greatest size, an identity block past the run's.
       "Det",
       // Scatters into sizes of the symbols (LayoutBuilders.cpp).
-      "MaxUnpool"};
+      "MaxUnpool",
+      // An exact f64 Conv of the centered operands, sized as Conv (QuantBuilders.cpp).
+      "ConvInteger", "QLinearConv"};
   return llvm::is_contained(kOps, opType);
 }
 

@@ -320,6 +320,10 @@ mlir::FailureOr<std::string> computedDim(NodeImporter &n, llvm::StringRef what, 
 mlir::LogicalResult compressWithRuntimeCondition(NodeImporter &n, mlir::Value data,
                                                  mlir::Value cond, int64_t axis,
                                                  llvm::SmallVectorImpl<mlir::Value> &out);
+/// ONNX Conv of `x` by `w` (and `bias`, or null) with the node's attributes: static shapes,
+/// dynamic image dims, or weights with dynamic dims (NNBuilders.cpp).
+mlir::LogicalResult convOf(NodeImporter &n, mlir::Value x, mlir::Value w, mlir::Value bias,
+                           llvm::SmallVectorImpl<mlir::Value> &out);
 /// `x` sliced from `starts` for `sizes` (step 1; sizes of the symbolic dims).
 mlir::FailureOr<mlir::Value> sliceTo(NodeImporter &n, mlir::Value x,
                                      llvm::ArrayRef<graph::SymbolicSize> starts,

@@ -366,6 +366,17 @@ Value integerConv(Expr &e, NodeImporter &n, unsigned x, unsigned w, unsigned xzp
     s[0] = tensorType(Wz).getNumElements();
     Wz = e.reshape(Wz, s);
   }
+  if (!tensorType(X).hasStaticShape() || !wt.hasStaticShape()) {
+    // Over dynamic dims (--dims): an exact f64 Conv of the centered operands (sums of
+    // 8-bit products stay far below 2^53), sized as Conv is.
+    Value xc = centered(e, n, X, n.isUnsigned(x), n.input(xzp),
+                        n.input(xzp) && n.isUnsigned(xzp), f64);
+    Value wc = centered(e, n, W, n.isUnsigned(w), Wz, Wz && n.isUnsigned(wzp), f64);
+    SmallVector<Value> y;
+    if (e.failed || failed(convOf(n, xc, wc, bias ? e.cast(bias, f64) : Value(), y)))
+      return e.fail();
+    return y[0];
+  }
   auto kernel = n.intsAttr("kernel_shape", wt.getShape().drop_front(2));
   auto strides = n.intsAttr("strides", SmallVector<int64_t>(wt.getRank() - 2, 1));
   auto dil = n.intsAttr("dilations", SmallVector<int64_t>(wt.getRank() - 2, 1));

@@ -647,7 +647,36 @@ def same_strided(rng):
                      f("c1", ["n", 1, None])], [k, k1], opset=17)
 
 
+def quantized_conv(rng):
+    """ConvInteger (uint8, zero points, a padded strided kernel) and QLinearConv (per-channel
+    weight scales, an int32 bias) over a dynamic batch and image dims; and ConvInteger whose
+    kernel is an input with dynamic dims: exact f64 convolutions of the centered operands."""
+    u8 = lambda name, v: numpy_helper.from_array(np.array(v, np.uint8), name)
+    f32 = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    w = numpy_helper.from_array(rng.integers(0, 256, (3, 2, 3, 3)).astype(np.uint8), "w")
+    bias = numpy_helper.from_array(rng.integers(-500, 500, 3).astype(np.int32), "bias")
+    nodes = [helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["p"], pads=[1, 0, 1, 2],
+                              strides=[2, 1]),
+             helper.make_node("Cast", ["p"], ["pf"], to=TensorProto.FLOAT),
+             helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wzs", "ys", "yz", "bias"],
+                              ["q"], pads=[1, 1, 1, 1]),
+             helper.make_node("Cast", ["q"], ["qf"], to=TensorProto.FLOAT),
+             helper.make_node("ConvInteger", ["x", "k"], ["r"]),
+             helper.make_node("Cast", ["r"], ["rf"], to=TensorProto.FLOAT)]
+    f = lambda name: helper.make_tensor_value_info(name, TensorProto.FLOAT, ["n", None, None, None])
+    return dd.model(nodes, [helper.make_tensor_value_info("x", TensorProto.UINT8, ["n", 2, "h", "w"]),
+                            helper.make_tensor_value_info("k", TensorProto.UINT8, [1, 2, "kh", "kw"])],
+                    [f("pf"), f("qf"), f("rf")],
+                    [w, bias, u8("xz", 121), u8("wz", 130), u8("wzs", [128, 128, 128]),
+                     f32("xs", 0.05), f32("ws", [0.01, 0.02, 0.015]), f32("ys", 2.5),
+                     u8("yz", 100)], opset=21)
+
+
 CASES = {
+    "quantized_conv": (quantized_conv, "n=1..3,h=3..9,w=3..8,kh=1..3,kw=1..3",
+                       [{"n": 1, "h": 3, "w": 3, "kh": 1, "kw": 1},
+                        {"n": 3, "h": 9, "w": 8, "kh": 3, "kw": 3},
+                        {"n": 2, "h": 5, "w": 6, "kh": 2, "kw": 3}]),
     "same_strided": (same_strided, "n=1..3,h=1..13,w=1..11,l=1..10",
                      [{"n": 1, "h": 1, "w": 1, "l": 1}, {"n": 3, "h": 13, "w": 11, "l": 10},
                       {"n": 2, "h": 6, "w": 7, "l": 5}, {"n": 1, "h": 4, "w": 2, "l": 3}]),
