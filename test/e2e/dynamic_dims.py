@@ -649,10 +649,12 @@ def check_errors(dlc, work):
         if msg := expect_error(dlc, d, args, needles):
             return msg
     # An op without dynamic-dim support yet: a clear error naming the node.
-    tril = model([helper.make_node("ConvInteger", ["x", "w"], ["y"], name="lower")],
-                 [helper.make_tensor_value_info("x", TensorProto.UINT8, ["n", 1, 5, 5])],
-                 [helper.make_tensor_value_info("y", TensorProto.INT32, ["n", 1, 3, 3])],
-                 [numpy_helper.from_array(np.ones((1, 1, 3, 3), np.uint8), "w")])
+    tril = model([helper.make_node("RoiAlign", ["x", "rois", "bi"], ["y"], name="lower",
+                                   output_height=2, output_width=2, sampling_ratio=2)],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 1, 5, 5])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 2, 2])],
+                 [numpy_helper.from_array(np.array([[0, 0, 3, 3]], np.float32), "rois"),
+                  numpy_helper.from_array(np.zeros(1, np.int64), "bi")])
     onnx.save(tril, d / "tril.onnx")
     if msg := expect_error(dlc, d, ["compile", "tril.onnx", "--dims", "n=1..4", "-o", "p.so"],
                            ["lower", "has dynamic dims (--dims), which this op does not support"]):
