@@ -143,11 +143,7 @@ FailureOr<Value> resampleDynamicAxis(NodeImporter &n, const ResizeAttrs &a, Valu
     if (scale) {
       least = std::min(*scale, 1.0);
     } else {
-      auto bound = [&](const SymbolicSize &v) {
-        return v.isStatic() ? std::optional(std::pair{v.coef, v.coef})
-                            : sizeBounds(n.dynamicFunc, v);
-      };
-      auto ib = bound((*sizes)[axis]), ob = bound(out);
+      auto ib = sizeBounds(n.dynamicFunc, (*sizes)[axis]), ob = sizeBounds(n.dynamicFunc, out);
       if (!ib || !ob || ob->first < 1 || ib->second < 1)
         return n.error("antialias over a dynamic dim (--dims) needs bounded sizes");
       least = std::min(1.0, double(ob->first) / double(ib->second));

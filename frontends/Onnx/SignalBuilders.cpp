@@ -316,10 +316,9 @@ LogicalResult stft(NodeImporter &n, Results &out) {
   }
   int64_t hop = (*step)[0];
   auto fit = sizeAdd(len, frameLen, -1); // len - frameLen
+  // (sizeBounds of a static size is that size.)
   auto bounds = fit ? sizeBounds(n.dynamicFunc, *fit) : std::nullopt;
-  if (fit && fit->isStatic())
-    bounds = std::pair{fit->coef, fit->coef};
-  auto wb = W.isStatic() ? std::optional(std::pair{W.coef, W.coef}) : sizeBounds(n.dynamicFunc, W);
+  auto wb = sizeBounds(n.dynamicFunc, W);
   if (hop < 1 || !bounds || bounds->second < 0 || !wb || wb->first < 1 ||
       (frameLen.isStatic() && frameLen.coef < 1))
     return n.error("needs frame_step >= 1 and 1 <= frame_length <= signal length");
@@ -338,9 +337,7 @@ LogicalResult stft(NodeImporter &n, Results &out) {
   // Frame f, tap j reads position f * hop + j of the signal, zero-padded by the window's
   // excess over the frame length (at most its greatest size).
   auto excess = sizeAdd(W, frameLen, -1);
-  auto eb = !excess ? std::nullopt
-            : excess->isStatic() ? std::optional(std::pair{excess->coef, excess->coef})
-                                 : sizeBounds(n.dynamicFunc, *excess);
+  auto eb = excess ? sizeBounds(n.dynamicFunc, *excess) : std::nullopt;
   int64_t padBy = eb ? std::max<int64_t>(0, eb->second) : wb->second;
   Type f64 = n.b.getF64Type();
   Expr e{n, f64};

@@ -429,8 +429,7 @@ LogicalResult symbolicPad(NodeImporter &n, Value x, ArrayRef<graph::SymbolicSize
 
 FailureOr<int64_t> unrollSteps(NodeImporter &n, const graph::SymbolicSize &len, int64_t most,
                                StringRef what) {
-  auto bounds = len.isStatic() ? std::make_optional(std::pair{len.coef, len.coef})
-                               : graph::sizeBounds(n.dynamicFunc, len);
+  auto bounds = graph::sizeBounds(n.dynamicFunc, len); // a static size: itself
   if (!bounds || bounds->second < 1 || bounds->second > most)
     return n.error(what + " (" + len.str() + ") must be bounded by 1 to " + Twine(most) +
                    " (--dims)" + (bounds ? ", here up to " + Twine(bounds->second) : Twine()));
