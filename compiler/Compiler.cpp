@@ -2,6 +2,7 @@
 #include "compiler/Compiler.h"
 #include "passes/Autodiff/Training.h"
 #include "compiler/Pipelines.h"
+#include "codegen/Target/CUDA/Passes.h"
 #include "frontends/Onnx/FileIO.h"
 #include "frontends/Onnx/Importer.h"
 #include "runtime/dlc_abi.h"
@@ -170,7 +171,28 @@ LogicalResult Compilation::runTo(Phase phase) {
     else {
       if (!forwardModel.empty())
         (*mod)->setAttr(codegen::kOnnxModelAttr, StringAttr::get(ctx.get(), forwardModel));
-      buildLLVMPipeline(pm, target);
+      if (targetsCuda()) {
+        std::optional<cuda::GpuTarget> gpu = cuda::GpuTarget::parse(options.target);
+        if (!gpu)
+          return fail("unsupported target '" + options.target + "' (expected cuda:" +
+                      cuda::GpuTarget::supported() + ")");
+        cuda::TargetOptions cudaTarget;
+        cudaTarget.gpu = *gpu;
+        cudaTarget.optLevel = options.optLevel;
+        cudaTarget.dumpConfig = options.dumpConfig;
+        cudaTarget.scheduleOnCpu = options.cudaScheduleOnCpu;
+        // libdevice (exp, tanh, erf, ... in the kernels) comes from the toolkit.
+        std::string libdevice = cuda::toolkitPath(cudaTarget) + "/nvvm/libdevice/libdevice.10.bc";
+        if (!cudaTarget.scheduleOnCpu && !llvm::sys::fs::is_regular_file(libdevice))
+          return fail("--target=" + options.target + " needs the CUDA toolkit's libdevice, not "
+                      "found at " + libdevice + " (set CUDA_HOME to the toolkit directory, "
+                      "e.g. /usr/local/cuda)");
+        if (options.dumpConfig)
+          llvm::errs() << gpu->describe() << "\n";
+        cuda::buildCudaLoweringPipeline(pm, cudaTarget);
+      } else {
+        buildLLVMPipeline(pm, target);
+      }
     }
     if (failed(pm.run(*mod))) {
       if (errorLines.empty())
@@ -197,9 +219,24 @@ std::optional<MemoryReport> Compilation::memoryReport() {
   return mod ? autodiff::getMemoryReport(*mod) : std::nullopt;
 }
 
+bool checkTarget(const std::string &target, std::string &error) {
+  if (target == "host" || target == "x86-64-v3" || target == "x86-64-v4")
+    return true;
+  if (cuda::GpuTarget::isCuda(target) && cuda::GpuTarget::parse(target))
+    return true;
+  error = "unsupported target '" + target + "' (expected host, x86-64-v3, x86-64-v4 or cuda:" +
+          "ARCH with ARCH one of " + cuda::GpuTarget::supported() + ")";
+  return false;
+}
+
+bool Compilation::targetsCuda() const { return cuda::GpuTarget::isCuda(options.target); }
+
 x86::TargetOptions Compilation::targetOptions() const {
   x86::TargetOptions target;
   target.cpu = options.target;
+  // A GPU module's host code (and its weights' layout) is for any x86-64 with AVX2.
+  if (targetsCuda())
+    target.cpu = "x86-64-v3";
   target.optLevel = options.optLevel;
   target.dumpConfig = options.dumpConfig;
   // Testing only (dlc verify's test): a deliberately wrong compiler.
@@ -270,6 +307,20 @@ LogicalResult Compilation::emitObject(std::string &object) {
   return success();
 }
 
+LogicalResult Compilation::emitPtx(std::string &ptx) {
+  if (!targetsCuda() || options.cudaScheduleOnCpu)
+    return fail("--emit=ptx needs --target=cuda:<arch>");
+  if (failed(runTo(Phase::LLVM)))
+    return failure();
+  auto global = mod->lookupSymbol<LLVM::GlobalOp>("dlc_cuda_ptx");
+  auto text = global ? dyn_cast_or_null<StringAttr>(global.getValueOrNull()) : StringAttr();
+  if (!text)
+    return fail("the model has no kernels to emit as PTX");
+  ptx = text.getValue().str();
+  if (!ptx.empty() && ptx.back() == '\0')
+    ptx.pop_back();
+  return success();
+}
 
 /// The library followed by its seal (runtime/dlc_abi.h), which the runtime
 /// checks before loading it.

@@ -33,7 +33,11 @@ using autodiff::MemoryReport;
 using autodiff::TrainingOptions;
 
 /// The stages a compilation can stop at (`dlc compile --emit=`).
-enum class Phase { Graph, Linalg, LLVM, Obj, So };
+enum class Phase { Graph, Linalg, LLVM, Obj, So, Ptx };
+
+/// Whether `target` is one `dlc compile --target` accepts (host, x86-64-v3, x86-64-v4,
+/// cuda:sm_80, ...); if not, `error` says what is expected.
+bool checkTarget(const std::string &target, std::string &error);
 
 /// Half the machine's physical memory: the default limit on any one tensor.
 uint64_t defaultMaxMemory();
@@ -46,7 +50,11 @@ struct CompileOptions {
   /// The largest tensor the model may hold, in bytes (dlc compile --max-memory); a
   /// node whose result would be larger is an error naming it (0: no limit).
   uint64_t maxMemory = defaultMaxMemory();
-  std::string target = "host"; // host | x86-64-v3 | x86-64-v4
+  std::string target = "host"; // host | x86-64-v3 | x86-64-v4 | cuda:sm_80 | ... (cuda:sm_90a)
+  /// Testing (--target=cuda:...): compile the GPU kernel schedules as CPU loops instead
+  /// of PTX: a CPU module that computes what the kernels compute (dlc compile
+  /// --cuda-schedule-on-cpu).
+  bool cudaScheduleOnCpu = false;
   /// Static shapes for model inputs (overrides symbolic dims).
   std::map<std::string, std::vector<int64_t>> inputShapes;
   /// Dims of inputShapes that name a dynamicDims symbol (see ImportOptions).
@@ -118,6 +126,10 @@ public:
   std::string printIR();
   mlir::LogicalResult emitLLVMIR(std::string &text);
   mlir::LogicalResult emitObject(std::string &object);
+  /// The kernels of a --target=cuda compilation as PTX text (dlc compile --emit=ptx).
+  mlir::LogicalResult emitPtx(std::string &ptx);
+  /// Whether the target is a GPU (--target=cuda:...).
+  bool targetsCuda() const;
   /// Links the object into a shared library at `path` (written atomically).
   mlir::LogicalResult writeSharedLibrary(const std::string &path);
 

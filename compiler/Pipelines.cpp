@@ -3,6 +3,7 @@
 
 #include "codegen/Conversion/GraphToLinalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "codegen/Target/CUDA/Passes.h"
 #include "codegen/Target/X86/KernelConfig.h"
 #include "dialects/Codegen/IR/CodegenDialect.h"
 #include "dialects/Graph/Transforms/Passes.h"
@@ -15,6 +16,10 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 #include <mutex>
@@ -120,6 +125,11 @@ void registerDialects(DialectRegistry &registry) {
   autodiff::registerGradientRules(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // The kernels of a GPU module are translated to LLVM IR (for NVPTX) inside the compiler.
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
 }
 
 void registerPassesAndPipelines() {
@@ -132,10 +142,14 @@ void registerPassesAndPipelines() {
     conversion::registerGraphToLinalgPasses();
     codegen::registerTransformsPasses();
     x86::registerX86Passes();
+    cuda::registerCUDAPasses();
     PassPipelineRegistration<>("dlc-graph-pipeline", "dlc graph phase (canonicalize, decompose)",
                                [](OpPassManager &pm) { buildGraphPipeline(pm); });
     PassPipelineRegistration<>("dlc-linalg-pipeline", "dlc lowering of dlc_graph to linalg",
                                [](OpPassManager &pm) { buildLinalgPipeline(pm); });
+    PassPipelineRegistration<>("dlc-cuda-pipeline",
+                               "dlc lowering of linalg to PTX kernels and host code (sm_80)",
+                               [](OpPassManager &pm) { cuda::buildCudaLoweringPipeline(pm, {}); });
     PassPipelineRegistration<>("dlc-llvm-pipeline", "dlc lowering of linalg to LLVM (host CPU)",
                                [](OpPassManager &pm) { buildLLVMPipeline(pm, {}); });
   });

@@ -124,6 +124,32 @@
  *       allocation functions). The runtime keeps freed blocks for reuse by the
  *       next run, so a model's steady state allocates nothing from the system.
  *
+ * GPU modules (dlc compile --target=cuda:<chip>). The descriptor's second line is
+ *           "target cuda <chip>"
+ *       (<chip>: sm_80, sm_86, sm_89, sm_90 or sm_90a). The module then also exports
+ *           const char dlc_cuda_ptx[];      the kernels, PTX text (NUL-terminated)
+ *           const char dlc_cuda_kernels[];  their names, one per line ('\n'-ended)
+ *       and dlc_module_entry takes *device* addresses in buffers[] (the runtime
+ *       copies the inputs to the device before the call and the outputs back
+ *       after it). Its host code launches the kernels through these calls into the
+ *       runtime, all on the calling thread, during the entry call:
+ *   void dlc_cuda_launch(int32_t kernel, int64_t gx, int64_t gy, int64_t gz,
+ *                        int64_t bx, int64_t by, int64_t bz, int32_t shared_bytes,
+ *                        int64_t params, int32_t num_params);
+ *       Launches kernel number `kernel` (its line in dlc_cuda_kernels) on a grid
+ *       of gx*gy*gz blocks of bx*by*bz threads; `params` is the address of
+ *       num_params 8-byte kernel parameters (device addresses, or scalars in the
+ *       low bytes). Asynchronous; a failure is reported when the entry returns.
+ *   int64_t dlc_cuda_alloc(int64_t bytes);  void dlc_cuda_free(int64_t address);
+ *       Device memory for the intermediates (the arena): the runtime keeps it
+ *       for the session's next run (the k-th allocation of each run reuses the
+ *       k-th block).
+ *   int64_t dlc_cuda_constant(int64_t host_address, int64_t bytes);
+ *       The device copy of a weight (copied at its first use in a session).
+ *   int64_t dlc_cuda_read(int64_t address, int64_t bytes);
+ *       The 1 to 8 bytes at a device address (in the low bytes), once the
+ *       kernels launched so far are done: a run-time check's result.
+ *
  * A module file written by `dlc compile` ends with a seal, dlc_abi_seal_t
  * (32 bytes, little-endian), appended after the linked library: the size of
  * the library before it, a hash (dlc_abi_hash64) of those bytes, the ABI
@@ -144,6 +170,8 @@
 #define DLC_ABI_STATE_DATA_SYMBOL "dlc_module_state_data"
 #define DLC_ABI_ONNX_SYMBOL "dlc_module_onnx"
 #define DLC_ABI_ONNX_SIZE_SYMBOL "dlc_module_onnx_size"
+#define DLC_ABI_CUDA_PTX_SYMBOL "dlc_cuda_ptx"
+#define DLC_ABI_CUDA_KERNELS_SYMBOL "dlc_cuda_kernels"
 /* The largest <max> of a `dim` record: 2^40. */
 #define DLC_ABI_MAX_DIM ((int64_t)1 << 40)
 

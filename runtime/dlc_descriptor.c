@@ -459,6 +459,33 @@ static dlc_status_t dlc_desc_equal(dlc_desc_parser_t *ps, dlc_module_t *m,
   return DLC_OK;
 }
 
+/* "target cuda <chip>" (a GPU module): first after the header line. */
+static dlc_status_t dlc_desc_target(dlc_desc_parser_t *ps, dlc_module_t *m) {
+  if (m->cuda_chip || m->num_dims || ps->dims_sealed)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s",
+                         "records out of order (one target record, first after the header)");
+  const char *tok, *chip;
+  size_t len, chip_len;
+  if (!dlc_desc_token(ps, &tok, &len) || len != 4 || memcmp(tok, "cuda", 4) != 0)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_UNSUPPORTED, "%s",
+                         "unknown target (this runtime runs 'target cuda <chip>')");
+  if (!dlc_desc_token(ps, &chip, &chip_len) || chip_len < 4 || chip_len > 15 ||
+      memcmp(chip, "sm_", 3) != 0)
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s",
+                         "target cuda record without an architecture (sm_80, ...)");
+  for (size_t i = 3; i < chip_len; ++i)
+    if (!((chip[i] >= '0' && chip[i] <= '9') || chip[i] == 'a'))
+      return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "bad architecture '%.*s'",
+                           dlc_clip(chip_len), chip);
+  if (dlc_desc_token(ps, &tok, &len))
+    return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "target record has trailing '%.*s'",
+                         dlc_clip(len), tok);
+  m->cuda_chip = strndup(chip, chip_len);
+  if (!m->cuda_chip)
+    return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->where);
+  return DLC_OK;
+}
+
 static dlc_status_t dlc_desc_parse_records(dlc_desc_parser_t *ps,
                                            const char *text, dlc_module_t *m) {
   const char *where = ps->where;
@@ -504,6 +531,11 @@ static dlc_status_t dlc_desc_parse_records(dlc_desc_parser_t *ps,
       continue;
     }
     dlc_status_t st;
+    if (len == 6 && memcmp(tok, "target", 6) == 0) {
+      if ((st = dlc_desc_target(ps, m)) != DLC_OK)
+        return st;
+      continue;
+    }
     if (len == 3 && memcmp(tok, "dim", 3) == 0) {
       if (ps->dims_sealed)
         return DLC_DESC_FAIL(ps, DLC_ERROR_BAD_MODULE, "%s",

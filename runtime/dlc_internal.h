@@ -103,6 +103,10 @@ struct dlc_module_t {
   size_t num_dims;
   bool symbolic_outputs; /* some output has a symbolic dim */
   bool computed_dims;    /* some dim is computed: outputs are reshaped after each run */
+  /* A GPU module (a `target cuda <chip>` record): its architecture, its kernels' PTX and
+   * their names, one per line (dlc_cuda_ptx, dlc_cuda_kernels); NULL for a CPU module. */
+  char *cuda_chip;
+  const char *cuda_ptx, *cuda_kernels;
 };
 
 /* ---- sizes of the symbolic dims (dlc_sizes.c) -------------------------------- */

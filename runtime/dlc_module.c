@@ -43,6 +43,7 @@ void dlc_module_free(dlc_module_t *module) {
     free(module->size_checks[i].b);
   }
   free(module->size_checks);
+  free(module->cuda_chip);
   if (module->dl_handle)
     dlclose(module->dl_handle);
   if (module->release_owner)
@@ -92,6 +93,12 @@ dlc_status_t dlc_module_create_from_symbols(const char *descriptor,
                                     descriptor, entry, &m);
   if (st != DLC_OK)
     return st;
+  /* A GPU module's kernels are symbols of its library (dlc_module_load). */
+  if (m->cuda_chip) {
+    dlc_module_free(m);
+    return dlc_fail(DLC_ERROR_UNSUPPORTED, "in-process module: targets cuda; GPU modules are "
+                    "loaded from their library (dlc_module_load)");
+  }
   /* Only now: on failure the caller keeps ownership of `owner`. */
   m->owner = owner;
   m->release_owner = release_owner;
@@ -291,6 +298,16 @@ dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
                "holds", path, d->name, d->byte_size);
       dlc_module_free(m);
       return dlc_fail(DLC_ERROR_BAD_MODULE, "%s", msg);
+    }
+  }
+  /* A GPU module: its kernels (a session needs a device to run them on). */
+  if (m->cuda_chip) {
+    m->cuda_ptx = dlsym(handle, DLC_ABI_CUDA_PTX_SYMBOL);
+    m->cuda_kernels = dlsym(handle, DLC_ABI_CUDA_KERNELS_SYMBOL);
+    if (!m->cuda_ptx || !m->cuda_kernels) {
+      dlc_module_free(m);
+      return dlc_fail(DLC_ERROR_BAD_MODULE, "module '%s': targets cuda but has no '%s' or '%s'",
+                      path, DLC_ABI_CUDA_PTX_SYMBOL, DLC_ABI_CUDA_KERNELS_SYMBOL);
     }
   }
   const int64_t *onnx_size = dlsym(handle, DLC_ABI_ONNX_SIZE_SYMBOL);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* sched_getaffinity, sysconf; set before any system header */
 #endif
 #include "dlc_internal.h"
+#include "cuda/dlc_cuda.h"
 #include "dlc_fault.h"
 #include "dlc_thread_pool.h"
 
@@ -24,6 +25,7 @@ struct dlc_session_t {
    * module with symbolic dims) `dims`. */
   void **buffers;
   int64_t *dims; /* this run's value of each symbolic dim; NULL if none */
+  dlc_cuda_session_t *cuda; /* a GPU module's device state; NULL for a CPU module */
 };
 
 /* Reads one integer from a sysfs file; -1 if unreadable. */
@@ -123,6 +125,13 @@ dlc_status_t dlc_session_create(const dlc_module_t *module,
     free(dims);
     return st;
   }
+  if (module->cuda_chip && (st = dlc_cuda_session_create(module, &s->cuda)) != DLC_OK) {
+    dlc_thread_pool_free(s->pool);
+    free(s);
+    free(buffers);
+    free(dims);
+    return st;
+  }
   s->magic = DLC_SESSION_MAGIC;
   s->module = module;
   s->buffers = buffers;
@@ -137,6 +146,7 @@ void dlc_session_free(dlc_session_t *session) {
     return;
   session->magic = 0;
   dlc_thread_pool_free(session->pool);
+  dlc_cuda_session_free(session->cuda);
   free(session->buffers);
   free(session->dims);
   free(session);
@@ -386,9 +396,19 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
   /* Strings the model makes live in this run's arena until they are copied out. */
   dlc_string_arena_t strings;
   dlc_string_arena_begin(&strings, outputs, num_outputs);
+  dlc_status_t cuda_st = DLC_OK;
   if (sigsetjmp(guard.env, 0) == 0) {
     dlc_fault_push(&guard);
-    rc = m->entry(session->buffers, session);
+    if (session->cuda) {
+      size_t bytes[num_inputs + num_outputs + 1];
+      for (size_t i = 0; i < num_inputs; ++i)
+        bytes[i] = dlc_tensor_byte_size(inputs[i]);
+      for (size_t o = 0; o < num_outputs; ++o)
+        bytes[num_inputs + o] = dlc_tensor_byte_size(outputs[o]);
+      cuda_st = dlc_cuda_session_run(session->cuda, m, session->buffers, bytes, session, &rc);
+    } else {
+      rc = m->entry(session->buffers, session);
+    }
     dlc_fault_pop(&guard);
   } else {
     dlc_string_outputs_clear(m, outputs);
@@ -399,7 +419,9 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
                     m->path, dlc_fault_name(guard.signo), guard.addr);
   }
   /* A failed run-time check (an index out of range, ...): its message names the node. */
-  if (rc > 0 && (size_t)rc <= m->num_errors)
+  if (cuda_st != DLC_OK)
+    st = cuda_st;
+  else if (rc > 0 && (size_t)rc <= m->num_errors)
     st = dlc_fail(DLC_ERROR_INVALID_ARGUMENT, "%s", m->errors[rc - 1]);
   else if (rc != 0)
     st = dlc_fail(DLC_ERROR_INTERNAL, "module '%s': entry returned %d", m->path, (int)rc);

@@ -18,3 +18,9 @@ llvm_config.add_tool_substitutions(["dlc", "dlc-opt"], [config.dlc_tools_dir])
 # The project's venv Python (onnx, numpy), never whatever python3 is on PATH.
 config.substitutions.insert(0, ("%python", config.dlc_python))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# The CUDA toolkit's ptxas validates the PTX of --target=cuda (tests: REQUIRES: ptxas).
+for _cuda in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+    if _cuda and os.path.isfile(os.path.join(_cuda, "bin", "ptxas")):
+        config.available_features.add("ptxas")
+        config.substitutions.append(("%ptxas", os.path.join(_cuda, "bin", "ptxas")))
+        break

@@ -360,6 +360,17 @@ def feature_extractor_range():
                         [("y", TP.FLOAT, [2, 1])], inits=[const("i", np.array([3], np.int64))])
 
 
+def cuda_mix():
+    """MatMul -> Softmax, plus a Gather (its index check runs on the host): --target=cuda."""
+    rng = np.random.default_rng(0)
+    return model([
+        h.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
+        h.make_node("Softmax", ["m"], ["y"], axis=-1, name="softmax"),
+        h.make_node("Gather", ["y", "idx"], ["g"], axis=0, name="gather"),
+    ], [f32("x", [4, 16]), vi("idx", TP.INT64, [2])], [f32("g", [2, 8])],
+        [const("w", rng.standard_normal((16, 8)).astype(np.float32))])
+
+
 def sequence_model():
     # A sequence input and output: s2 = x with t appended; y = their concatenation;
     # n = the length.

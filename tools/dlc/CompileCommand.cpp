@@ -20,14 +20,21 @@ static const char *kHelp =
     "options:\n"
     "  -o PATH                    output file (required; '-' writes IR to stdout)\n"
     "  -O0 | -O1 | -O2 | -O3      LLVM optimization level (default -O3)\n"
-    "  --target=host|x86-64-v3|x86-64-v4\n"
+    "  --target=host|x86-64-v3|x86-64-v4|cuda:ARCH\n"
     "                             CPU to generate code for (default host: this machine's\n"
     "                             CPU, features and caches, AVX-512 where present);\n"
-    "                             x86-64-v3 gets AVX2 kernels (16 ymm registers)\n"
-    "  --emit=graph|linalg|llvm|obj|so\n"
+    "                             x86-64-v3 gets AVX2 kernels (16 ymm registers);\n"
+    "                             cuda:sm_80|sm_86|sm_89|sm_90|sm_90a: NVIDIA GPU kernels\n"
+    "                             (PTX, static shapes) in an x86-64 library whose host\n"
+    "                             code launches them through the CUDA driver\n"
+    "  --emit=graph|linalg|llvm|obj|so|ptx\n"
     "                             graph: dlc_graph IR after graph optimization; linalg: IR\n"
     "                             after lowering to linalg; llvm: LLVM IR; obj: object file;\n"
-    "                             so: shared library (default)\n"
+    "                             so: shared library (default); ptx: the GPU kernels'\n"
+    "                             PTX (--target=cuda:ARCH)\n"
+    "  --cuda-schedule-on-cpu     testing: with --target=cuda:ARCH, compile the kernels'\n"
+    "                             block and thread schedules as CPU loops instead of PTX\n"
+    "                             (a CPU library that computes what the kernels compute)\n"
     "  --input-shape NAME=DxDx..  fix the shape of input NAME (repeatable); symbolic dims\n"
     "                             default to 1. A sequence input NAME takes one per\n"
     "                             element, NAME[0]=.., NAME[1]=.. (this sets its length).\n"
@@ -140,7 +147,7 @@ int compileCommand(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, 2,
                  {{"-o", true}, {"-O", true}, {"--target", true}, {"--emit", true},
-                  {"--input-shape", true, true}, {"--dims", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--quantize", true}, {"--precision", true}, {"--calib", true}, {"--method", true}, {"--per-channel", false}, {"--exclude", true, true}, {"-q", false}, {"--quiet", false}, {"--help", false}, {"-h", false}},
+                  {"--input-shape", true, true}, {"--dims", true, true}, {"--input-value", true, true}, {"--timing", false}, {"--cuda-schedule-on-cpu", false}, {"--dump-config", false}, {"--grad-of", true}, {"--grad-initializers", false}, {"--train", false}, {"--loss", true}, {"--optimizer", true}, {"--freeze", true}, {"--remat", true}, {"--max-memory", true}, {"--quantize", true}, {"--precision", true}, {"--calib", true}, {"--method", true}, {"--per-channel", false}, {"--exclude", true, true}, {"-q", false}, {"--quiet", false}, {"--help", false}, {"-h", false}},
                  args, error))
     return fail(error);
   if (args.has("--help") || args.has("-h")) {
@@ -201,8 +208,16 @@ int compileCommand(int argc, char **argv) {
     if (options.bf16Contractions && (args.has("--train") || !options.gradOf.empty()))
       return fail("--precision=bf16 cannot be combined with --train or --grad-of");
   }
-  if (options.target != "host" && options.target != "x86-64-v3" && options.target != "x86-64-v4")
-    return fail("unsupported target '" + options.target + "' (expected host, x86-64-v3 or x86-64-v4)");
+  if (!checkTarget(options.target, error))
+    return fail(error);
+  options.cudaScheduleOnCpu = args.has("--cuda-schedule-on-cpu");
+  bool cuda = options.target.rfind("cuda", 0) == 0;
+  if (options.cudaScheduleOnCpu && !cuda)
+    return fail("--cuda-schedule-on-cpu needs --target=cuda:ARCH");
+  if (cuda && (args.has("--train") || !options.gradOf.empty() || args.has("--dims") ||
+               args.has("--quantize") || options.bf16Contractions))
+    return fail("--target=" + options.target + " compiles static-shape fp32 inference only "
+                "(not with --train, --grad-of, --dims, --quantize or --precision=bf16)");
   if (!parseInputShapes(args, options.inputShapes, error, &options.inputShapeSymbols))
     return fail(error);
   if (!parseDynamicDims(args, options.dynamicDims, error))
@@ -230,8 +245,12 @@ int compileCommand(int argc, char **argv) {
     phase = Phase::Obj;
   else if (emit == "so")
     phase = Phase::So;
+  else if (emit == "ptx")
+    phase = Phase::Ptx;
   else
-    return fail("invalid --emit '" + emit + "' (expected graph, linalg, llvm, obj or so)");
+    return fail("invalid --emit '" + emit + "' (expected graph, linalg, llvm, obj, so or ptx)");
+  if (phase == Phase::Ptx && (!cuda || options.cudaScheduleOnCpu))
+    return fail("--emit=ptx needs --target=cuda:ARCH");
 
   const std::string &model = args.positional[0], out = args.get("-o");
   // --quantize: the quantized model, in a temporary file that the import reads.
@@ -294,6 +313,10 @@ int compileCommand(int argc, char **argv) {
     break;
   case Phase::Obj:
     if (failed(c.emitObject(data)))
+      return report();
+    break;
+  case Phase::Ptx:
+    if (failed(c.emitPtx(data)))
       return report();
     break;
   case Phase::So:

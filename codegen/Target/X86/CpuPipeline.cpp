@@ -101,6 +101,11 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
   pm.addNestedPass<FuncOp>(createPrefetchStreams());
   // Outer tile loops of parallel dims -> bodies the runtime's threads split.
   pm.addPass(createOutlineParallelLoops());
+  buildCpuLLVMTail(pm, options);
+}
+
+void buildCpuLLVMTail(OpPassManager &pm, const TargetOptions &options) {
+  using func::FuncOp;
   // Dot-product instructions (vpdpbusd, vpmaddwd) from their Pure stand-ins, now that
   // buffer deallocation, which rejects intrinsic calls, is done; bf16 conversions in
   // integer arithmetic where the CPU has no instruction for them.

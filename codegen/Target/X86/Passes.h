@@ -70,6 +70,9 @@ struct TargetOptions {
 
 /// linalg on tensors -> LLVM dialect with the runtime entry point.
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, const TargetOptions &options);
+/// Its last part, the host code of any target: bufferized loops, vectors and memrefs ->
+/// LLVM dialect, dlc_main taking the buffer table, and the runtime entry point.
+void buildCpuLLVMTail(mlir::OpPassManager &pm, const TargetOptions &options);
 
 /// Resolves "host" to the host CPU name and feature string.
 void resolveCpu(const TargetOptions &options, std::string &cpu, std::string &features);

@@ -196,6 +196,30 @@ TEST_CASE("descriptor parsing: malformed records", "[runtime][module]") {
                       DLC_ERROR_BAD_MODULE, "input 'a' has a missing or repeated value");
 }
 
+TEST_CASE("descriptor parsing: GPU modules' target record", "[runtime][module][cuda]") {
+  // Well-formed, but a GPU module comes only from a library (its PTX is a symbol there).
+  expectBadDescriptor("dlc-module 1\ntarget cuda sm_80\noutput y 1 0\n",
+                      DLC_ERROR_UNSUPPORTED, "targets cuda; GPU modules are loaded from "
+                      "their library");
+  expectBadDescriptor("dlc-module 1\ntarget cuda sm_90a\noutput y 1 0\n",
+                      DLC_ERROR_UNSUPPORTED, "targets cuda");
+  expectBadDescriptor("dlc-module 1\ntarget rocm gfx90a\noutput y 1 0\n",
+                      DLC_ERROR_UNSUPPORTED,
+                      "descriptor line 2: unknown target (this runtime runs 'target cuda "
+                      "<chip>')");
+  expectBadDescriptor("dlc-module 1\ntarget cuda\noutput y 1 0\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 2: target cuda record without an architecture");
+  expectBadDescriptor("dlc-module 1\ntarget cuda sm_8x\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE, "descriptor line 2: bad architecture 'sm_8x'");
+  expectBadDescriptor("dlc-module 1\ntarget cuda sm_80 sm_90\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE, "descriptor line 2: target record has trailing 'sm_90'");
+  expectBadDescriptor("dlc-module 1\noutput y 1 0\ntarget cuda sm_80\n", DLC_ERROR_BAD_MODULE,
+                      "descriptor line 3: records out of order (one target record, first "
+                      "after the header)");
+  expectBadDescriptor("dlc-module 1\ntarget cuda sm_80\ntarget cuda sm_80\noutput y 1 0\n",
+                      DLC_ERROR_BAD_MODULE, "descriptor line 3: records out of order");
+}
+
 TEST_CASE("descriptor parsing: percent-encoding of names",
           "[runtime][module]") {
   expectBadDescriptor("dlc-module 1\noutput y%2 1 0\n", DLC_ERROR_BAD_MODULE,

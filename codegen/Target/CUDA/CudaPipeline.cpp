@@ -1,0 +1,109 @@
+// The CUDA lowering pipeline: linalg on tensors -> the shared bufferization and arena ->
+// kernel schedules -> gpu.launch -> NVVM -> PTX, host code through the x86 tail.
+#include "codegen/Target/CUDA/Passes.h"
+#include "codegen/Target/X86/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace dlc::cuda {
+
+std::string toolkitPath(const TargetOptions &options) {
+  // The compiler's own checks (LowerLaunches) name a missing libdevice; MLIR's message
+  // for a missing directory is the fallback.
+  if (!options.toolkit.empty())
+    return options.toolkit;
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *dir = std::getenv(var); dir && *dir)
+      return dir;
+  return "/usr/local/cuda";
+}
+
+static void addCleanup(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
+  using func::FuncOp;
+  // The shared, target-independent part (as on the CPU): elementwise chains fused, the
+  // runtime ABI (caller-owned buffers, outputs computed in place), padded inputs' halos,
+  // weights as globals, tensors -> buffers, intermediates in one arena by liveness.
+  pm.addNestedPass<FuncOp>(codegen::createFuseElementwise());
+  addCleanup(pm);
+  pm.addPass(codegen::createPrepareABI());
+  pm.addNestedPass<FuncOp>(codegen::createPadToHalo());
+  addCleanup(pm);
+  pm.addNestedPass<FuncOp>(codegen::createFlattenConstants());
+  pm.addNestedPass<FuncOp>(codegen::createIsolateOutputChains());
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addNestedPass<FuncOp>(codegen::createReadPaddedInterior());
+  pm.addPass(codegen::createConstantsToGlobals());
+  pm.addPass(bufferization::createOneShotBufferizePass());
+  addCleanup(pm);
+  pm.addNestedPass<FuncOp>(bufferization::createBufferHoistingPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  codegen::PlanArenaOptions arena;
+  arena.dumpConfig = options.dumpConfig;
+  pm.addNestedPass<FuncOp>(codegen::createPlanArena(arena));
+  // Kernel schedules: every linalg op (and copy) as block and thread foralls.
+  MapToThreadsOptions threads;
+  threads.blockThreads = options.gpu.blockThreads;
+  pm.addNestedPass<FuncOp>(createMapToThreads(threads));
+  pm.addNestedPass<FuncOp>(createConvertLinalgToLoopsPass());
+  addCleanup(pm);
+  x86::TargetOptions host;
+  host.cpu = "x86-64-v3";
+  host.optLevel = options.optLevel;
+  if (options.scheduleOnCpu) {
+    // The check of the schedules: the foralls as loops, run by the CPU.
+    pm.addPass(createForallToForLoopPass());
+    x86::buildCpuLLVMTail(pm, host);
+    return;
+  }
+  // Foralls -> gpu.launch -> gpu.func in gpu.module @dlc_kernels.
+  ForallToLaunchOptions launch;
+  launch.chip = options.gpu.chip;
+  launch.features = options.gpu.features;
+  pm.addPass(createForallToLaunch(launch));
+  addCleanup(pm);
+  // Kernels: loops and strided memrefs -> NVVM (kernel arguments as bare pointers).
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  // PTX (libdevice linked from the toolkit).
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = toolkitPath(options);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  // Host: the PTX embedded, launches as runtime calls, then the CPU's lowering to LLVM.
+  pm.addPass(createLowerLaunches());
+  x86::buildCpuLLVMTail(pm, host);
+}
+
+} // namespace dlc::cuda

@@ -1,0 +1,134 @@
+// dlc-cuda-map-to-threads: each linalg op on buffers as block and thread foralls, one
+// point of its parallel dims per thread.
+#include "codegen/Target/CUDA/Passes.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+namespace dlc::cuda {
+#define GEN_PASS_DEF_MAPTOTHREADS
+#include "codegen/Target/CUDA/Passes.h.inc"
+} // namespace dlc::cuda
+
+using namespace mlir;
+
+namespace {
+
+/// The op's parallel loop dims, outermost first, in the order of its first output's
+/// dims (so the innermost is the output's contiguous one), then any others.
+SmallVector<unsigned> parallelDimsInOutputOrder(linalg::LinalgOp op) {
+  SmallVector<unsigned> dims;
+  llvm::SmallDenseSet<unsigned> seen;
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (AffineExpr e : out.getResults())
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      if (iterators[d.getPosition()] == utils::IteratorType::parallel &&
+          seen.insert(d.getPosition()).second)
+        dims.push_back(d.getPosition());
+  SmallVector<unsigned> rest;
+  for (unsigned d = 0; d < iterators.size(); ++d)
+    if ((iterators[d] == utils::IteratorType::parallel) && !seen.contains(d))
+      rest.push_back(d);
+  rest.append(dims.begin(), dims.end());
+  return rest;
+}
+
+LogicalResult mapOp(linalg::LinalgOp op, int64_t blockThreads, RewriterBase &b) {
+  if (!op.hasPureBufferSemantics())
+    return op->emitOpError("reached the cuda kernel schedule on tensors (expected buffers)");
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return op->emitOpError("has dynamic loop bounds: the cuda target needs static shapes");
+  SmallVector<unsigned> par = parallelDimsInOutputOrder(op);
+  int64_t points = 1;
+  for (unsigned d : par)
+    points *= ranges[d];
+  if (points == 0 || llvm::any_of(ranges, [](int64_t r) { return r == 0; })) {
+    b.eraseOp(op); // nothing to compute (an empty output, or an empty sum into an init
+                   // that bufferization already wrote)
+    return success();
+  }
+  int64_t threads = std::min<int64_t>(blockThreads, llvm::alignTo(points, 32));
+  int64_t blocks = llvm::divideCeil(points, threads);
+  MLIRContext *ctx = b.getContext();
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  auto blockMap = b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)});
+  auto threadMap = b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)});
+  auto grid = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)},
+                                    ValueRange{}, blockMap);
+  b.setInsertionPointToStart(grid.getBody());
+  auto block = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(threads)},
+                                     ValueRange{}, threadMap);
+  b.setInsertionPointToStart(block.getBody());
+  // point = block * threads + thread; threads past the last point do nothing.
+  AffineExpr bi, ti;
+  bindDims(ctx, bi, ti);
+  Value point = affine::AffineApplyOp::create(
+      b, loc, AffineMap::get(2, 0, bi * threads + ti),
+      ValueRange{grid.getInductionVar(0), block.getInductionVar(0)});
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, point,
+                                       arith::ConstantIndexOp::create(b, loc, points));
+  auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(guard.thenBlock());
+  SmallVector<int64_t> basis;
+  for (unsigned d : par)
+    basis.push_back(ranges[d]);
+  SmallVector<Value> coords;
+  if (par.size() == 1) {
+    coords.push_back(point);
+  } else {
+    auto delin = affine::AffineDelinearizeIndexOp::create(b, loc, point, basis,
+                                                          /*hasOuterBound=*/true);
+    coords.assign(delin.getResults().begin(), delin.getResults().end());
+  }
+  // The op at that point: unit parallel dims, whole reduction dims.
+  SmallVector<OpFoldResult> offsets, sizes;
+  for (int64_t r : ranges) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(r));
+  }
+  for (auto [d, c] : llvm::zip(par, coords)) {
+    offsets[d] = c;
+    sizes[d] = b.getIndexAttr(1);
+  }
+  auto tiling = cast<TilingInterface>(op.getOperation());
+  FailureOr<TilingResult> tiled = tiling.getTiledImplementation(b, offsets, sizes);
+  if (failed(tiled))
+    return op->emitOpError("could not be tiled for the cuda kernel schedule");
+  b.eraseOp(op);
+  return success();
+}
+
+struct MapToThreads : dlc::cuda::impl::MapToThreadsBase<MapToThreads> {
+  using MapToThreadsBase::MapToThreadsBase;
+  void runOnOperation() override {
+    if (blockThreads <= 0 || blockThreads % 32 != 0 || blockThreads > 1024) {
+      getOperation().emitError("block-threads must be a multiple of 32 up to 1024");
+      return signalPassFailure();
+    }
+    IRRewriter b(&getContext());
+    // Copies (bufferization's, and slices written into padded buffers) are kernels too.
+    SmallVector<memref::CopyOp> copies;
+    getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : copies) {
+      b.setInsertionPoint(copy);
+      if (copy.getSource() != copy.getTarget())
+        linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+      b.eraseOp(copy);
+    }
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!op->getParentOfType<scf::ForallOp>() && !op->getParentOfType<gpu::LaunchOp>())
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops)
+      if (failed(mapOp(op, blockThreads, b)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

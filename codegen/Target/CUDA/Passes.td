@@ -1,0 +1,64 @@
+// CUDA (NVIDIA GPU) target passes: kernel schedules, launches, and the host side.
+#ifndef DLC_CUDA_PASSES_TD
+#define DLC_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MapToThreads : Pass<"dlc-cuda-map-to-threads", "::mlir::func::FuncOp"> {
+  let summary = "Thread-mapped schedule: each linalg op as block and thread foralls";
+  let description = [{
+    Every linalg op on buffers not yet inside a kernel (and every memref.copy, as a
+    linalg.copy) becomes a kernel: an `scf.forall` over blocks (`#gpu.block<x>`)
+    holding an `scf.forall` over `block-threads` threads (`#gpu.thread<x>`). Thread
+    `t` of block `b` computes the point `b * block-threads + t` of the op's parallel
+    dims, linearized in the order of the output's dims (consecutive threads write
+    consecutive elements), with the reduction dims as loops of its own; threads past
+    the last point do nothing. This is the level the CPU check runs
+    (`dlc-cuda-forall-to-launch` is left out, the foralls become loops).
+  }];
+  let options = [Option<"blockThreads", "block-threads", "int64_t", /*default=*/"256",
+                        "threads per block (a multiple of 32)">];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::gpu::GPUDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::linalg::LinalgDialect"];
+}
+
+def ForallToLaunch : Pass<"dlc-cuda-forall-to-launch", "::mlir::ModuleOp"> {
+  let summary = "Block and thread foralls -> gpu.launch, outlined into one gpu.module";
+  let description = [{
+    Each top-level `scf.forall` mapped to blocks becomes a `gpu.launch` (its trip
+    counts the grid; the thread foralls inside, which must agree, the block), with
+    the block and thread ids in place of the induction variables. Constants and
+    memref views the kernel uses are moved into it, so a kernel's arguments are whole
+    buffers (function arguments, allocations, globals) and scalars. Each launch is
+    then outlined into the one `gpu.module @dlc_kernels` (targets: `chip`,
+    `features`) as `gpu.func @k<N>`, and replaced by a `gpu.launch_func`.
+  }];
+  let options = [Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+                        "the GPU architecture (sm_80, ..., sm_90a)">,
+                 Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+                        "LLVM NVPTX features (the PTX ISA version)">];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def LowerLaunches : Pass<"dlc-cuda-lower-launches", "::mlir::ModuleOp"> {
+  let summary = "Host side: kernels embedded as PTX, launches as runtime calls";
+  let description = [{
+    Runs after `gpu-module-to-binary`. The PTX of `gpu.binary @dlc_kernels`
+    becomes the exported string `dlc_cuda_ptx`, and the kernels' names
+    (newline-separated, in kernel-index order) `dlc_cuda_kernels`. In the host
+    functions, each `gpu.launch_func` becomes a call of the runtime's
+    `dlc_cuda_launch(kernel, gx, gy, gz, bx, by, bz, shared_bytes, params,
+    num_params)` with `params` an array of 8-byte kernel parameters (device
+    addresses and scalars); an allocation becomes `dlc_cuda_alloc(bytes)` (device
+    memory, the session's arena) and its deallocation `dlc_cuda_free`; a global
+    (a weight) passed to a kernel becomes `dlc_cuda_constant(host_address,
+    bytes)`, its device copy. Anything else that would touch memory on the host
+    is an error naming the op: host code only sees device addresses.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+}
+
+#endif
