@@ -18,7 +18,8 @@ For every model (default: all of ``models.MODELS``):
   -arch=ARCH -v`` must accept every kernel with 0 spill bytes, at most 255 registers and
   at most 48 KiB of shared memory. ``--table`` prints, per model and arch, the kernel
   count, the most registers and shared memory of any kernel, and instruction counts.
-  Without ptxas (no CUDA toolkit) this part says so and is skipped.
+  Without the CUDA toolkit (ptxas, libdevice) this part and the next say so and are
+  skipped.
 * **On a GPU**: the .so runs (``dlc run``) and must match ONNX Runtime within 1e-4 where a
   device is present; without one, ``dlc run`` must exit 1 with one line ``error: no CUDA
   device: ...`` (checked), and the GPU comparison is reported as skipped.
@@ -52,10 +53,13 @@ INSTRUCTIONS = {  # PTX instruction -> the regex that counts it
 
 
 def ptxas_path() -> str | None:
-    for d in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if d and Path(d, "bin", "ptxas").is_file():
-            return str(Path(d, "bin", "ptxas"))
-    return shutil.which("ptxas")
+    """The toolkit's ptxas, where the toolkit dlc uses ($CUDA_HOME, $CUDA_PATH, $CUDA_ROOT,
+    else /usr/local/cuda) has it and libdevice."""
+    d = next((os.environ[v] for v in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT")
+              if os.environ.get(v)), "/usr/local/cuda")
+    if Path(d, "bin", "ptxas").is_file() and Path(d, "nvvm", "libdevice", "libdevice.10.bc").is_file():
+        return str(Path(d, "bin", "ptxas"))
+    return None
 
 
 def run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
@@ -130,13 +134,13 @@ def check_model(name: str, dlc: str, archs: list[str], ptxas: str | None, work: 
     if not ok:
         problems.append(f"{name}: schedules on the CPU differ (cpu {worst_cpu:.2e}, "
                         f"ort {worst_ort:.2e})")
+    if not ptxas:
+        return problems  # no toolkit: no PTX (said once, in main)
     # PTX for each architecture, through ptxas.
     for arch in archs:
         ptx = d / f"{arch}.ptx"
         run([dlc, "compile", str(path), f"--target=cuda:{arch}", "--emit=ptx", "-o", str(ptx)],
             f"{name}: --emit=ptx {arch}")
-        if not ptxas:
-            continue
         s = ptx_stats(ptxas, ptx, arch)
         table.append((name, arch, s))
         bad = s["spill"] > 0 or s["regs"] > 255 or s["smem"] > 48 * 1024
@@ -184,8 +188,8 @@ def main() -> int:
         return 2
     ptxas = ptxas_path()
     if not ptxas:
-        print("SKIP ptxas checks: no CUDA toolkit (ptxas not in $CUDA_HOME/bin, "
-              "/usr/local/cuda/bin or PATH)")
+        print("SKIP PTX, ptxas and GPU checks: no CUDA toolkit (ptxas and libdevice in "
+              "$CUDA_HOME or /usr/local/cuda)")
     work = Path(tempfile.mkdtemp(prefix="dlc-cuda-"))
     problems, table = [], []
     try:
