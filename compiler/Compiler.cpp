@@ -167,7 +167,8 @@ LogicalResult Compilation::runTo(Phase phase) {
                                                   options.training, options.dumpConfig,
                                                   options.bf16Contractions});
     else if (p == 2)
-      buildLinalgPipeline(pm, target, options.maxMemory, options.bf16Contractions);
+      buildLinalgPipeline(pm, target, options.maxMemory, options.bf16Contractions,
+                          targetsCuda());
     else {
       if (!forwardModel.empty())
         (*mod)->setAttr(codegen::kOnnxModelAttr, StringAttr::get(ctx.get(), forwardModel));

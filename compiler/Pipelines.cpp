@@ -22,6 +22,7 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <limits>
 #include <mutex>
 
 using namespace mlir;
@@ -82,7 +83,7 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) 
 }
 
 void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
-                         uint64_t maxTensorBytes, bool bf16Weights) {
+                         uint64_t maxTensorBytes, bool bf16Weights, bool gpu) {
   // The composite regions the graph phase kept whole (attention, recurrences) -> primitives,
   // then the graph phase's cleanup over what they became (only when there were any).
   graph::GraphDecomposeOptions decompose;
@@ -93,7 +94,7 @@ void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
   conversion::ConvertGraphToLinalgOptions lowering;
   x86::CpuTarget cpu = x86::CpuTarget::resolve(target.cpu);
   lowering.packBlock = x86::packedWeightColumns(cpu);
-  lowering.im2colPixels = x86::im2colConvPixels(cpu);
+  lowering.im2colPixels = gpu ? std::numeric_limits<int64_t>::max() : x86::im2colConvPixels(cpu);
   lowering.bf16Weights = bf16Weights;
   // bf16 matmuls in vdpbf16ps's form where the CPU has it (or DLC_BF16_DOT_FORM=dot).
   lowering.bf16DotLanes =

@@ -32,9 +32,12 @@ void buildGraphPipeline(mlir::OpPassManager &pm, const GraphPipelineOptions &opt
 /// linalg: expand the composite regions, then primitive dlc_graph -> linalg/tensor/arith/math
 /// on tensors, constant weights packed for `target`'s register tiles. `maxTensorBytes`
 /// bounds what the expansions create (0: no limit). `bf16Weights` (--precision=bf16, whose
-/// graph phase rounded the weights): packed weights stored as bf16.
+/// graph phase rounded the weights): packed weights stored as bf16. `gpu` (--target=cuda):
+/// every KxK convolution of whole channel blocks through im2col and the packed GEMM, the
+/// form the tensor-core schedule takes.
 void buildLinalgPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target = {},
-                         uint64_t maxTensorBytes = 0, bool bf16Weights = false);
+                         uint64_t maxTensorBytes = 0, bool bf16Weights = false,
+                         bool gpu = false);
 /// llvm: linalg on tensors -> LLVM dialect with the runtime entry point (x86).
 void buildLLVMPipeline(mlir::OpPassManager &pm, const x86::TargetOptions &target);
 

@@ -6,6 +6,7 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -42,6 +43,10 @@ static void addCleanup(OpPassManager &pm) {
 
 void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
   using func::FuncOp;
+  // Unit dims out of the loop nests (a 1x1 convolution's window, a batch of 1): what is
+  // left of a contraction is one the tensor-core schedule can take.
+  pm.addPass(createLinalgFoldUnitExtentDimsPass());
+  addCleanup(pm);
   // The shared, target-independent part (as on the CPU): elementwise chains fused, the
   // runtime ABI (caller-owned buffers, outputs computed in place), padded inputs' halos,
   // weights as globals, tensors -> buffers, intermediates in one arena by liveness.
@@ -73,11 +78,14 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   host.cpu = "x86-64-v3";
   host.optLevel = options.optLevel;
   if (options.scheduleOnCpu) {
-    // The check of the schedules: the foralls as loops, run by the CPU.
+    // The check of the schedules: the foralls as loops, run by the CPU (the mma tiles as
+    // f32 vector contractions).
     pm.addPass(createForallToForLoopPass());
     x86::buildCpuLLVMTail(pm, host);
     return;
   }
+  // Warp tiles -> lanes' mma.sync fragments.
+  pm.addNestedPass<FuncOp>(createWarpMma());
   // Foralls -> gpu.launch -> gpu.func in gpu.module @dlc_kernels.
   ForallToLaunchOptions launch;
   launch.chip = options.gpu.chip;
@@ -87,6 +95,7 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   // Kernels: loops and strided memrefs -> NVVM (kernel arguments as bare pointers).
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());

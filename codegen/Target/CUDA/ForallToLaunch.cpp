@@ -17,6 +17,8 @@ using namespace mlir;
 
 namespace {
 
+constexpr int64_t kWarpSize = 32;
+
 /// The mapping ids of a forall mapped entirely to `Mapping` (block or thread) x/y/z.
 template <typename Mapping>
 std::optional<SmallVector<int64_t>> mappedDims(scf::ForallOp forall) {
@@ -116,16 +118,21 @@ FailureOr<gpu::LaunchOp> toLaunch(scf::ForallOp grid, IRRewriter &b) {
   SmallVector<int64_t> gridSize(3, 1), blockSize(3, 1);
   for (auto [dim, count] : llvm::zip(*gridDims, *gridCounts))
     gridSize[dim] = count;
+  // Foralls over threads (x/y/z) and over warps (x: 32 threads each).
   SmallVector<scf::ForallOp> threadLoops;
   WalkResult walk = grid.getBody()->walk([&](scf::ForallOp inner) {
-    std::optional<SmallVector<int64_t>> dims = mappedDims<gpu::GPUThreadMappingAttr>(inner);
+    bool warps = static_cast<bool>(mappedDims<gpu::GPUWarpMappingAttr>(inner));
+    std::optional<SmallVector<int64_t>> dims =
+        warps ? mappedDims<gpu::GPUWarpMappingAttr>(inner)
+              : mappedDims<gpu::GPUThreadMappingAttr>(inner);
     std::optional<SmallVector<int64_t>> counts = tripCounts(inner);
-    if (!dims || !counts || inner.getNumResults() != 0) {
-      inner.emitOpError("inside a kernel is not a static forall over threads x/y/z");
+    if (!dims || !counts || inner.getNumResults() != 0 ||
+        (warps && (dims->size() != 1 || (*dims)[0] != 0))) {
+      inner.emitOpError("inside a kernel is not a static forall over threads x/y/z or warps x");
       return WalkResult::interrupt();
     }
     for (auto [dim, count] : llvm::zip(*dims, *counts))
-      blockSize[dim] = std::max(blockSize[dim], count);
+      blockSize[dim] = std::max(blockSize[dim], warps ? count * kWarpSize : count);
     threadLoops.push_back(inner);
     return WalkResult::skip();
   });
@@ -139,9 +146,20 @@ FailureOr<gpu::LaunchOp> toLaunch(scf::ForallOp grid, IRRewriter &b) {
   Block &body = launch.getBody().front();
   b.setInsertionPointToEnd(&body);
   gpu::TerminatorOp::create(b, loc);
-  for (scf::ForallOp inner : threadLoops)
+  for (scf::ForallOp inner : threadLoops) {
+    if (mappedDims<gpu::GPUWarpMappingAttr>(inner)) {
+      // Warp w: threads 32w .. 32w+31 along x.
+      b.setInsertionPointToStart(&body);
+      Value warp = arith::DivUIOp::create(b, loc, launch.getThreadIds().x,
+                                          arith::ConstantIndexOp::create(b, loc, kWarpSize));
+      gpu::KernelDim3 warpIds{warp, warp, warp};
+      SmallVector<int64_t> launched{blockSize[0] / kWarpSize, 1, 1};
+      inlineMapped(inner, {0}, *tripCounts(inner), warpIds, launched, b);
+      continue;
+    }
     inlineMapped(inner, *mappedDims<gpu::GPUThreadMappingAttr>(inner), *tripCounts(inner),
                  launch.getThreadIds(), blockSize, b);
+  }
   SmallVector<Value> blockIds;
   for (int64_t dim : *gridDims)
     blockIds.push_back(idOf(launch.getBlockIds(), dim));

@@ -1,6 +1,6 @@
 // dlc-cuda-map-to-threads: each linalg op on buffers as block and thread foralls, one
 // point of its parallel dims per thread.
-#include "codegen/Target/CUDA/Passes.h"
+#include "codegen/Target/CUDA/MmaSchedule.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -125,9 +125,16 @@ struct MapToThreads : dlc::cuda::impl::MapToThreadsBase<MapToThreads> {
       if (!op->getParentOfType<scf::ForallOp>() && !op->getParentOfType<gpu::LaunchOp>())
         ops.push_back(op);
     });
-    for (linalg::LinalgOp op : ops)
+    for (linalg::LinalgOp op : ops) {
+      // Contractions on tensor cores (warp tiles); everything else a point per thread.
+      if (mma && dlc::cuda::takesMmaSchedule(op)) {
+        if (failed(dlc::cuda::buildMmaSchedule(op, b)))
+          return signalPassFailure();
+        continue;
+      }
       if (failed(mapOp(op, blockThreads, b)))
         return signalPassFailure();
+    }
   }
 };
 

@@ -17,10 +17,30 @@ def MapToThreads : Pass<"dlc-cuda-map-to-threads", "::mlir::func::FuncOp"> {
     (`dlc-cuda-forall-to-launch` is left out, the foralls become loops).
   }];
   let options = [Option<"blockThreads", "block-threads", "int64_t", /*default=*/"256",
-                        "threads per block (a multiple of 32)">];
+                        "threads per block (a multiple of 32)">,
+                 Option<"mma", "mma", "bool", /*default=*/"true",
+                        "f32 contractions on tensor cores: 64x64 block tiles of four warps, "
+                        "each 2x4 mma tiles of 16x8 (m16n8k8, TF32) accumulated over K in "
+                        "steps of 8, written at warp level (masked whole-tile vector reads, "
+                        "vector.contract, writes)">];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::memref::MemRefDialect", "::mlir::linalg::LinalgDialect"];
+                           "::mlir::memref::MemRefDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def WarpMma : Pass<"dlc-cuda-warp-mma", "::mlir::func::FuncOp"> {
+  let summary = "Warp-level mma tiles -> lanes' fragments and nvgpu.mma.sync (TF32)";
+  let description = [{
+    In each forall over warps, the tensor-core schedule's whole-tile reads, contractions
+    and writes (`dlc.mma_role` a, b, c) become what each of the warp's 32 lanes holds of
+    them (mma.sync m16n8k8's fragment layout: A 4 values, B 2, C 2x2), loaded and stored
+    by the lane itself (out-of-bounds elements read as 0 and not written), multiplied by
+    `nvgpu.mma.sync` with TF32 inputs. The K loop carries the lanes' accumulators.
+  }];
+  let dependentDialects = ["::mlir::nvgpu::NVGPUDialect", "::mlir::gpu::GPUDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
 def ForallToLaunch : Pass<"dlc-cuda-forall-to-launch", "::mlir::ModuleOp"> {

@@ -1,0 +1,213 @@
+// The tensor-core schedule of a contraction: blocks of 64x64 outputs, four warps of 32x32,
+// each a 2x4 grid of 16x8 mma tiles kept in registers across K (steps of 8).
+//
+// It is written at warp level (vector.transfer_read / vector.contract / transfer_write of
+// whole 16x8 tiles, masked at the edges), which runs on the CPU as it is; the GPU lowering
+// (WarpMma.cpp) distributes each tile over the warp's 32 lanes as mma.sync fragments.
+#include "codegen/Target/CUDA/MmaSchedule.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace dlc::cuda {
+
+namespace {
+
+/// The loop dims the schedule tiles, and the rest.
+struct MmaDims {
+  unsigned m, n, k;
+  SmallVector<unsigned> outer; // batch and the other m/n dims: one block row each
+};
+
+/// Whether `op` is an f32 contraction the schedule takes: one reduction dim longer than
+/// 1 (the others, of size 1, are outer dims), every operand map a projected permutation,
+/// M >= 16, N >= 8, K >= 8 along the innermost M and N dims.
+std::optional<MmaDims> mmaDims(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  for (OpOperand &o : op->getOpOperands())
+    if (!cast<MemRefType>(o.get().getType()).getElementType().isF32() ||
+        !op.getMatchingIndexingMap(&o).isProjectedPermutation())
+      return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims) || dims->k.empty() || dims->m.empty() || dims->n.empty())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  // One reduction dim of more than one step (a 1x1 convolution's window dims are 1).
+  SmallVector<unsigned> k;
+  for (unsigned d : dims->k)
+    if (ranges[d] != 1)
+      k.push_back(d);
+  if (k.size() != 1)
+    return std::nullopt;
+  MmaDims d{dims->m.back(), dims->n.back(), k.front(), {}};
+  if (ranges[d.m] < kMmaM || ranges[d.n] < kMmaN || ranges[d.k] < kMmaK ||
+      llvm::is_contained(ranges, 0))
+    return std::nullopt;
+  for (unsigned i = 0; i < ranges.size(); ++i)
+    if (i != d.m && i != d.n && i != d.k)
+      d.outer.push_back(i);
+  return d;
+}
+
+/// A masked read or write of one tile of `operand`: indices at `at` (per loop dim), the
+/// tile's rows and columns along loop dims `rowDim` and `colDim`.
+struct TileAccess {
+  SmallVector<Value> indices;
+  AffineMap map; // operand dims -> (row, col)
+};
+
+TileAccess tileAccess(linalg::LinalgOp op, OpOperand &operand, ArrayRef<Value> at,
+                      unsigned rowDim, unsigned colDim, OpBuilder &b) {
+  AffineMap m = op.getMatchingIndexingMap(&operand);
+  TileAccess t;
+  int64_t rowPos = -1, colPos = -1;
+  for (auto [pos, e] : llvm::enumerate(m.getResults())) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    t.indices.push_back(at[d]);
+    if (d == rowDim)
+      rowPos = pos;
+    if (d == colDim)
+      colPos = pos;
+  }
+  t.map = AffineMap::get(m.getNumResults(), 0,
+                         {b.getAffineDimExpr(rowPos), b.getAffineDimExpr(colPos)},
+                         b.getContext());
+  return t;
+}
+
+} // namespace
+
+bool takesMmaSchedule(linalg::LinalgOp op) { return mmaDims(op).has_value(); }
+
+LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
+  std::optional<MmaDims> dims = mmaDims(op);
+  if (!dims)
+    return failure();
+  MLIRContext *ctx = b.getContext();
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t mBlocks = llvm::divideCeil(ranges[dims->m], kBlockM);
+  int64_t nBlocks = llvm::divideCeil(ranges[dims->n], kBlockN);
+  SmallVector<int64_t> basis;
+  for (unsigned d : dims->outer)
+    basis.push_back(ranges[d]);
+  basis.append({mBlocks, nBlocks});
+  int64_t blocks = 1;
+  for (int64_t v : basis)
+    blocks *= v;
+  b.setInsertionPoint(op);
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  auto grid = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)}, ValueRange{},
+      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  b.setInsertionPointToStart(grid.getBody());
+  auto warps = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(kWarpsM * kWarpsN)}, ValueRange{},
+      b.getArrayAttr({gpu::GPUWarpMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  b.setInsertionPointToStart(warps.getBody());
+  // Which outer point and block tile, which warp tile.
+  SmallVector<Value> blockCoords =
+      affine::AffineDelinearizeIndexOp::create(b, loc, grid.getInductionVar(0), basis, true)
+          .getResults();
+  SmallVector<Value> warpCoords =
+      affine::AffineDelinearizeIndexOp::create(b, loc, warps.getInductionVar(0),
+                                               ArrayRef<int64_t>{kWarpsM, kWarpsN}, true)
+          .getResults();
+  SmallVector<Value> at(ranges.size());
+  for (auto [d, v] : llvm::zip(dims->outer, blockCoords))
+    at[d] = v;
+  AffineExpr blk, wrp;
+  bindDims(ctx, blk, wrp);
+  auto origin = [&](Value block, Value warp, int64_t blockTile, int64_t warpTile) {
+    return affine::AffineApplyOp::create(b, loc,
+                                         AffineMap::get(2, 0, blk * blockTile + wrp * warpTile),
+                                         ValueRange{block, warp})
+        .getResult();
+  };
+  Value m0 = origin(blockCoords[blockCoords.size() - 2], warpCoords[0], kBlockM, kWarpTileM);
+  Value n0 = origin(blockCoords.back(), warpCoords[1], kBlockN, kWarpTileN);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  auto inBounds = b.getBoolArrayAttr({false, false});
+  auto tileType = [&](int64_t rows, int64_t cols) {
+    return VectorType::get({rows, cols}, b.getF32Type());
+  };
+  auto role = [&](Operation *o, StringRef r) { o->setAttr(kMmaRoleAttr, b.getStringAttr(r)); };
+  OpOperand *lhs = op.getDpsInputOperand(0), *rhs = op.getDpsInputOperand(1),
+             *out = op.getDpsInitOperand(0);
+  // The accumulators: C's tiles (the op adds to what C holds).
+  auto tileOrigin = [&](Value base, int64_t i, int64_t size) {
+    return i == 0 ? base : arith::AddIOp::create(b, loc, base, c(i * size)).getResult();
+  };
+  SmallVector<Value> inits;
+  for (int64_t i = 0; i < kTilesM; ++i)
+    for (int64_t j = 0; j < kTilesN; ++j) {
+      at[dims->m] = tileOrigin(m0, i, kMmaM);
+      at[dims->n] = tileOrigin(n0, j, kMmaN);
+      at[dims->k] = c(0);
+      TileAccess t = tileAccess(op, *out, at, dims->m, dims->n, b);
+      auto read = vector::TransferReadOp::create(b, loc, tileType(kMmaM, kMmaN), out->get(),
+                                                 t.indices, AffineMapAttr::get(t.map), zero,
+                                                 Value(), inBounds);
+      role(read, "c");
+      inits.push_back(read);
+    }
+  auto loop = scf::ForOp::create(b, loc, c(0), c(ranges[dims->k]), c(kMmaK), inits);
+  b.setInsertionPointToStart(loop.getBody());
+  at[dims->k] = loop.getInductionVar();
+  SmallVector<Value> as, bs;
+  for (int64_t i = 0; i < kTilesM; ++i) {
+    at[dims->m] = tileOrigin(m0, i, kMmaM);
+    TileAccess t = tileAccess(op, *lhs, at, dims->m, dims->k, b);
+    auto read = vector::TransferReadOp::create(b, loc, tileType(kMmaM, kMmaK), lhs->get(),
+                                               t.indices, AffineMapAttr::get(t.map), zero,
+                                               Value(), inBounds);
+    role(read, "a");
+    as.push_back(read);
+  }
+  for (int64_t j = 0; j < kTilesN; ++j) {
+    at[dims->n] = tileOrigin(n0, j, kMmaN);
+    TileAccess t = tileAccess(op, *rhs, at, dims->k, dims->n, b);
+    auto read = vector::TransferReadOp::create(b, loc, tileType(kMmaK, kMmaN), rhs->get(),
+                                               t.indices, AffineMapAttr::get(t.map), zero,
+                                               Value(), inBounds);
+    role(read, "b");
+    bs.push_back(read);
+  }
+  AffineExpr mm, nn, kk;
+  bindDims(ctx, mm, nn, kk);
+  auto maps = b.getAffineMapArrayAttr({AffineMap::get(3, 0, {mm, kk}, ctx),
+                                       AffineMap::get(3, 0, {kk, nn}, ctx),
+                                       AffineMap::get(3, 0, {mm, nn}, ctx)});
+  auto iters = b.getArrayAttr({vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+                               vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+                               vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
+  SmallVector<Value> sums;
+  for (int64_t i = 0; i < kTilesM; ++i)
+    for (int64_t j = 0; j < kTilesN; ++j)
+      sums.push_back(vector::ContractionOp::create(b, loc, as[i], bs[j],
+                                                   loop.getRegionIterArgs()[i * kTilesN + j],
+                                                   maps, iters));
+  scf::YieldOp::create(b, loc, sums);
+  b.setInsertionPointAfter(loop);
+  for (int64_t i = 0; i < kTilesM; ++i)
+    for (int64_t j = 0; j < kTilesN; ++j) {
+      at[dims->m] = tileOrigin(m0, i, kMmaM);
+      at[dims->n] = tileOrigin(n0, j, kMmaN);
+      at[dims->k] = c(0);
+      TileAccess t = tileAccess(op, *out, at, dims->m, dims->n, b);
+      auto write = vector::TransferWriteOp::create(b, loc, loop.getResult(i * kTilesN + j),
+                                                   out->get(), t.indices,
+                                                   AffineMapAttr::get(t.map), inBounds);
+      role(write, "c");
+    }
+  b.eraseOp(op);
+  return success();
+}
+
+} // namespace dlc::cuda
