@@ -1,5 +1,5 @@
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads | FileCheck %s
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads="block-threads=128" | FileCheck %s --check-prefix=T128
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads="mma=false" | FileCheck %s
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads="block-threads=128 mma=false" | FileCheck %s --check-prefix=T128
 // RUN: not dlc-opt %s --dlc-cuda-map-to-threads="block-threads=100" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // A matmul: one thread per output element (48 x 40 = 1920 points: 8 blocks of 256),
