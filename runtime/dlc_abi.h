@@ -128,7 +128,12 @@
  *           "target cuda <chip>"
  *       (<chip>: sm_80, sm_86, sm_89, sm_90 or sm_90a). The module then also exports
  *           const char dlc_cuda_ptx[];      the kernels, PTX text (NUL-terminated)
- *           const char dlc_cuda_kernels[];  their names, one per line ('\n'-ended)
+ *           const char dlc_cuda_kernels[];  the kernel table, a line per kernel
+ *                                           ('\n'-ended): "<name> <gx>,<gy>,<gz>
+ *                                           <bx>,<by>,<bz> <shared bytes> <params>"
+ *       and, where the compiler had ptxas, the kernels assembled for <chip>:
+ *           const unsigned char dlc_cuda_cubin[]; const int64_t dlc_cuda_cubin_size;
+ *       (the runtime loads the cubin where the device runs it, else the PTX).
  *       and dlc_module_entry takes *device* addresses in buffers[] (the runtime
  *       copies the inputs to the device before the call and the outputs back
  *       after it). Its host code launches the kernels through these calls into the
@@ -136,7 +141,7 @@
  *   void dlc_cuda_launch(int32_t kernel, int64_t gx, int64_t gy, int64_t gz,
  *                        int64_t bx, int64_t by, int64_t bz, int32_t shared_bytes,
  *                        int64_t params, int32_t num_params);
- *       Launches kernel number `kernel` (its line in dlc_cuda_kernels) on a grid
+ *       Launches kernel number `kernel` (its line of dlc_cuda_kernels) on a grid
  *       of gx*gy*gz blocks of bx*by*bz threads; `params` is the address of
  *       num_params 8-byte kernel parameters (device addresses, or scalars in the
  *       low bytes). Asynchronous; a failure is reported when the entry returns.
@@ -172,6 +177,8 @@
 #define DLC_ABI_ONNX_SIZE_SYMBOL "dlc_module_onnx_size"
 #define DLC_ABI_CUDA_PTX_SYMBOL "dlc_cuda_ptx"
 #define DLC_ABI_CUDA_KERNELS_SYMBOL "dlc_cuda_kernels"
+#define DLC_ABI_CUDA_CUBIN_SYMBOL "dlc_cuda_cubin"
+#define DLC_ABI_CUDA_CUBIN_SIZE_SYMBOL "dlc_cuda_cubin_size"
 /* The largest <max> of a `dim` record: 2^40. */
 #define DLC_ABI_MAX_DIM ((int64_t)1 << 40)
 

@@ -107,6 +107,9 @@ struct dlc_module_t {
    * their names, one per line (dlc_cuda_ptx, dlc_cuda_kernels); NULL for a CPU module. */
   char *cuda_chip;
   const char *cuda_ptx, *cuda_kernels;
+  /* The cubin ptxas assembled for cuda_chip (dlc_cuda_cubin), or NULL. */
+  const void *cuda_cubin;
+  size_t cuda_cubin_size;
 };
 
 /* ---- sizes of the symbolic dims (dlc_sizes.c) -------------------------------- */

@@ -304,6 +304,11 @@ dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
   if (m->cuda_chip) {
     m->cuda_ptx = dlsym(handle, DLC_ABI_CUDA_PTX_SYMBOL);
     m->cuda_kernels = dlsym(handle, DLC_ABI_CUDA_KERNELS_SYMBOL);
+    const int64_t *cubin_size = dlsym(handle, DLC_ABI_CUDA_CUBIN_SIZE_SYMBOL);
+    m->cuda_cubin = dlsym(handle, DLC_ABI_CUDA_CUBIN_SYMBOL);
+    m->cuda_cubin_size = m->cuda_cubin && cubin_size && *cubin_size > 0 ? (size_t)*cubin_size : 0;
+    if (!m->cuda_cubin_size || m->cuda_cubin_size > body_size)
+      m->cuda_cubin = NULL;
     if (!m->cuda_ptx || !m->cuda_kernels) {
       dlc_module_free(m);
       return dlc_fail(DLC_ERROR_BAD_MODULE, "module '%s': targets cuda but has no '%s' or '%s'",
@@ -328,6 +333,15 @@ dlc_status_t dlc_module_load(const char *path, dlc_module_t **out) {
 }
 
 /* ---- queries ----------------------------------------------------------- */
+
+const char *dlc_module_cuda_chip(const dlc_module_t *module, const char **kernels,
+                                 int *has_cubin) {
+  if (kernels)
+    *kernels = module ? module->cuda_kernels : NULL;
+  if (has_cubin)
+    *has_cubin = module && module->cuda_cubin ? 1 : 0;
+  return module ? module->cuda_chip : NULL;
+}
 
 size_t dlc_module_num_inputs(const dlc_module_t *module) {
   return module ? module->num_inputs : 0;

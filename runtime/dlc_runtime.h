@@ -359,6 +359,13 @@ DLC_API dlc_status_t dlc_module_attach_state(dlc_module_t *module,
                                              void *const *state_data,
                                              const void *onnx, size_t onnx_size);
 
+/* A GPU module (dlc compile --target=cuda:<chip>): its architecture ("sm_80", ...) and
+ * kernel table (a line per kernel: "<name> <gx>,<gy>,<gz> <bx>,<by>,<bz> <shared bytes>
+ * <params>"); NULL for a CPU module. *has_cubin (may be NULL) is 1 where the module
+ * carries the kernels assembled for the chip besides their PTX, else 0. */
+DLC_API const char *dlc_module_cuda_chip(const dlc_module_t *module, const char **kernels,
+                                         int *has_cubin);
+
 /* The serialized forward ONNX model a training step carries (its trained
  * initializers have no data in it: take them from the states). The bytes
  * belong to the module. Errors: INVALID_ARGUMENT, NOT_FOUND (no model). */

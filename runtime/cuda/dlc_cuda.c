@@ -242,8 +242,12 @@ dlc_status_t dlc_cuda_session_create(const dlc_module_t *m, dlc_cuda_session_t *
     dlc_cuda_session_free(s);
     return dlc_cuda_fail("cuCtxPushCurrent", r);
   }
-  /* The PTX, compiled for the device by the driver. */
-  if ((r = cu.module_load_data(&s->module, m->cuda_ptx)) != 0) {
+  /* The cubin where the device runs it, else the PTX, compiled by the driver. */
+  if (!m->cuda_cubin || cu.module_load_data(&s->module, m->cuda_cubin) != 0)
+    r = cu.module_load_data(&s->module, m->cuda_ptx);
+  else
+    r = 0;
+  if (r != 0) {
     st = dlc_fail(DLC_ERROR_BAD_MODULE, "module '%s': the CUDA driver rejects its PTX: %s",
                   m->path, dlc_cu_text(r));
     dlc_cuda_session_free(s);
@@ -252,8 +256,9 @@ dlc_status_t dlc_cuda_session_create(const dlc_module_t *m, dlc_cuda_session_t *
   const char *name = m->cuda_kernels;
   for (size_t k = 0; k < num_kernels; ++k) {
     const char *eol = strchr(name, '\n');
+    size_t len = strcspn(name, " \n"); /* the table line's first field */
     char buf[128];
-    snprintf(buf, sizeof(buf), "%.*s", (int)(eol - name), name);
+    snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
     if ((r = cu.module_get_function(&s->kernels[k], s->module, buf)) != 0) {
       st = dlc_fail(DLC_ERROR_BAD_MODULE, "module '%s': no kernel '%s' in its PTX: %s",
                     m->path, buf, dlc_cu_text(r));

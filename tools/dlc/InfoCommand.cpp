@@ -4,6 +4,7 @@
 #include "tools/dlc/Commands.h"
 
 #include <cstdio>
+#include <cstring>
 
 namespace dlc::cli {
 
@@ -63,6 +64,21 @@ int infoCommand(int argc, char **argv) {
   if (!m)
     return fail(error);
   std::printf("%s: compiled dlc module\n", path.c_str());
+  // A GPU module: its architecture and kernel table.
+  const char *kernels = nullptr;
+  int cubin = 0;
+  if (const char *chip = dlc_module_cuda_chip(m, &kernels, &cubin)) {
+    size_t count = 0;
+    for (const char *p = kernels; *p; ++p)
+      count += *p == '\n';
+    std::printf("  target cuda %s: %zu kernels (PTX%s)\n", chip, count,
+                cubin ? " and cubin" : "; no cubin, the driver compiles the PTX");
+    for (const char *line = kernels; *line;) {
+      const char *eol = std::strchr(line, '\n');
+      std::printf("    kernel %.*s\n", (int)(eol - line), line);
+      line = eol + 1;
+    }
+  }
   // Symbolic dims: the sizes each accepts (dlc compile --dims).
   for (size_t i = 0; i < dlc_module_num_dims(m); ++i) {
     dlc_dim_info_t dim;

@@ -74,14 +74,14 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   pm.addNestedPass<FuncOp>(createMapToThreads(threads));
   pm.addNestedPass<FuncOp>(createConvertLinalgToLoopsPass());
   addCleanup(pm);
-  x86::TargetOptions host;
-  host.cpu = "x86-64-v3";
-  host.optLevel = options.optLevel;
+  x86::TargetOptions cpu;
+  cpu.cpu = "x86-64-v3";
+  cpu.optLevel = options.optLevel;
   if (options.scheduleOnCpu) {
     // The check of the schedules: the foralls as loops, run by the CPU (the mma tiles as
     // f32 vector contractions).
     pm.addPass(createForallToForLoopPass());
-    x86::buildCpuLLVMTail(pm, host);
+    x86::buildCpuLLVMTail(pm, cpu);
     return;
   }
   // Warp tiles -> lanes' mma.sync fragments.
@@ -111,8 +111,13 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   binary.toolkitPath = toolkitPath(options);
   pm.addPass(createGpuModuleToBinaryPass(binary));
   // Host: the PTX embedded, launches as runtime calls, then the CPU's lowering to LLVM.
-  pm.addPass(createLowerLaunches());
-  x86::buildCpuLLVMTail(pm, host);
+  // The cubin too where the toolkit has ptxas (the driver JIT-compiles the PTX otherwise).
+  LowerLaunchesOptions host;
+  std::string ptxas = toolkitPath(options) + "/bin/ptxas";
+  if (llvm::sys::fs::can_execute(ptxas))
+    host.ptxas = ptxas;
+  pm.addPass(createLowerLaunches(host));
+  x86::buildCpuLLVMTail(pm, cpu);
 }
 
 } // namespace dlc::cuda

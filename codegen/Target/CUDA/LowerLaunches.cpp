@@ -7,6 +7,12 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+
 #include <functional>
 
 namespace dlc::cuda {
@@ -72,6 +78,43 @@ FailureOr<Value> slotOf(Value v, OpBuilder &b, Location loc) {
 }
 
 struct LowerLaunches : dlc::cuda::impl::LowerLaunchesBase<LowerLaunches> {
+  using LowerLaunchesBase::LowerLaunchesBase;
+
+  /// The cubin ptxas makes of `ptx` for `chip`.
+  FailureOr<std::string> assemble(StringRef ptx, StringRef chip) {
+    SmallString<128> in, out;
+    if (llvm::sys::fs::createTemporaryFile("dlc-kernels", "ptx", in) ||
+        llvm::sys::fs::createTemporaryFile("dlc-kernels", "cubin", out)) {
+      getOperation().emitError("cannot create temporary files for ptxas");
+      return failure();
+    }
+    llvm::scope_exit cleanup([&] {
+      llvm::sys::fs::remove(in);
+      llvm::sys::fs::remove(out);
+    });
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(in, ec);
+      os << ptx;
+    }
+    std::string arch = ("-arch=" + chip).str(), errors;
+    SmallVector<StringRef> args{ptxas, arch, "-O3", in, "-o", out};
+    SmallString<128> log;
+    llvm::sys::fs::createTemporaryFile("dlc-ptxas", "log", log);
+    llvm::scope_exit dropLog([&] { llvm::sys::fs::remove(log); });
+    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log), StringRef(log)};
+    int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &errors);
+    auto cubin = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
+    if (rc != 0 || !cubin) {
+      auto text = llvm::MemoryBuffer::getFile(log);
+      getOperation().emitError("ptxas failed on the kernels (")
+          << ptxas << " " << arch << "): "
+          << (text ? (*text)->getBuffer().trim().take_front(600) : StringRef(errors));
+      return failure();
+    }
+    return (*cubin)->getBuffer().str();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -95,13 +138,29 @@ struct LowerLaunches : dlc::cuda::impl::LowerLaunchesBase<LowerLaunches> {
       chip = nvvm.getChip().str();
     RuntimeCalls calls = RuntimeCalls::declare(module);
     IRRewriter b(ctx);
-    // Kernel indices in order of first launch.
+    // Kernel indices in order of first launch; the table's line of each.
     llvm::StringMap<int> kernelIndex;
-    std::string names;
+    std::string table;
     for (gpu::LaunchFuncOp launch : launches) {
       StringRef name = launch.getKernelName().getValue();
-      if (kernelIndex.try_emplace(name, (int)kernelIndex.size()).second)
-        names += name.str() + "\n";
+      if (!kernelIndex.try_emplace(name, (int)kernelIndex.size()).second)
+        continue;
+      auto dims = [](gpu::KernelDim3 d) {
+        std::string s;
+        for (Value v : {d.x, d.y, d.z}) {
+          std::optional<int64_t> c = getConstantIntValue(v);
+          s += (s.empty() ? "" : ",") + (c ? std::to_string(*c) : std::string("?"));
+        }
+        return s;
+      };
+      std::optional<int64_t> smem = launch.getDynamicSharedMemorySize()
+                                        ? getConstantIntValue(launch.getDynamicSharedMemorySize())
+                                        : std::optional<int64_t>(0);
+      table += (name + " " + dims(launch.getGridSizeOperandValues()) + " " +
+                dims(launch.getBlockSizeOperandValues()) + " " +
+                (smem ? std::to_string(*smem) : "?") + " " +
+                std::to_string(launch.getKernelOperands().size()) + "\n")
+                   .str();
     }
     auto i8 = IntegerType::get(ctx, 8);
     auto addString = [&](StringRef symbol, std::string text) {
@@ -112,7 +171,19 @@ struct LowerLaunches : dlc::cuda::impl::LowerLaunchesBase<LowerLaunches> {
                              b.getStringAttr(text));
     };
     addString("dlc_cuda_ptx", object.getObject().str());
-    addString("dlc_cuda_kernels", names);
+    addString("dlc_cuda_kernels", table);
+    if (!ptxas.empty()) {
+      FailureOr<std::string> cubin = assemble(object.getObject().getValue(), chip);
+      if (failed(cubin))
+        return signalPassFailure();
+      b.setInsertionPointToEnd(module.getBody());
+      LLVM::GlobalOp::create(b, module.getLoc(), LLVM::LLVMArrayType::get(i8, cubin->size()),
+                             /*isConstant=*/true, LLVM::Linkage::External, "dlc_cuda_cubin",
+                             b.getStringAttr(*cubin), /*alignment=*/8);
+      LLVM::GlobalOp::create(b, module.getLoc(), b.getI64Type(), /*isConstant=*/true,
+                             LLVM::Linkage::External, "dlc_cuda_cubin_size",
+                             b.getI64IntegerAttr(cubin->size()));
+    }
     b.eraseOp(binary);
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
 

@@ -66,8 +66,10 @@ def LowerLaunches : Pass<"dlc-cuda-lower-launches", "::mlir::ModuleOp"> {
   let summary = "Host side: kernels embedded as PTX, launches as runtime calls";
   let description = [{
     Runs after `gpu-module-to-binary`. The PTX of `gpu.binary @dlc_kernels`
-    becomes the exported string `dlc_cuda_ptx`, and the kernels' names
-    (newline-separated, in kernel-index order) `dlc_cuda_kernels`. In the host
+    becomes the exported string `dlc_cuda_ptx`; with `ptxas` (a path), also the cubin
+    it assembles for the chip (`dlc_cuda_cubin`, `dlc_cuda_cubin_size`). The kernel
+    table `dlc_cuda_kernels` has a line per kernel in kernel-index order: its name,
+    grid `gx,gy,gz`, block `bx,by,bz`, dynamic shared memory bytes and parameter count. In the host
     functions, each `gpu.launch_func` becomes a call of the runtime's
     `dlc_cuda_launch(kernel, gx, gy, gz, bx, by, bz, shared_bytes, params,
     num_params)` with `params` an array of 8-byte kernel parameters (device
@@ -77,6 +79,8 @@ def LowerLaunches : Pass<"dlc-cuda-lower-launches", "::mlir::ModuleOp"> {
     bytes)`, its device copy. Anything else that would touch memory on the host
     is an error naming the op: host code only sees device addresses.
   }];
+  let options = [Option<"ptxas", "ptxas", "std::string", /*default=*/"\"\"",
+                        "the CUDA toolkit's ptxas, to assemble a cubin (empty: PTX only)">];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
 }
