@@ -361,13 +361,14 @@ def feature_extractor_range():
 
 
 def cuda_mix():
-    """MatMul -> Softmax, plus a Gather (its index check runs on the host): --target=cuda."""
+    """MatMul (tensor cores) -> Softmax (4-element vectors per thread), plus a Gather whose
+    index check the host reads: --target=cuda."""
     rng = np.random.default_rng(0)
     return model([
         h.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
         h.make_node("Softmax", ["m"], ["y"], axis=-1, name="softmax"),
         h.make_node("Gather", ["y", "idx"], ["g"], axis=0, name="gather"),
-    ], [f32("x", [4, 16]), vi("idx", TP.INT64, [2])], [f32("g", [2, 8])],
+    ], [f32("x", [32, 16]), vi("idx", TP.INT64, [2])], [f32("g", [2, 8])],
         [const("w", rng.standard_normal((16, 8)).astype(np.float32))])
 
 

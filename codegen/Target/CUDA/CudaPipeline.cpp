@@ -9,6 +9,7 @@
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -84,8 +85,9 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
     x86::buildCpuLLVMTail(pm, cpu);
     return;
   }
-  // Warp tiles -> lanes' mma.sync fragments.
+  // Warp tiles -> lanes' mma.sync fragments; threads' vectors -> aligned 16-byte accesses.
   pm.addNestedPass<FuncOp>(createWarpMma());
+  pm.addNestedPass<FuncOp>(createVectorLoads());
   // Foralls -> gpu.launch -> gpu.func in gpu.module @dlc_kernels.
   ForallToLaunchOptions launch;
   launch.chip = options.gpu.chip;
@@ -99,6 +101,8 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
+  // The threads' vectors (broadcasts, 16-byte loads and stores) -> LLVM vectors.
+  kernels.addPass(createConvertVectorToLLVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));

@@ -3,6 +3,8 @@
 #include "codegen/Target/CUDA/MmaSchedule.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -36,6 +38,42 @@ SmallVector<unsigned> parallelDimsInOutputOrder(linalg::LinalgOp op) {
   return rest;
 }
 
+/// Elements per thread along the innermost parallel dim `inner`: 4 (one 16-byte vector
+/// load or store per operand) for an elementwise op of 32-bit elements whose operands are
+/// contiguous along it with every other stride and offset a multiple of 4 (or do not
+/// depend on it), the dim a multiple of 4, the body plain arithmetic; else 1.
+int64_t vectorWidth(linalg::LinalgOp op, unsigned inner, ArrayRef<int64_t> ranges) {
+  constexpr int64_t kWidth = 4;
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || op.getNumReductionLoops() != 0 || ranges[inner] % kWidth != 0)
+    return 1;
+  for (Operation &body : generic.getBody()->without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(body.getDialect()) ||
+        body.getNumRegions() != 0)
+      return 1;
+  for (OpOperand &o : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(o.get().getType());
+    if (!type || !type.getElementType().isIntOrFloat() ||
+        type.getElementType().getIntOrFloatBitWidth() != 32)
+      return 1;
+    AffineMap map = op.getMatchingIndexingMap(&o);
+    if (!map.isProjectedPermutation())
+      return 1;
+    std::optional<unsigned> pos = map.getResultPosition(getAffineDimExpr(inner, op.getContext()));
+    if (!pos)
+      continue; // the same value for the thread's elements
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (*pos != map.getNumResults() - 1 || failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1 || ShapedType::isDynamic(offset) || offset % kWidth != 0)
+      return 1;
+    for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+      if (ShapedType::isDynamic(stride) || stride % kWidth != 0)
+        return 1;
+  }
+  return kWidth;
+}
+
 LogicalResult mapOp(linalg::LinalgOp op, int64_t blockThreads, RewriterBase &b) {
   if (!op.hasPureBufferSemantics())
     return op->emitOpError("reached the cuda kernel schedule on tensors (expected buffers)");
@@ -43,9 +81,10 @@ LogicalResult mapOp(linalg::LinalgOp op, int64_t blockThreads, RewriterBase &b) 
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return op->emitOpError("has dynamic loop bounds: the cuda target needs static shapes");
   SmallVector<unsigned> par = parallelDimsInOutputOrder(op);
+  int64_t width = par.empty() ? 1 : vectorWidth(op, par.back(), ranges);
   int64_t points = 1;
   for (unsigned d : par)
-    points *= ranges[d];
+    points *= d == par.back() ? ranges[d] / width : ranges[d];
   if (points == 0 || llvm::any_of(ranges, [](int64_t r) { return r == 0; })) {
     b.eraseOp(op); // nothing to compute (an empty output, or an empty sum into an init
                    // that bufferization already wrote)
@@ -76,7 +115,7 @@ LogicalResult mapOp(linalg::LinalgOp op, int64_t blockThreads, RewriterBase &b) 
   b.setInsertionPointToStart(guard.thenBlock());
   SmallVector<int64_t> basis;
   for (unsigned d : par)
-    basis.push_back(ranges[d]);
+    basis.push_back(d == par.back() ? ranges[d] / width : ranges[d]);
   SmallVector<Value> coords;
   if (par.size() == 1) {
     coords.push_back(point);
@@ -95,11 +134,26 @@ LogicalResult mapOp(linalg::LinalgOp op, int64_t blockThreads, RewriterBase &b) 
     offsets[d] = c;
     sizes[d] = b.getIndexAttr(1);
   }
+  if (width > 1) {
+    offsets[par.back()] = affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(1, 0, getAffineDimExpr(0, ctx) * width), coords.back())
+                              .getResult();
+    sizes[par.back()] = b.getIndexAttr(width);
+  }
   auto tiling = cast<TilingInterface>(op.getOperation());
   FailureOr<TilingResult> tiled = tiling.getTiledImplementation(b, offsets, sizes);
   if (failed(tiled))
     return op->emitOpError("could not be tiled for the cuda kernel schedule");
   b.eraseOp(op);
+  // A thread's 4 elements as vectors: one transfer per operand (16-byte aligned on the
+  // GPU, where dlc-cuda-vector-loads says so to the loads and stores).
+  if (width > 1)
+    for (Operation *t : tiled->tiledOps)
+      if (auto tiledOp = dyn_cast<linalg::LinalgOp>(t)) {
+        b.setInsertionPoint(tiledOp);
+        if (succeeded(linalg::vectorize(b, tiledOp)))
+          b.eraseOp(tiledOp);
+      }
   return success();
 }
 

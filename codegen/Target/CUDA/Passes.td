@@ -43,6 +43,19 @@ def WarpMma : Pass<"dlc-cuda-warp-mma", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def VectorLoads : Pass<"dlc-cuda-vector-loads", "::mlir::func::FuncOp"> {
+  let summary = "A thread's vectors as 1-D loads and stores, 16-byte ones aligned";
+  let description = [{
+    The thread-mapped schedule's vectors of 4 elements (transfers and arithmetic on
+    unit-dim vectors, vector<1x..x4xf32>) become 1-D `vector.load`/`vector.store` and
+    arithmetic on vector<4xf32>. Every 16-byte load and store gets `alignment = 16`
+    (ld.global.v4 / st.global.v4): the schedule vectorizes only where the operands'
+    offsets and strides are multiples of 4 elements, and device buffers (cuMemAlloc, the
+    arena's 64-byte views) are aligned. GPU only: a CPU module's buffers need not be.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def ForallToLaunch : Pass<"dlc-cuda-forall-to-launch", "::mlir::ModuleOp"> {
   let summary = "Block and thread foralls -> gpu.launch, outlined into one gpu.module";
   let description = [{

@@ -2,13 +2,13 @@
 
 // Two kernels in one gpu.module for the chip; the arena's views and the index math move
 // into the kernels, so the launches pass whole buffers: the argument, the arena and the
-// weight.
+// weight. Four elements a thread: 75 points, one block of three warps.
 // CHECK: module attributes {gpu.container_module}
 // CHECK: func.func @two(%[[X:.*]]: memref<300xf32>, %[[Y:.*]]: memref<300xf32>)
 // CHECK-DAG: %[[W:.*]] = memref.get_global @w
 // CHECK-DAG: %[[A:.*]] = memref.alloc() : memref<1280xi8>
-// CHECK: gpu.launch_func @dlc_kernels::@k0 blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1) args(%[[A]] : memref<1280xi8>, %[[X]] : memref<300xf32>, %[[W]] : memref<300xf32>)
-// CHECK: gpu.launch_func @dlc_kernels::@k1 blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1) args(%[[A]] : memref<1280xi8>, %[[Y]] : memref<300xf32>)
+// CHECK: gpu.launch_func @dlc_kernels::@k0 blocks in (%c1, %c1, %c1) threads in (%c96, %c1, %c1) args(%[[A]] : memref<1280xi8>, %[[X]] : memref<300xf32>, %[[W]] : memref<300xf32>)
+// CHECK: gpu.launch_func @dlc_kernels::@k1 blocks in (%c1, %c1, %c1) threads in (%c96, %c1, %c1) args(%[[A]] : memref<1280xi8>, %[[Y]] : memref<300xf32>)
 // CHECK: gpu.module @dlc_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @k0(%{{.*}}: memref<1280xi8>, %{{.*}}: memref<300xf32>, %{{.*}}: memref<300xf32>) kernel
 // CHECK:   gpu.block_id x
