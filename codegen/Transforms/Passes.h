@@ -40,6 +40,20 @@ constexpr llvm::StringLiteral kPackedBuffersAttr = "dlc.packed_buffers";
 /// dlc-pack-entry-arguments sizes those dims from the runtime's dims table.
 constexpr llvm::StringLiteral kBufferDimsAttr = "dlc.buffer_dims";
 
+/// What buildBuffersPipeline runs.
+struct BuffersPipelineOptions {
+  /// A parallel loop's scratch tensors one per thread (dlc-privatize-parallel-buffers):
+  /// the CPU's outlined parallel loops need it.
+  bool privatizeParallelBuffers = true;
+  /// Print the arena's plan (--dump-config).
+  bool dumpArena = false;
+};
+
+/// The middle every target's pipeline shares, from fused linalg on tensors with the ABI
+/// prepared to buffers: weights as flat globals, output chains apart, tensors -> buffers,
+/// intermediates freed and planned into one arena by liveness.
+void buildBuffersPipeline(mlir::OpPassManager &pm, const BuffersPipelineOptions &options);
+
 } // namespace dlc::codegen
 
 #endif

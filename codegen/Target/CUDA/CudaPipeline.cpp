@@ -56,19 +56,10 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   pm.addPass(codegen::createPrepareABI());
   pm.addNestedPass<FuncOp>(codegen::createPadToHalo());
   addCleanup(pm);
-  pm.addNestedPass<FuncOp>(codegen::createFlattenConstants());
-  pm.addNestedPass<FuncOp>(codegen::createIsolateOutputChains());
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  pm.addNestedPass<FuncOp>(codegen::createReadPaddedInterior());
-  pm.addPass(codegen::createConstantsToGlobals());
-  pm.addPass(bufferization::createOneShotBufferizePass());
-  addCleanup(pm);
-  pm.addNestedPass<FuncOp>(bufferization::createBufferHoistingPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  codegen::PlanArenaOptions arena;
-  arena.dumpConfig = options.dumpConfig;
-  pm.addNestedPass<FuncOp>(codegen::createPlanArena(arena));
+  codegen::BuffersPipelineOptions buffers;
+  buffers.privatizeParallelBuffers = false; // kernels are not the CPU's parallel loops
+  buffers.dumpArena = options.dumpConfig;
+  codegen::buildBuffersPipeline(pm, buffers);
   // Kernel schedules: every linalg op (and copy) as block and thread foralls.
   MapToThreadsOptions threads;
   threads.blockThreads = options.gpu.blockThreads;

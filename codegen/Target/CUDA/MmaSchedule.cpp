@@ -134,10 +134,18 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
   Value n0 = origin(blockCoords.back(), warpCoords[1], kBlockN, kWarpTileN);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   auto inBounds = b.getBoolArrayAttr({false, false});
-  auto tileType = [&](int64_t rows, int64_t cols) {
-    return VectorType::get({rows, cols}, b.getF32Type());
-  };
   auto role = [&](Operation *o, StringRef r) { o->setAttr(kMmaRoleAttr, b.getStringAttr(r)); };
+  // A rows x cols tile of `operand` at `at` along loop dims rowDim, colDim, as mma operand
+  // `r` (masked: out-of-bounds elements read as 0).
+  auto readTile = [&](OpOperand &operand, int64_t rows, int64_t cols, unsigned rowDim,
+                      unsigned colDim, StringRef r) {
+    TileAccess t = tileAccess(op, operand, at, rowDim, colDim, b);
+    auto read = vector::TransferReadOp::create(
+        b, loc, VectorType::get({rows, cols}, b.getF32Type()), operand.get(), t.indices,
+        AffineMapAttr::get(t.map), zero, Value(), inBounds);
+    role(read, r);
+    return read.getResult();
+  };
   OpOperand *lhs = op.getDpsInputOperand(0), *rhs = op.getDpsInputOperand(1),
              *out = op.getDpsInitOperand(0);
   // The accumulators: C's tiles (the op adds to what C holds).
@@ -150,12 +158,7 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
       at[dims->m] = tileOrigin(m0, i, kMmaM);
       at[dims->n] = tileOrigin(n0, j, kMmaN);
       at[dims->k] = c(0);
-      TileAccess t = tileAccess(op, *out, at, dims->m, dims->n, b);
-      auto read = vector::TransferReadOp::create(b, loc, tileType(kMmaM, kMmaN), out->get(),
-                                                 t.indices, AffineMapAttr::get(t.map), zero,
-                                                 Value(), inBounds);
-      role(read, "c");
-      inits.push_back(read);
+      inits.push_back(readTile(*out, kMmaM, kMmaN, dims->m, dims->n, "c"));
     }
   auto loop = scf::ForOp::create(b, loc, c(0), c(ranges[dims->k]), c(kMmaK), inits);
   b.setInsertionPointToStart(loop.getBody());
@@ -163,21 +166,11 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
   SmallVector<Value> as, bs;
   for (int64_t i = 0; i < kTilesM; ++i) {
     at[dims->m] = tileOrigin(m0, i, kMmaM);
-    TileAccess t = tileAccess(op, *lhs, at, dims->m, dims->k, b);
-    auto read = vector::TransferReadOp::create(b, loc, tileType(kMmaM, kMmaK), lhs->get(),
-                                               t.indices, AffineMapAttr::get(t.map), zero,
-                                               Value(), inBounds);
-    role(read, "a");
-    as.push_back(read);
+    as.push_back(readTile(*lhs, kMmaM, kMmaK, dims->m, dims->k, "a"));
   }
   for (int64_t j = 0; j < kTilesN; ++j) {
     at[dims->n] = tileOrigin(n0, j, kMmaN);
-    TileAccess t = tileAccess(op, *rhs, at, dims->k, dims->n, b);
-    auto read = vector::TransferReadOp::create(b, loc, tileType(kMmaK, kMmaN), rhs->get(),
-                                               t.indices, AffineMapAttr::get(t.map), zero,
-                                               Value(), inBounds);
-    role(read, "b");
-    bs.push_back(read);
+    bs.push_back(readTile(*rhs, kMmaK, kMmaN, dims->k, dims->n, "b"));
   }
   AffineExpr mm, nn, kk;
   bindDims(ctx, mm, nn, kk);

@@ -66,35 +66,14 @@ void buildCpuLoweringPipeline(OpPassManager &pm, const TargetOptions &options) {
   // Polynomial exp/tanh/erf/...: no libm calls inside vector loops.
   pm.addNestedPass<FuncOp>(createMathApproximation());
   addCleanup(pm);
-  // Weights as flat globals (after canonicalization, which would undo it).
-  pm.addNestedPass<FuncOp>(codegen::createFlattenConstants());
-  // Output chains that CSE made share a link with another writer are kept apart...
-  pm.addNestedPass<FuncOp>(codegen::createIsolateOutputChains());
-  // ... so each output is computed in its buffer, and producers of padded tensors
-  // write into the padded buffer's interior.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  // ... and a residual read of such a producer's result reads the padded buffer.
-  pm.addNestedPass<FuncOp>(codegen::createReadPaddedInterior());
-  // A training step's parameters and optimizer state: mutable memref globals.
-  pm.addPass(codegen::createLowerGlobalState());
-  // A parallel loop's scratch tensors are made inside it: one buffer per thread.
+  // Weights as globals, tensors -> buffers, the arena (shared with every target). A
+  // parallel loop's scratch tensors are made inside it: one buffer per thread.
   // (Testing only, --inject-fault=shared-scratch: threads share them, MaxViT's race,
   // which scripts/test --tsan must catch.)
-  if (options.injectFault != "shared-scratch")
-    pm.addNestedPass<FuncOp>(codegen::createPrivatizeParallelBuffers());
-  // Constants -> globals in O(n) (bufferization's own lookup is O(n) per constant).
-  pm.addPass(codegen::createConstantsToGlobals());
-  // Tensors -> buffers; intermediates become allocations.
-  pm.addPass(bufferization::createOneShotBufferizePass());
-  addCleanup(pm);
-  // Free every intermediate; hoist what can be hoisted.
-  pm.addNestedPass<FuncOp>(bufferization::createBufferHoistingPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  // Intermediates share one arena by liveness (frees were all at the end).
-  codegen::PlanArenaOptions arena;
-  arena.dumpConfig = options.dumpConfig;
-  pm.addNestedPass<FuncOp>(codegen::createPlanArena(arena));
+  codegen::BuffersPipelineOptions buffers;
+  buffers.privatizeParallelBuffers = options.injectFault != "shared-scratch";
+  buffers.dumpArena = options.dumpConfig;
+  codegen::buildBuffersPipeline(pm, buffers);
   // Large outputs written in whole cache lines bypass the caches...
   pm.addNestedPass<FuncOp>(createStreamingStores());
   // ... and large inputs read that way are prefetched ahead.
