@@ -400,18 +400,7 @@ dlc_status_t dlc_session_run(dlc_session_t *session,
   if (sigsetjmp(guard.env, 0) == 0) {
     dlc_fault_push(&guard);
     if (session->cuda) {
-      size_t *bytes = malloc((num_inputs + num_outputs + 1) * sizeof(size_t));
-      if (!bytes) {
-        cuda_st = dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "out of memory for a CUDA run");
-        rc = 0;
-      } else {
-        for (size_t i = 0; i < num_inputs; ++i)
-          bytes[i] = dlc_tensor_byte_size(inputs[i]);
-        for (size_t o = 0; o < num_outputs; ++o)
-          bytes[num_inputs + o] = dlc_tensor_byte_size(outputs[o]);
-        cuda_st = dlc_cuda_session_run(session->cuda, m, session->buffers, bytes, session, &rc);
-        free(bytes);
-      }
+      cuda_st = dlc_cuda_session_run(session->cuda, m, inputs, outputs, session, &rc);
     } else {
       rc = m->entry(session->buffers, session);
     }

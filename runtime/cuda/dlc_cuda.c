@@ -153,8 +153,10 @@ struct dlc_cuda_session {
   CUstream stream;
   CUfunction *kernels;
   size_t num_kernels;
-  /* Device copies of the inputs and outputs (one block each, kept across runs). */
+  /* Device copies of the inputs and outputs (one block each, kept across runs), and
+   * the entry's buffer table of their addresses. */
   CUdeviceptr *io;
+  void **device;
   size_t *io_bytes;
   size_t num_io;
   /* The blocks the host code allocates (its arena), reused in order by every run. */
@@ -204,6 +206,7 @@ void dlc_cuda_session_free(dlc_cuda_session_t *s) {
   }
   free(s->kernels);
   free(s->io);
+  free(s->device);
   free(s->io_bytes);
   free(s->blocks);
   free(s->block_bytes);
@@ -225,6 +228,7 @@ dlc_status_t dlc_cuda_session_create(const dlc_module_t *m, dlc_cuda_session_t *
     num_kernels += *p == '\n';
   if (!s || !(s->io = calloc(num_io + 1, sizeof(CUdeviceptr))) ||
       !(s->io_bytes = calloc(num_io + 1, sizeof(size_t))) ||
+      !(s->device = calloc(num_io + 1, sizeof(void *))) ||
       !(s->kernels = calloc(num_kernels + 1, sizeof(CUfunction)))) {
     dlc_cuda_session_free(s);
     return dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "out of memory creating a CUDA session");
@@ -279,33 +283,32 @@ dlc_status_t dlc_cuda_session_create(const dlc_module_t *m, dlc_cuda_session_t *
 }
 
 dlc_status_t dlc_cuda_session_run(dlc_cuda_session_t *s, const dlc_module_t *m,
-                                  void *const *buffers, const size_t *bytes,
-                                  void *runtime_ctx, int32_t *rc) {
+                                  const dlc_tensor_t *const *inputs,
+                                  dlc_tensor_t *const *outputs, void *runtime_ctx,
+                                  int32_t *rc) {
   *rc = 0;
   CUresult r;
   if ((r = cu.ctx_push(s->ctx)) != 0)
     return dlc_cuda_fail("cuCtxPushCurrent", r);
   dlc_status_t st = DLC_OK;
-  void **device = calloc(s->num_io + 1, sizeof(void *));
-  if (!device) {
-    st = dlc_fail(DLC_ERROR_OUT_OF_MEMORY, "out of memory for a CUDA run");
-    goto done;
-  }
+  void **device = s->device;
   for (size_t i = 0; i < s->num_io; ++i) {
-    if (s->io_bytes[i] < bytes[i]) {
+    const dlc_tensor_t *t = i < m->num_inputs ? inputs[i] : outputs[i - m->num_inputs];
+    size_t bytes = dlc_tensor_byte_size(t);
+    if (s->io_bytes[i] < bytes) {
       if (s->io[i])
         cu.mem_free(s->io[i]);
       s->io[i] = 0;
       s->io_bytes[i] = 0;
-      if ((r = cu.mem_alloc(&s->io[i], bytes[i] ? bytes[i] : 1)) != 0) {
+      if ((r = cu.mem_alloc(&s->io[i], bytes)) != 0) {
         st = dlc_cuda_fail("cuMemAlloc (inputs and outputs)", r);
         goto done;
       }
-      s->io_bytes[i] = bytes[i];
+      s->io_bytes[i] = bytes;
     }
     device[i] = (void *)(uintptr_t)s->io[i];
-    if (i < m->num_inputs && bytes[i] &&
-        (r = cu.memcpy_htod(s->io[i], buffers[i], bytes[i])) != 0) {
+    if (i < m->num_inputs && bytes &&
+        (r = cu.memcpy_htod(s->io[i], dlc_tensor_data(t), bytes)) != 0) {
       st = dlc_cuda_fail("copying an input to the device", r);
       goto done;
     }
@@ -323,13 +326,15 @@ dlc_status_t dlc_cuda_session_run(dlc_cuda_session_t *s, const dlc_module_t *m,
     st = dlc_cuda_fail("running the kernels", r);
     goto done;
   }
-  for (size_t o = m->num_inputs; o < s->num_io; ++o)
-    if (bytes[o] && (r = cu.memcpy_dtoh(buffers[o], s->io[o], bytes[o])) != 0) {
+  for (size_t o = 0; o < m->num_outputs; ++o) {
+    size_t bytes = dlc_tensor_byte_size(outputs[o]);
+    if (bytes &&
+        (r = cu.memcpy_dtoh(dlc_tensor_data(outputs[o]), s->io[m->num_inputs + o], bytes)) != 0) {
       st = dlc_cuda_fail("copying an output from the device", r);
       goto done;
     }
-done:
-  free(device);
+  }
+done:;
   CUcontext popped;
   cu.ctx_pop(&popped);
   return st;

@@ -22,12 +22,12 @@ dlc_status_t dlc_cuda_check(const char *where, const char *chip);
 dlc_status_t dlc_cuda_session_create(const dlc_module_t *m, dlc_cuda_session_t **out);
 void dlc_cuda_session_free(dlc_cuda_session_t *s);
 
-/* One run: the inputs copied to the device, `entry` called on device buffers (it
- * launches the kernels through the calls below), the outputs copied back.
- * `buffers` holds the host inputs then outputs; `bytes` their sizes. `*rc` is the
- * entry's return code. */
+/* One run (the tensors checked by dlc_session_run): the inputs copied to the device,
+ * `entry` called on device buffers (it launches the kernels through the calls below),
+ * the outputs copied back. `*rc` is the entry's return code. */
 dlc_status_t dlc_cuda_session_run(dlc_cuda_session_t *s, const dlc_module_t *m,
-                                  void *const *buffers, const size_t *bytes,
-                                  void *runtime_ctx, int32_t *rc);
+                                  const dlc_tensor_t *const *inputs,
+                                  dlc_tensor_t *const *outputs, void *runtime_ctx,
+                                  int32_t *rc);
 
 #endif
