@@ -133,6 +133,13 @@ void registerDialects(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
 }
 
+namespace {
+struct CudaPipelineOptions : PassPipelineOptions<CudaPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("the GPU architecture (sm_80 ... sm_90a)"),
+                           llvm::cl::init("sm_80")};
+};
+} // namespace
+
 void registerPassesAndPipelines() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -148,9 +155,17 @@ void registerPassesAndPipelines() {
                                [](OpPassManager &pm) { buildGraphPipeline(pm); });
     PassPipelineRegistration<>("dlc-linalg-pipeline", "dlc lowering of dlc_graph to linalg",
                                [](OpPassManager &pm) { buildLinalgPipeline(pm); });
-    PassPipelineRegistration<>("dlc-cuda-pipeline",
-                               "dlc lowering of linalg to PTX kernels and host code (sm_80)",
-                               [](OpPassManager &pm) { cuda::buildCudaLoweringPipeline(pm, {}); });
+    PassPipelineRegistration<CudaPipelineOptions>(
+        "dlc-cuda-pipeline", "dlc lowering of linalg to PTX kernels and host code",
+        [](OpPassManager &pm, const CudaPipelineOptions &options) {
+          cuda::TargetOptions target;
+          if (std::optional<cuda::GpuTarget> gpu = cuda::GpuTarget::parse(options.chip))
+            target.gpu = *gpu;
+          else
+            llvm::errs() << "dlc-cuda-pipeline: unknown chip '" << options.chip
+                         << "' (expected " << cuda::GpuTarget::supported() << "); using sm_80\n";
+          cuda::buildCudaLoweringPipeline(pm, target);
+        });
     PassPipelineRegistration<>("dlc-llvm-pipeline", "dlc lowering of linalg to LLVM (host CPU)",
                                [](OpPassManager &pm) { buildLLVMPipeline(pm, {}); });
   });

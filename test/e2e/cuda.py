@@ -9,8 +9,10 @@ Usage::
 
 For every model (default: all of ``models.MODELS``):
 
-* **schedules on the CPU**: ``--target=cuda:sm_80 --cuda-schedule-on-cpu`` compiles the
-  kernels' block and thread foralls as CPU loops, the IR the GPU mapping starts from.
+* **schedules on the CPU**: ``--target=cuda:ARCH --cuda-schedule-on-cpu`` compiles the
+  kernels' block, warp/warpgroup and thread foralls as CPU loops, the IR the GPU mapping
+  starts from, once per schedule among the ``--arch`` values: sm_80's (mma.sync tiles, also
+  sm_86/89/90's) and sm_90a's (wgmma tiles).
   Its outputs must match the CPU target's (``dlc compile`` for this machine) within
   ``err = max|cuda - cpu| / max(max|cpu|, 1) <= 1e-4``, and ONNX Runtime's (CPU provider,
   graph optimizations off) within the model's tolerance of run_e2e.py (1e-4).
@@ -108,6 +110,11 @@ def ptx_stats(ptxas: str, ptx: Path, arch: str) -> dict:
     return stats
 
 
+def schedule_archs(archs: list[str]) -> list[str]:
+    """One arch per distinct schedule among `archs`: sm_90a (wgmma), else sm_80 (mma.sync)."""
+    return sorted({"sm_90a" if a == "sm_90a" else "sm_80" for a in archs})
+
+
 def check_model(name: str, dlc: str, archs: list[str], ptxas: str | None, work: Path,
                 table: list) -> list[str]:
     problems = []
@@ -120,20 +127,23 @@ def check_model(name: str, dlc: str, archs: list[str], ptxas: str | None, work: 
         np.save(d / f"{sanitize_name(k)}.npy", v)
     refs, _ = ort_reference(path, inputs)
     names = [n for n, _ in refs]
-    # The CPU target, and the cuda schedules run as CPU loops.
+    # The CPU target, and the cuda schedules run as CPU loops: mma.sync's (every arch but
+    # sm_90a) and wgmma's (sm_90a).
     run([dlc, "compile", str(path), "-o", str(d / "cpu.so")], f"{name}: compile (cpu)")
-    run([dlc, "compile", str(path), "--target=cuda:sm_80", "--cuda-schedule-on-cpu",
-         "-o", str(d / "sched.so")], f"{name}: compile --cuda-schedule-on-cpu")
     cpu = dlc_outputs(dlc, d / "cpu.so", inputs, d / "out_cpu", names)
-    sched = dlc_outputs(dlc, d / "sched.so", inputs, d / "out_sched", names)
-    worst_cpu = max(error(s, c) for s, c in zip(sched, cpu))
-    worst_ort = max(error(s, r) for s, (_, r) in zip(sched, refs))
-    ok = worst_cpu <= TOL and worst_ort <= TOL
-    print(f"{'PASS' if ok else 'FAIL'} {name}: schedules on the CPU vs CPU target "
-          f"{worst_cpu:.2e}, vs ONNX Runtime {worst_ort:.2e} (tolerance {TOL:g})")
-    if not ok:
-        problems.append(f"{name}: schedules on the CPU differ (cpu {worst_cpu:.2e}, "
-                        f"ort {worst_ort:.2e})")
+    for arch in schedule_archs(archs):
+        so = d / f"sched-{arch}.so"
+        run([dlc, "compile", str(path), f"--target=cuda:{arch}", "--cuda-schedule-on-cpu",
+             "-o", str(so)], f"{name}: compile --target=cuda:{arch} --cuda-schedule-on-cpu")
+        sched = dlc_outputs(dlc, so, inputs, d / f"out_sched_{arch}", names)
+        worst_cpu = max(error(s, c) for s, c in zip(sched, cpu))
+        worst_ort = max(error(s, r) for s, (_, r) in zip(sched, refs))
+        ok = worst_cpu <= TOL and worst_ort <= TOL
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {arch} schedules on the CPU vs CPU target "
+              f"{worst_cpu:.2e}, vs ONNX Runtime {worst_ort:.2e} (tolerance {TOL:g})")
+        if not ok:
+            problems.append(f"{name}: {arch} schedules on the CPU differ (cpu {worst_cpu:.2e}, "
+                            f"ort {worst_ort:.2e})")
     if not ptxas:
         return problems  # no toolkit: no PTX (said once, in main)
     # PTX for each architecture, through ptxas.

@@ -7,6 +7,7 @@
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
@@ -63,6 +64,7 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   // Kernel schedules: every linalg op (and copy) as block and thread foralls.
   MapToThreadsOptions threads;
   threads.blockThreads = options.gpu.blockThreads;
+  threads.wgmma = options.gpu.tensorCore == TensorCore::Wgmma;
   pm.addNestedPass<FuncOp>(createMapToThreads(threads));
   pm.addNestedPass<FuncOp>(createConvertLinalgToLoopsPass());
   addCleanup(pm);
@@ -70,14 +72,17 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   cpu.cpu = "x86-64-v3";
   cpu.optLevel = options.optLevel;
   if (options.scheduleOnCpu) {
-    // The check of the schedules: the foralls as loops, run by the CPU (the mma tiles as
-    // f32 vector contractions).
+    // The check of the schedules: the foralls as loops, run by the CPU (the tensor-core
+    // tiles as buffers and loops, read and written with the GPU lowerings' masking).
+    pm.addNestedPass<FuncOp>(createTilesToLoops());
     pm.addPass(createForallToForLoopPass());
     x86::buildCpuLLVMTail(pm, cpu);
     return;
   }
-  // Warp tiles -> lanes' mma.sync fragments; threads' vectors -> aligned 16-byte accesses.
+  // Warp tiles -> lanes' mma.sync fragments, warpgroup tiles -> shared-memory stages and
+  // wgmma; threads' vectors -> aligned 16-byte accesses.
   pm.addNestedPass<FuncOp>(createWarpMma());
+  pm.addNestedPass<FuncOp>(createWarpgroupMma());
   pm.addNestedPass<FuncOp>(createVectorLoads());
   // Foralls -> gpu.launch -> gpu.func in gpu.module @dlc_kernels.
   ForallToLaunchOptions launch;
@@ -97,6 +102,8 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // NVVM ops written as inline PTX (wgmma) -> llvm.inline_asm.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

@@ -17,7 +17,7 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kWarpSize = 32;
+constexpr int64_t kWarpSize = 32, kWarpgroupSize = 128;
 
 /// The mapping ids of a forall mapped entirely to `Mapping` (block or thread) x/y/z.
 template <typename Mapping>
@@ -118,21 +118,30 @@ FailureOr<gpu::LaunchOp> toLaunch(scf::ForallOp grid, IRRewriter &b) {
   SmallVector<int64_t> gridSize(3, 1), blockSize(3, 1);
   for (auto [dim, count] : llvm::zip(*gridDims, *gridCounts))
     gridSize[dim] = count;
-  // Foralls over threads (x/y/z) and over warps (x: 32 threads each).
+  // Foralls over threads (x/y/z), warps (x: 32 threads each) or warpgroups (x: 128).
+  auto groupSize = [](scf::ForallOp inner) -> int64_t {
+    if (mappedDims<gpu::GPUWarpMappingAttr>(inner))
+      return kWarpSize;
+    if (mappedDims<gpu::GPUWarpgroupMappingAttr>(inner))
+      return kWarpgroupSize;
+    return 1;
+  };
   SmallVector<scf::ForallOp> threadLoops;
   WalkResult walk = grid.getBody()->walk([&](scf::ForallOp inner) {
-    bool warps = static_cast<bool>(mappedDims<gpu::GPUWarpMappingAttr>(inner));
+    int64_t group = groupSize(inner);
     std::optional<SmallVector<int64_t>> dims =
-        warps ? mappedDims<gpu::GPUWarpMappingAttr>(inner)
-              : mappedDims<gpu::GPUThreadMappingAttr>(inner);
+        group == kWarpSize        ? mappedDims<gpu::GPUWarpMappingAttr>(inner)
+        : group == kWarpgroupSize ? mappedDims<gpu::GPUWarpgroupMappingAttr>(inner)
+                                  : mappedDims<gpu::GPUThreadMappingAttr>(inner);
     std::optional<SmallVector<int64_t>> counts = tripCounts(inner);
     if (!dims || !counts || inner.getNumResults() != 0 ||
-        (warps && (dims->size() != 1 || (*dims)[0] != 0))) {
-      inner.emitOpError("inside a kernel is not a static forall over threads x/y/z or warps x");
+        (group != 1 && (dims->size() != 1 || (*dims)[0] != 0))) {
+      inner.emitOpError("inside a kernel is not a static forall over threads x/y/z, warps x "
+                        "or warpgroups x");
       return WalkResult::interrupt();
     }
     for (auto [dim, count] : llvm::zip(*dims, *counts))
-      blockSize[dim] = std::max(blockSize[dim], warps ? count * kWarpSize : count);
+      blockSize[dim] = std::max(blockSize[dim], count * group);
     threadLoops.push_back(inner);
     return WalkResult::skip();
   });
@@ -147,14 +156,14 @@ FailureOr<gpu::LaunchOp> toLaunch(scf::ForallOp grid, IRRewriter &b) {
   b.setInsertionPointToEnd(&body);
   gpu::TerminatorOp::create(b, loc);
   for (scf::ForallOp inner : threadLoops) {
-    if (mappedDims<gpu::GPUWarpMappingAttr>(inner)) {
-      // Warp w: threads 32w .. 32w+31 along x.
+    if (int64_t group = groupSize(inner); group != 1) {
+      // Group w: threads group*w .. group*(w+1)-1 along x.
       b.setInsertionPointToStart(&body);
-      Value warp = arith::DivUIOp::create(b, loc, launch.getThreadIds().x,
-                                          arith::ConstantIndexOp::create(b, loc, kWarpSize));
-      gpu::KernelDim3 warpIds{warp, warp, warp};
-      SmallVector<int64_t> launched{blockSize[0] / kWarpSize, 1, 1};
-      inlineMapped(inner, {0}, *tripCounts(inner), warpIds, launched, b);
+      Value id = arith::DivUIOp::create(b, loc, launch.getThreadIds().x,
+                                        arith::ConstantIndexOp::create(b, loc, group));
+      gpu::KernelDim3 groupIds{id, id, id};
+      SmallVector<int64_t> launched{blockSize[0] / group, 1, 1};
+      inlineMapped(inner, {0}, *tripCounts(inner), groupIds, launched, b);
       continue;
     }
     inlineMapped(inner, *mappedDims<gpu::GPUThreadMappingAttr>(inner), *tripCounts(inner),
@@ -166,6 +175,23 @@ FailureOr<gpu::LaunchOp> toLaunch(scf::ForallOp grid, IRRewriter &b) {
   b.eraseOp(grid.getBody()->getTerminator());
   b.inlineBlockBefore(grid.getBody(), body.getTerminator(), blockIds);
   b.eraseOp(grid);
+  // Allocations in workgroup memory: the block's shared buffers.
+  SmallVector<memref::AllocOp> shared;
+  launch.getBody().walk([&](memref::AllocOp alloc) {
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(alloc.getType().getMemorySpace());
+    if (space && space.getValue() == gpu::AddressSpace::Workgroup)
+      shared.push_back(alloc);
+  });
+  for (memref::AllocOp alloc : shared) {
+    if (!alloc.getType().hasStaticShape() || !alloc.getDynamicSizes().empty())
+      return alloc.emitOpError("is a shared buffer of dynamic size");
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        b.eraseOp(user);
+    BlockArgument buffer = launch.addWorkgroupAttribution(alloc.getType(), alloc.getLoc());
+    b.replaceAllUsesWith(alloc.getResult(), buffer);
+    b.eraseOp(alloc);
+  }
   return launch;
 }
 
@@ -198,6 +224,11 @@ struct ForallToLaunch : dlc::cuda::impl::ForallToLaunchBase<ForallToLaunch> {
       sinkIntoLaunch(*launch, b);
       SmallVector<Value> operands;
       gpu::GPUFuncOp fn = outlineKernelFunc(*launch, "k" + std::to_string(index++), operands);
+      // (wgmma's shared-memory matrix descriptors address 16-byte units; 128 covers the
+      // swizzled layouts too.)
+      for (unsigned i = 0; i < fn.getNumWorkgroupAttributions(); ++i)
+        fn.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                       b.getI64IntegerAttr(128));
       table.insert(fn);
       b.setInsertionPoint(*launch);
       gpu::LaunchFuncOp::create(b, launch->getLoc(), fn, launch->getGridSizeOperandValues(),

@@ -182,7 +182,8 @@ struct MapToThreads : dlc::cuda::impl::MapToThreadsBase<MapToThreads> {
     for (linalg::LinalgOp op : ops) {
       // Contractions on tensor cores (warp tiles); everything else a point per thread.
       if (mma && dlc::cuda::takesMmaSchedule(op)) {
-        if (failed(dlc::cuda::buildMmaSchedule(op, b)))
+        if (failed(dlc::cuda::buildMmaSchedule(
+                op, wgmma ? dlc::cuda::kWgmmaConfig : dlc::cuda::kMmaSyncConfig, b)))
           return signalPassFailure();
         continue;
       }

@@ -1,9 +1,12 @@
-// The tensor-core schedule of a contraction: blocks of 64x64 outputs, four warps of 32x32,
-// each a 2x4 grid of 16x8 mma tiles kept in registers across K (steps of 8).
+// The tensor-core schedule of a contraction (MmaConfig): blocks of output tiles, groups of
+// threads (warps or warpgroups) within them, each group's tiles kept as accumulators
+// across K. For mma.sync: 64x64 blocks, four warps of 32x32, each 2x4 tiles of 16x8, K
+// steps of 8; for wgmma: one warpgroup's 64x64 tile, K steps of 32.
 //
-// It is written at warp level (vector.transfer_read / vector.contract / transfer_write of
-// whole 16x8 tiles, masked at the edges), which runs on the CPU as it is; the GPU lowering
-// (WarpMma.cpp) distributes each tile over the warp's 32 lanes as mma.sync fragments.
+// It is written at group level (vector.transfer_read / vector.contract / transfer_write of
+// whole tiles, masked at the edges), which runs on the CPU as it is; the GPU lowerings
+// distribute each tile over the group's lanes (WarpMma.cpp: mma.sync fragments;
+// WarpgroupMma.cpp: operands staged in shared memory, wgmma accumulators).
 #include "codegen/Target/CUDA/MmaSchedule.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -85,15 +88,15 @@ TileAccess tileAccess(linalg::LinalgOp op, OpOperand &operand, ArrayRef<Value> a
 
 bool takesMmaSchedule(linalg::LinalgOp op) { return mmaDims(op).has_value(); }
 
-LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
+LogicalResult buildMmaSchedule(linalg::LinalgOp op, const MmaConfig &cfg, RewriterBase &b) {
   std::optional<MmaDims> dims = mmaDims(op);
   if (!dims)
     return failure();
   MLIRContext *ctx = b.getContext();
   Location loc = op.getLoc();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t mBlocks = llvm::divideCeil(ranges[dims->m], kBlockM);
-  int64_t nBlocks = llvm::divideCeil(ranges[dims->n], kBlockN);
+  int64_t mBlocks = llvm::divideCeil(ranges[dims->m], cfg.blockM());
+  int64_t nBlocks = llvm::divideCeil(ranges[dims->n], cfg.blockN());
   SmallVector<int64_t> basis;
   for (unsigned d : dims->outer)
     basis.push_back(ranges[d]);
@@ -107,9 +110,13 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
       b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)}, ValueRange{},
       b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
   b.setInsertionPointToStart(grid.getBody());
+  Attribute groupMapping =
+      cfg.warpgroups
+          ? Attribute(gpu::GPUWarpgroupMappingAttr::get(ctx, gpu::MappingId::DimX))
+          : Attribute(gpu::GPUWarpMappingAttr::get(ctx, gpu::MappingId::DimX));
   auto warps = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(kWarpsM * kWarpsN)}, ValueRange{},
-      b.getArrayAttr({gpu::GPUWarpMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(cfg.groupsM * cfg.groupsN)}, ValueRange{},
+      b.getArrayAttr({groupMapping}));
   b.setInsertionPointToStart(warps.getBody());
   // Which outer point and block tile, which warp tile.
   SmallVector<Value> blockCoords =
@@ -117,7 +124,7 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
           .getResults();
   SmallVector<Value> warpCoords =
       affine::AffineDelinearizeIndexOp::create(b, loc, warps.getInductionVar(0),
-                                               ArrayRef<int64_t>{kWarpsM, kWarpsN}, true)
+                                               ArrayRef<int64_t>{cfg.groupsM, cfg.groupsN}, true)
           .getResults();
   SmallVector<Value> at(ranges.size());
   for (auto [d, v] : llvm::zip(dims->outer, blockCoords))
@@ -130,8 +137,9 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
                                          ValueRange{block, warp})
         .getResult();
   };
-  Value m0 = origin(blockCoords[blockCoords.size() - 2], warpCoords[0], kBlockM, kWarpTileM);
-  Value n0 = origin(blockCoords.back(), warpCoords[1], kBlockN, kWarpTileN);
+  Value m0 = origin(blockCoords[blockCoords.size() - 2], warpCoords[0], cfg.blockM(),
+                    cfg.groupTileM());
+  Value n0 = origin(blockCoords.back(), warpCoords[1], cfg.blockN(), cfg.groupTileN());
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   auto inBounds = b.getBoolArrayAttr({false, false});
   auto role = [&](Operation *o, StringRef r) { o->setAttr(kMmaRoleAttr, b.getStringAttr(r)); };
@@ -153,24 +161,24 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
     return i == 0 ? base : arith::AddIOp::create(b, loc, base, c(i * size)).getResult();
   };
   SmallVector<Value> inits;
-  for (int64_t i = 0; i < kTilesM; ++i)
-    for (int64_t j = 0; j < kTilesN; ++j) {
-      at[dims->m] = tileOrigin(m0, i, kMmaM);
-      at[dims->n] = tileOrigin(n0, j, kMmaN);
+  for (int64_t i = 0; i < cfg.tilesM; ++i)
+    for (int64_t j = 0; j < cfg.tilesN; ++j) {
+      at[dims->m] = tileOrigin(m0, i, cfg.tileM);
+      at[dims->n] = tileOrigin(n0, j, cfg.tileN);
       at[dims->k] = c(0);
-      inits.push_back(readTile(*out, kMmaM, kMmaN, dims->m, dims->n, "c"));
+      inits.push_back(readTile(*out, cfg.tileM, cfg.tileN, dims->m, dims->n, "c"));
     }
-  auto loop = scf::ForOp::create(b, loc, c(0), c(ranges[dims->k]), c(kMmaK), inits);
+  auto loop = scf::ForOp::create(b, loc, c(0), c(ranges[dims->k]), c(cfg.tileK), inits);
   b.setInsertionPointToStart(loop.getBody());
   at[dims->k] = loop.getInductionVar();
   SmallVector<Value> as, bs;
-  for (int64_t i = 0; i < kTilesM; ++i) {
-    at[dims->m] = tileOrigin(m0, i, kMmaM);
-    as.push_back(readTile(*lhs, kMmaM, kMmaK, dims->m, dims->k, "a"));
+  for (int64_t i = 0; i < cfg.tilesM; ++i) {
+    at[dims->m] = tileOrigin(m0, i, cfg.tileM);
+    as.push_back(readTile(*lhs, cfg.tileM, cfg.tileK, dims->m, dims->k, "a"));
   }
-  for (int64_t j = 0; j < kTilesN; ++j) {
-    at[dims->n] = tileOrigin(n0, j, kMmaN);
-    bs.push_back(readTile(*rhs, kMmaK, kMmaN, dims->k, dims->n, "b"));
+  for (int64_t j = 0; j < cfg.tilesN; ++j) {
+    at[dims->n] = tileOrigin(n0, j, cfg.tileN);
+    bs.push_back(readTile(*rhs, cfg.tileK, cfg.tileN, dims->k, dims->n, "b"));
   }
   AffineExpr mm, nn, kk;
   bindDims(ctx, mm, nn, kk);
@@ -181,20 +189,20 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, RewriterBase &b) {
                                vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
                                vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
   SmallVector<Value> sums;
-  for (int64_t i = 0; i < kTilesM; ++i)
-    for (int64_t j = 0; j < kTilesN; ++j)
+  for (int64_t i = 0; i < cfg.tilesM; ++i)
+    for (int64_t j = 0; j < cfg.tilesN; ++j)
       sums.push_back(vector::ContractionOp::create(b, loc, as[i], bs[j],
-                                                   loop.getRegionIterArgs()[i * kTilesN + j],
+                                                   loop.getRegionIterArgs()[i * cfg.tilesN + j],
                                                    maps, iters));
   scf::YieldOp::create(b, loc, sums);
   b.setInsertionPointAfter(loop);
-  for (int64_t i = 0; i < kTilesM; ++i)
-    for (int64_t j = 0; j < kTilesN; ++j) {
-      at[dims->m] = tileOrigin(m0, i, kMmaM);
-      at[dims->n] = tileOrigin(n0, j, kMmaN);
+  for (int64_t i = 0; i < cfg.tilesM; ++i)
+    for (int64_t j = 0; j < cfg.tilesN; ++j) {
+      at[dims->m] = tileOrigin(m0, i, cfg.tileM);
+      at[dims->n] = tileOrigin(n0, j, cfg.tileN);
       at[dims->k] = c(0);
       TileAccess t = tileAccess(op, *out, at, dims->m, dims->n, b);
-      auto write = vector::TransferWriteOp::create(b, loc, loop.getResult(i * kTilesN + j),
+      auto write = vector::TransferWriteOp::create(b, loc, loop.getResult(i * cfg.tilesN + j),
                                                    out->get(), t.indices,
                                                    AffineMapAttr::get(t.map), inBounds);
       role(write, "c");

@@ -22,7 +22,10 @@ def MapToThreads : Pass<"dlc-cuda-map-to-threads", "::mlir::func::FuncOp"> {
                         "f32 contractions on tensor cores: 64x64 block tiles of four warps, "
                         "each 2x4 mma tiles of 16x8 (m16n8k8, TF32) accumulated over K in "
                         "steps of 8, written at warp level (masked whole-tile vector reads, "
-                        "vector.contract, writes)">];
+                        "vector.contract, writes)">,
+                 Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+                        "with mma: the Hopper (sm_90a) shape instead, one warpgroup "
+                        "(#gpu.warpgroup<x>) per 64x64 block tile, K in steps of 32">];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::linalg::LinalgDialect",
@@ -43,12 +46,46 @@ def WarpMma : Pass<"dlc-cuda-warp-mma", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def WarpgroupMma : Pass<"dlc-cuda-warpgroup-mma", "::mlir::func::FuncOp"> {
+  let summary = "Warpgroup-level mma tiles -> shared-memory stages and wgmma (TF32, sm_90a)";
+  let description = [{
+    In each forall over warpgroups, the Hopper schedule's tiles (`dlc.mma_role` a, b,
+    c): per K step of 32, the 128 threads copy the A and B tiles (out-of-bounds
+    elements as 0) into two shared-memory stages (`memref.alloc` in workgroup memory,
+    which `dlc-cuda-forall-to-launch` makes the kernel's shared buffers) in wgmma's
+    K-major core-matrix layout without swizzling; after a proxy fence and a barrier,
+    four `nvvm.wgmma.mma_async` m64n64k8 (TF32) read them through shared-memory
+    matrix descriptors and accumulate into each thread's 32 registers (an LLVM
+    struct carried by the K loop), which are then stored (inside the buffer only).
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def TilesToLoops : Pass<"dlc-cuda-tiles-to-loops", "::mlir::func::FuncOp"> {
+  let summary = "CPU check: the tensor-core schedules' tiles as stack buffers and loops";
+  let description = [{
+    For `--cuda-schedule-on-cpu`: in each forall over warps or warpgroups, the
+    schedule's whole-tile reads (`dlc.mma_role` a, b, c) fill buffers on the
+    function's stack element by element, with the same masking the GPU lowerings use
+    (out-of-bounds elements read as 0 and are not written); contractions are loops
+    over those buffers and the accumulator tiles' writes store them back. The K
+    loops carry the accumulator buffers.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def VectorLoads : Pass<"dlc-cuda-vector-loads", "::mlir::func::FuncOp"> {
   let summary = "A thread's vectors as 1-D loads and stores, 16-byte ones aligned";
   let description = [{
     The thread-mapped schedule's vectors of 4 elements (transfers and arithmetic on
     unit-dim vectors, vector<1x..x4xf32>) become 1-D `vector.load`/`vector.store` and
-    arithmetic on vector<4xf32>. Every 16-byte load and store gets `alignment = 16`
+    arithmetic on vector<4xf32> (a read of one element broadcast over the vector, e.g.
+    from a 0-d buffer, becomes a scalar load and a broadcast). Every 16-byte load and
+    store gets `alignment = 16`
     (ld.global.v4 / st.global.v4): the schedule vectorizes only where the operands'
     offsets and strides are multiples of 4 elements, and device buffers (cuMemAlloc, the
     arena's 64-byte views) are aligned. GPU only: a CPU module's buffers need not be.
@@ -60,8 +97,10 @@ def ForallToLaunch : Pass<"dlc-cuda-forall-to-launch", "::mlir::ModuleOp"> {
   let summary = "Block and thread foralls -> gpu.launch, outlined into one gpu.module";
   let description = [{
     Each top-level `scf.forall` mapped to blocks becomes a `gpu.launch` (its trip
-    counts the grid; the thread foralls inside, which must agree, the block), with
-    the block and thread ids in place of the induction variables. Constants and
+    counts the grid; the foralls inside over threads, warps (32 threads) or
+    warpgroups (128), which must agree, the block), with the block and thread ids in
+    place of the induction variables; allocations in workgroup memory inside become
+    the kernel's shared buffers (workgroup attributions, 128-byte aligned). Constants and
     memref views the kernel uses are moved into it, so a kernel's arguments are whole
     buffers (function arguments, allocations, globals) and scalars. Each launch is
     then outlined into the one `gpu.module @dlc_kernels` (targets: `chip`,

@@ -14,6 +14,28 @@ using namespace mlir;
 
 namespace {
 
+/// A read of one element broadcast over the vector (every result of its map the constant
+/// 0: a 0-d buffer, or a dim the op broadcasts) -> memref.load + vector.broadcast. The
+/// transfer lowering patterns do not take it, and LLVM has no lowering of the transfer.
+struct ScalarBroadcastRead : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    if (read.getMask() || !isa<MemRefType>(read.getBase().getType()) ||
+        !llvm::all_of(read.getPermutationMap().getResults(),
+                      [](AffineExpr e) {
+                        auto c = dyn_cast<AffineConstantExpr>(e);
+                        return c && c.getValue() == 0;
+                      }) ||
+        llvm::any_of(read.getInBoundsValues(), [](bool b) { return !b; }))
+      return failure();
+    Value element =
+        memref::LoadOp::create(rewriter, read.getLoc(), read.getBase(), read.getIndices());
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(read, read.getVectorType(), element);
+    return success();
+  }
+};
+
 struct VectorLoads : dlc::cuda::impl::VectorLoadsBase<VectorLoads> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -23,6 +45,7 @@ struct VectorLoads : dlc::cuda::impl::VectorLoadsBase<VectorLoads> {
     vector::populateVectorTransferDropUnitDimsPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
     vector::populateVectorShapeCastLoweringPatterns(patterns);
+    patterns.add<ScalarBroadcastRead>(ctx);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -1,0 +1,182 @@
+// dlc-cuda-warpgroup-mma: the Hopper schedule's warpgroup tiles -> operands staged in
+// shared memory and wgmma.mma_async (m64n64k8, TF32) accumulating in registers.
+//
+// Each K stage, the warpgroup's 128 threads copy the A (64x32) and B (32x64) tiles into
+// shared memory in wgmma's K-major layout without swizzling: core matrices of 8 rows
+// (M for A, N for B) by 16 bytes (4 K-columns), 128 contiguous bytes each. Element
+// (r, k) of a 64x32 stage sits at f32 offset
+//     (r / 8) * 256 + (k / 4) * 32 + (r % 8) * 4 + k % 4,
+// so core matrices adjacent along K are 128 bytes apart (the descriptor's leading byte
+// offset) and along M/N 1024 bytes (its stride byte offset); the stage's four k8 steps
+// start 256 bytes apart. Then a proxy fence (generic stores -> wgmma's async reads), a
+// barrier, four wgmma.mma_async, commit, wait, and a barrier before the next stage.
+//
+// Accumulator (D of m64nNk8, PTX ISA), thread t = 32 w + 4 g + q, for each 8-column
+// chunk j: (16w+g, 8j+2q), (16w+g, 8j+2q+1), (16w+g+8, 8j+2q), (16w+g+8, 8j+2q+1).
+#include "codegen/Target/CUDA/MmaLowering.h"
+
+namespace dlc::cuda {
+#define GEN_PASS_DEF_WARPGROUPMMA
+#include "codegen/Target/CUDA/Passes.h.inc"
+} // namespace dlc::cuda
+
+using namespace mlir;
+using namespace dlc::cuda;
+
+namespace {
+
+constexpr int64_t kThreads = 128;
+constexpr int64_t kCoreRows = 8, kCoreCols = 4; // a core matrix: 8 rows x 16 bytes of f32
+constexpr int64_t kStageElements = kWgmmaM * kWgmmaStageK;
+constexpr int64_t kLeadingBytes = kCoreRows * kCoreCols * 4;                   // 128
+constexpr int64_t kStrideBytes = kLeadingBytes * (kWgmmaStageK / kCoreCols);   // 1024
+constexpr int64_t kAccumulators = kWgmmaM * kWgmmaN / kThreads;                // 32
+
+struct WgmmaLowering : MmaLowering {
+  Value thread, rowBase, colBase; // t; 16w + g; 2q
+  Value stageA, stageB;           // shared memory, a 64x32 stage each
+
+  Value c(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Type accumulatorType(OpBuilder &b) {
+    return LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                            SmallVector<Type>(kAccumulators, b.getF32Type()));
+  }
+  /// The thread's accumulator elements' (row, col) in the 64x64 tile, in register order.
+  SmallVector<std::pair<Value, Value>> accumulatorCoords(OpBuilder &b, Location loc) {
+    Value row8 = arith::AddIOp::create(b, loc, rowBase, c(b, loc, 8));
+    SmallVector<std::pair<Value, Value>> coords;
+    for (int64_t j = 0; j < kWgmmaN / 8; ++j) {
+      Value col = arith::AddIOp::create(b, loc, colBase, c(b, loc, 8 * j));
+      Value col1 = arith::AddIOp::create(b, loc, col, c(b, loc, 1));
+      coords.append({{rowBase, col}, {rowBase, col1}, {row8, col}, {row8, col1}});
+    }
+    return coords;
+  }
+
+  bool isGroup(scf::ForallOp f) const override {
+    std::optional<ArrayAttr> mapping = f.getMapping();
+    return mapping && !mapping->empty() && isa<gpu::GPUWarpgroupMappingAttr>((*mapping)[0]);
+  }
+  void begin(scf::ForallOp group, OpBuilder &b) override {
+    Location loc = group.getLoc();
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    thread = arith::RemUIOp::create(b, loc, tid, c(b, loc, kThreads));
+    Value warp = arith::DivUIOp::create(b, loc, thread, c(b, loc, 32));
+    Value lane = arith::RemUIOp::create(b, loc, thread, c(b, loc, 32));
+    Value g = arith::DivUIOp::create(b, loc, lane, c(b, loc, 4));
+    Value q = arith::RemUIOp::create(b, loc, lane, c(b, loc, 4));
+    rowBase = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, warp, c(b, loc, 16)),
+                                    g);
+    colBase = arith::MulIOp::create(b, loc, q, c(b, loc, 2));
+    auto shared = MemRefType::get(
+        {kStageElements}, b.getF32Type(), MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+    stageA = memref::AllocOp::create(b, loc, shared);
+    stageB = memref::AllocOp::create(b, loc, shared);
+  }
+  Value readAccumulator(vector::TransferReadOp read, ValueRange indices, OpBuilder &b) override {
+    Location loc = read.getLoc();
+    Value acc = LLVM::PoisonOp::create(b, loc, accumulatorType(b));
+    for (auto [i, rc] : llvm::enumerate(accumulatorCoords(b, loc))) {
+      Value v = loadTileElement(read.getBase(), indices, read.getPermutationMap(), rc.first,
+                                rc.second, b, loc);
+      acc = LLVM::InsertValueOp::create(b, loc, acc, v, ArrayRef<int64_t>{(int64_t)i});
+    }
+    return acc;
+  }
+  /// The tile copied into its stage by the 128 threads (consecutive threads take
+  /// consecutive columns of the tile); the stage is what `multiply` gets.
+  Value readOperand(vector::TransferReadOp read, ValueRange indices, OpBuilder &b) override {
+    Location loc = read.getLoc();
+    bool isA = mmaRole(read) == "a";
+    ArrayRef<int64_t> shape = read.getVectorType().getShape(); // A: (m, k); B: (k, n)
+    int64_t rows = shape[0], cols = shape[1], rowsPerPass = kThreads / cols;
+    Value stage = isA ? stageA : stageB;
+    Value rowInPass = arith::DivUIOp::create(b, loc, thread, c(b, loc, cols));
+    Value col = arith::RemUIOp::create(b, loc, thread, c(b, loc, cols));
+    AffineExpr r, k;
+    bindDims(b.getContext(), r, k);
+    AffineMap offset = AffineMap::get(
+        2, 0,
+        r.floorDiv(kCoreRows) * (kCoreRows * kWgmmaStageK) +
+            k.floorDiv(kCoreCols) * (kCoreRows * kCoreCols) + (r % kCoreRows) * kCoreCols +
+            k % kCoreCols);
+    for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
+      Value row = arith::AddIOp::create(b, loc, rowInPass, c(b, loc, pass * rowsPerPass));
+      Value v = loadTileElement(read.getBase(), indices, read.getPermutationMap(), row, col, b,
+                                loc);
+      // Stages are K-major: A's (m, k) and B's (n, k).
+      Value at = affine::AffineApplyOp::create(b, loc, offset,
+                                               isA ? ValueRange{row, col} : ValueRange{col, row});
+      memref::StoreOp::create(b, loc, v, stage, at);
+    }
+    return stage;
+  }
+  /// The stage's shared-memory matrix descriptor (no swizzling) at its first k8 step.
+  Value descriptor(Value stage, OpBuilder &b, Location loc) {
+    Type i64 = b.getI64Type();
+    auto k = [&](uint64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
+    Value address = arith::IndexCastUIOp::create(
+        b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, stage));
+    Value start = arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, address, k(0x3FFFF)),
+                                         k(4));
+    uint64_t fixed = uint64_t(kLeadingBytes >> 4) << 16 | uint64_t(kStrideBytes >> 4) << 32;
+    return arith::OrIOp::create(b, loc, start, k(fixed));
+  }
+  /// The descriptor `step` k8 steps in: two core matrices along K further (the start
+  /// address field, in 16-byte units, stays within its 14 bits: shared memory < 256 KiB).
+  Value advance(Value descriptor, int64_t step, OpBuilder &b, Location loc) {
+    if (step == 0)
+      return descriptor;
+    uint64_t stepBytes = 2 * kLeadingBytes;
+    return arith::AddIOp::create(
+        b, loc, descriptor,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), (step * stepBytes) >> 4));
+  }
+  Value multiply(vector::ContractionOp contract, Value lhs, Value rhs, Value acc,
+                 OpBuilder &b) override {
+    Location loc = contract.getLoc();
+    MLIRContext *ctx = b.getContext();
+    // The threads' generic-proxy stores, visible to wgmma's async-proxy reads.
+    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    auto tf32 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::tf32);
+    auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+    Value descA = descriptor(lhs, b, loc), descB = descriptor(rhs, b, loc);
+    for (int64_t step = 0; step < kWgmmaStageK / kWgmmaK; ++step)
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, acc.getType(), acc, advance(descA, step, b, loc), advance(descB, step, b, loc), NVVM::MMAShapeAttr::get(ctx, kWgmmaM, kWgmmaN, kWgmmaK),
+          tf32, tf32, NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    // The stages are refilled next step.
+    gpu::BarrierOp::create(b, loc);
+    return acc;
+  }
+  void writeAccumulator(vector::TransferWriteOp write, Value acc, ValueRange indices,
+                        OpBuilder &b) override {
+    Location loc = write.getLoc();
+    for (auto [i, rc] : llvm::enumerate(accumulatorCoords(b, loc))) {
+      Value v = LLVM::ExtractValueOp::create(b, loc, acc, ArrayRef<int64_t>{(int64_t)i});
+      storeTileElement(v, write.getBase(), indices, write.getPermutationMap(),
+                       rc.first, rc.second, b, loc);
+    }
+  }
+};
+
+struct WarpgroupMma : dlc::cuda::impl::WarpgroupMmaBase<WarpgroupMma> {
+  void runOnOperation() override {
+    WgmmaLowering lowering;
+    if (failed(lowerMmaGroups(getOperation(), lowering)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
