@@ -361,15 +361,15 @@ def feature_extractor_range():
 
 
 def cuda_mix():
-    """MatMul (tensor cores) -> Softmax (4-element vectors per thread), plus a Gather whose
-    index check the host reads: --target=cuda."""
+    """MatMul (tensor cores) -> Softmax (rows of 64: warp reductions, 4-element vectors per
+    thread), plus a Gather whose index check the host reads: --target=cuda."""
     rng = np.random.default_rng(0)
     return model([
         h.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
         h.make_node("Softmax", ["m"], ["y"], axis=-1, name="softmax"),
         h.make_node("Gather", ["y", "idx"], ["g"], axis=0, name="gather"),
-    ], [f32("x", [32, 16]), vi("idx", TP.INT64, [2])], [f32("g", [2, 8])],
-        [const("w", rng.standard_normal((16, 8)).astype(np.float32))])
+    ], [f32("x", [32, 16]), vi("idx", TP.INT64, [2])], [f32("g", [2, 64])],
+        [const("w", rng.standard_normal((16, 64)).astype(np.float32))])
 
 
 def sequence_model():

@@ -80,9 +80,11 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
     return;
   }
   // Warp tiles -> lanes' mma.sync fragments, warpgroup tiles -> shared-memory stages and
-  // wgmma; threads' vectors -> aligned 16-byte accesses.
+  // wgmma; warps' row reductions -> lanes and shuffles; threads' vectors -> aligned
+  // 16-byte accesses.
   pm.addNestedPass<FuncOp>(createWarpMma());
   pm.addNestedPass<FuncOp>(createWarpgroupMma());
+  pm.addNestedPass<FuncOp>(createWarpReduce());
   pm.addNestedPass<FuncOp>(createVectorLoads());
   // Foralls -> gpu.launch -> gpu.func in gpu.module @dlc_kernels.
   ForallToLaunchOptions launch;

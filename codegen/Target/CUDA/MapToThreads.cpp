@@ -1,6 +1,7 @@
 // dlc-cuda-map-to-threads: each linalg op on buffers as block and thread foralls, one
 // point of its parallel dims per thread.
 #include "codegen/Target/CUDA/MmaSchedule.h"
+#include "codegen/Target/CUDA/RowReduction.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -184,6 +185,12 @@ struct MapToThreads : dlc::cuda::impl::MapToThreadsBase<MapToThreads> {
       if (mma && dlc::cuda::takesMmaSchedule(op)) {
         if (failed(dlc::cuda::buildMmaSchedule(
                 op, wgmma ? dlc::cuda::kWgmmaConfig : dlc::cuda::kMmaSyncConfig, b)))
+          return signalPassFailure();
+        continue;
+      }
+      // Row reductions: a warp per output element.
+      if (warpReductions && dlc::cuda::takesWarpReduction(op)) {
+        if (failed(dlc::cuda::buildWarpReduction(op, b)))
           return signalPassFailure();
         continue;
       }

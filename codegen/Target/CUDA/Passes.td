@@ -25,7 +25,11 @@ def MapToThreads : Pass<"dlc-cuda-map-to-threads", "::mlir::func::FuncOp"> {
                         "vector.contract, writes)">,
                  Option<"wgmma", "wgmma", "bool", /*default=*/"false",
                         "with mma: the Hopper (sm_90a) shape instead, one warpgroup "
-                        "(#gpu.warpgroup<x>) per 64x64 block tile, K in steps of 32">];
+                        "(#gpu.warpgroup<x>) per 64x64 block tile, K in steps of 32">,
+                 Option<"warpReductions", "warp-reductions", "bool", /*default=*/"true",
+                        "f32 reductions along one dim of at least 32 elements: one warp per "
+                        "output element, 8 warps per block, lanes striding the row with "
+                        "vector<32> partials (dlc-cuda-warp-reduce makes them lanes)">];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::linalg::LinalgDialect",
@@ -44,6 +48,21 @@ def WarpMma : Pass<"dlc-cuda-warp-mma", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::nvgpu::NVGPUDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def WarpReduce : Pass<"dlc-cuda-warp-reduce", "::mlir::func::FuncOp"> {
+  let summary = "Warp-level row reductions -> one element per lane and shuffles";
+  let description = [{
+    In each forall over warps holding the row-reduction schedule (`dlc.warp_role`),
+    the vector<32> values become each lane's element: the lanes read (`lanes`)
+    load element `lane` of the row (the padding value past its end), elementwise
+    ops and the loop over the row carry scalars, `vector.step` is the lane id, the
+    partials' `vector.reduction` becomes five `gpu.shuffle xor` steps (every lane gets
+    the total), and the warp's `result` store is done by lane 0.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def WarpgroupMma : Pass<"dlc-cuda-warpgroup-mma", "::mlir::func::FuncOp"> {
