@@ -11,8 +11,9 @@ For every model (default: all of ``models.MODELS``):
 
 * **schedules on the CPU**: ``--target=cuda:ARCH --cuda-schedule-on-cpu`` compiles the
   kernels' block, warp/warpgroup and thread foralls as CPU loops, the IR the GPU mapping
-  starts from, once per schedule among the ``--arch`` values: sm_80's (mma.sync tiles, also
-  sm_86/89/90's) and sm_90a's (wgmma tiles).
+  starts from, once per lowering family among the ``--arch`` values: sm_80's (ldmatrix +
+  mma.sync, also sm_86/89/90's) and sm_90a's (wgmma); both lower the same warpgroup schedule
+  today, so the two runs guard against the schedules drifting apart.
   Its outputs must match the CPU target's (``dlc compile`` for this machine) within
   ``err = max|cuda - cpu| / max(max|cpu|, 1) <= 1e-4``, and ONNX Runtime's (CPU provider,
   graph optimizations off) within the model's tolerance of run_e2e.py (1e-4).
@@ -111,7 +112,7 @@ def ptx_stats(ptxas: str, ptx: Path, arch: str) -> dict:
 
 
 def schedule_archs(archs: list[str]) -> list[str]:
-    """One arch per distinct schedule among `archs`: sm_90a (wgmma), else sm_80 (mma.sync)."""
+    """One arch per lowering family among `archs`: sm_90a (wgmma), else sm_80 (mma.sync)."""
     return sorted({"sm_90a" if a == "sm_90a" else "sm_80" for a in archs})
 
 
@@ -127,8 +128,8 @@ def check_model(name: str, dlc: str, archs: list[str], ptxas: str | None, work: 
         np.save(d / f"{sanitize_name(k)}.npy", v)
     refs, _ = ort_reference(path, inputs)
     names = [n for n, _ in refs]
-    # The CPU target, and the cuda schedules run as CPU loops: mma.sync's (every arch but
-    # sm_90a) and wgmma's (sm_90a).
+    # The CPU target, and the cuda schedules run as CPU loops: for mma.sync (every arch but
+    # sm_90a) and for wgmma (sm_90a).
     run([dlc, "compile", str(path), "-o", str(d / "cpu.so")], f"{name}: compile (cpu)")
     cpu = dlc_outputs(dlc, d / "cpu.so", inputs, d / "out_cpu", names)
     for arch in schedule_archs(archs):

@@ -64,7 +64,6 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
   // Kernel schedules: every linalg op (and copy) as block and thread foralls.
   MapToThreadsOptions threads;
   threads.blockThreads = options.gpu.blockThreads;
-  threads.wgmma = options.gpu.tensorCore == TensorCore::Wgmma;
   pm.addNestedPass<FuncOp>(createMapToThreads(threads));
   pm.addNestedPass<FuncOp>(createConvertLinalgToLoopsPass());
   addCleanup(pm);
@@ -79,11 +78,13 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const TargetOptions &options) 
     x86::buildCpuLLVMTail(pm, cpu);
     return;
   }
-  // Warp tiles -> lanes' mma.sync fragments, warpgroup tiles -> shared-memory stages and
-  // wgmma; warps' row reductions -> lanes and shuffles; threads' vectors -> aligned
-  // 16-byte accesses.
+  // Warpgroup tiles -> shared-memory stages and wgmma (sm_90a) or ldmatrix + mma.sync
+  // (warp tiles, from map-to-threads{warpgroups=false}: lanes' mma.sync fragments); warps'
+  // row reductions -> lanes and shuffles; threads' vectors -> aligned 16-byte accesses.
   pm.addNestedPass<FuncOp>(createWarpMma());
-  pm.addNestedPass<FuncOp>(createWarpgroupMma());
+  WarpgroupMmaOptions staged;
+  staged.wgmma = options.gpu.tensorCore == TensorCore::Wgmma;
+  pm.addNestedPass<FuncOp>(createWarpgroupMma(staged));
   pm.addNestedPass<FuncOp>(createWarpReduce());
   pm.addNestedPass<FuncOp>(createVectorLoads());
   // Foralls -> gpu.launch -> gpu.func in gpu.module @dlc_kernels.

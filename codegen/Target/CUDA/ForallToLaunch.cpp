@@ -178,8 +178,11 @@ FailureOr<gpu::LaunchOp> toLaunch(scf::ForallOp grid, IRRewriter &b) {
   // Allocations in workgroup memory: the block's shared buffers.
   SmallVector<memref::AllocOp> shared;
   launch.getBody().walk([&](memref::AllocOp alloc) {
-    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(alloc.getType().getMemorySpace());
-    if (space && space.getValue() == gpu::AddressSpace::Workgroup)
+    Attribute space = alloc.getType().getMemorySpace();
+    auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(space);
+    auto intSpace = dyn_cast_or_null<IntegerAttr>(space);
+    if ((gpuSpace && gpuSpace.getValue() == gpu::AddressSpace::Workgroup) ||
+        (intSpace && intSpace.getInt() == 3))
       shared.push_back(alloc);
   });
   for (memref::AllocOp alloc : shared) {

@@ -184,7 +184,7 @@ struct MapToThreads : dlc::cuda::impl::MapToThreadsBase<MapToThreads> {
       // Contractions on tensor cores (warp tiles); everything else a point per thread.
       if (mma && dlc::cuda::takesMmaSchedule(op)) {
         if (failed(dlc::cuda::buildMmaSchedule(
-                op, wgmma ? dlc::cuda::kWgmmaConfig : dlc::cuda::kMmaSyncConfig, b)))
+                op, warpgroups ? dlc::cuda::kWgmmaConfig : dlc::cuda::kMmaSyncConfig, b)))
           return signalPassFailure();
         continue;
       }

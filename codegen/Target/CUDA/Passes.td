@@ -23,9 +23,10 @@ def MapToThreads : Pass<"dlc-cuda-map-to-threads", "::mlir::func::FuncOp"> {
                         "each 2x4 mma tiles of 16x8 (m16n8k8, TF32) accumulated over K in "
                         "steps of 8, written at warp level (masked whole-tile vector reads, "
                         "vector.contract, writes)">,
-                 Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-                        "with mma: the Hopper (sm_90a) shape instead, one warpgroup "
-                        "(#gpu.warpgroup<x>) per 64x64 block tile, K in steps of 32">,
+                 Option<"warpgroups", "warpgroups", "bool", /*default=*/"true",
+                        "with mma: tiles per warpgroup instead (one per 64x64 block, "
+                        "#gpu.warpgroup<x>, K in steps of 32, operands staged in shared "
+                        "memory by dlc-cuda-warpgroup-mma)">,
                  Option<"warpReductions", "warp-reductions", "bool", /*default=*/"true",
                         "f32 reductions along one dim of at least 32 elements: one warp per "
                         "output element, 8 warps per block, lanes striding the row with "
@@ -66,18 +67,26 @@ def WarpReduce : Pass<"dlc-cuda-warp-reduce", "::mlir::func::FuncOp"> {
 }
 
 def WarpgroupMma : Pass<"dlc-cuda-warpgroup-mma", "::mlir::func::FuncOp"> {
-  let summary = "Warpgroup-level mma tiles -> shared-memory stages and wgmma (TF32, sm_90a)";
+  let summary = "Warpgroup-level mma tiles -> shared-memory stages and wgmma or ldmatrix + mma.sync";
   let description = [{
-    In each forall over warpgroups, the Hopper schedule's tiles (`dlc.mma_role` a, b,
-    c): per K step of 32, the 128 threads copy the A and B tiles (out-of-bounds
-    elements as 0) into two shared-memory stages (`memref.alloc` in workgroup memory,
-    which `dlc-cuda-forall-to-launch` makes the kernel's shared buffers) in wgmma's
-    K-major core-matrix layout without swizzling; after a proxy fence and a barrier,
-    four `nvvm.wgmma.mma_async` m64n64k8 (TF32) read them through shared-memory
-    matrix descriptors and accumulate into each thread's 32 registers (an LLVM
-    struct carried by the K loop), which are then stored (inside the buffer only).
+    In each forall over warpgroups, the tensor-core schedule's tiles (`dlc.mma_role`
+    a, b, c): per K step of 32, the 128 threads copy the A and B tiles (out-of-bounds
+    elements as 0) into two shared-memory stages (`memref.alloc` in address space 3,
+    which `dlc-cuda-forall-to-launch` makes the kernel's shared buffers) in the
+    K-major core-matrix layout without swizzling (8 rows x 16 bytes, contiguous).
+    With `wgmma` (sm_90a): after a proxy fence and a barrier, four
+    `nvvm.wgmma.mma_async` m64n64k8 (TF32) read them through shared-memory matrix
+    descriptors. Without: after a barrier, each of the four warps reads its 32x32
+    quarter's fragments with `nvgpu.ldmatrix` (x4 for A's 16x8 tiles, x2 for B's
+    K-major 8x8 ones: the core-matrix blocks are exactly mma.sync's TF32 fragments)
+    and multiplies with `nvgpu.mma.sync` m16n8k8. Either way each thread's 32
+    accumulators are an LLVM struct carried by the K loop, then stored (inside the
+    buffer only).
   }];
+  let options = [Option<"wgmma", "wgmma", "bool", /*default=*/"true",
+                        "wgmma (sm_90a); false: ldmatrix + mma.sync (sm_80 and later)">];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect", "::mlir::vector::VectorDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::affine::AffineDialect"];

@@ -1,7 +1,9 @@
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads | FileCheck %s
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads --dlc-cuda-warp-mma | FileCheck %s --check-prefix=LANES
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads --dlc-cuda-warp-mma --convert-linalg-to-loops --dlc-cuda-forall-to-launch | FileCheck %s --check-prefix=LAUNCH
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads="warpgroups=false" | FileCheck %s
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads="warpgroups=false" --dlc-cuda-warp-mma | FileCheck %s --check-prefix=LANES
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads="warpgroups=false" --dlc-cuda-warp-mma --convert-linalg-to-loops --dlc-cuda-forall-to-launch | FileCheck %s --check-prefix=LAUNCH
 
+// The warp-level schedule (map-to-threads{warpgroups=false}; the pipeline uses the
+// warpgroup one, wgmma-schedule.mlir).
 // A 100x72x20 matmul on tensor cores: 2x2 blocks of 64x64 (masked at the edges: the reads and writes are not in bounds), four warps
 // each, 2x4 accumulator tiles of 16x8 read from C, carried over K in steps of 8, written back.
 // CHECK-LABEL: func.func @matmul

@@ -1,10 +1,11 @@
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads="wgmma=true" | FileCheck %s
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads="wgmma=true" --dlc-cuda-warpgroup-mma | FileCheck %s --check-prefix=WGMMA
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads="wgmma=true" --dlc-cuda-warpgroup-mma --convert-linalg-to-loops --dlc-cuda-forall-to-launch="chip=sm_90a" | FileCheck %s --check-prefix=LAUNCH
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads="wgmma=true" --dlc-cuda-tiles-to-loops | FileCheck %s --check-prefix=CPU
-// RUN: dlc-opt %s --dlc-cuda-map-to-threads --canonicalize --dlc-cuda-warp-mma | FileCheck %s --check-prefix=FOLDED
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads | FileCheck %s
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads --dlc-cuda-warpgroup-mma | FileCheck %s --check-prefix=WGMMA
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads --dlc-cuda-warpgroup-mma --convert-linalg-to-loops --dlc-cuda-forall-to-launch="chip=sm_90a" | FileCheck %s --check-prefix=LAUNCH
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads --dlc-cuda-tiles-to-loops | FileCheck %s --check-prefix=CPU
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads --dlc-cuda-warpgroup-mma="wgmma=false" | FileCheck %s --check-prefix=LDMATRIX
+// RUN: dlc-opt %s --dlc-cuda-map-to-threads="warpgroups=false" --canonicalize --dlc-cuda-warp-mma | FileCheck %s --check-prefix=FOLDED
 
-// The Hopper schedule of a 100x72x40 matmul: 2x2 blocks of one warpgroup, each a 64x64
+// The warpgroup schedule of a 100x72x40 matmul: 2x2 blocks of one warpgroup, each a 64x64
 // accumulator tile read from C (masked), carried over K in steps of 32, written back.
 // CHECK-LABEL: func.func @matmul
 // CHECK: scf.forall (%[[B:.*]]) in (4) {
@@ -23,8 +24,8 @@
 // descriptors (leading byte offset 128, stride byte offset 1024: (8 << 16) | (64 << 32)),
 // committed and waited for, a barrier; 32 accumulators per thread in a struct.
 // WGMMA: gpu.thread_id x
-// WGMMA: %[[SA:.*]] = memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
-// WGMMA: %[[SB:.*]] = memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
+// WGMMA: %[[SA:.*]] = memref.alloc() : memref<2048xf32, 3>
+// WGMMA: %[[SB:.*]] = memref.alloc() : memref<2048xf32, 3>
 // WGMMA-COUNT-32: llvm.insertvalue
 // WGMMA: scf.for {{.*}} -> (!llvm.struct<(f32, f32
 // WGMMA-COUNT-16: memref.store {{.*}}, %[[SA]]
@@ -40,8 +41,17 @@
 // WGMMA-NOT: vector.contract
 // WGMMA-COUNT-32: llvm.extractvalue
 
+// Without wgmma (sm_80 ... sm_90): the same stages; after a barrier each warp reads, per
+// k8 step, two A fragments (ldmatrix x4) and four B fragments (x2) and does 8 mma.sync.
+// LDMATRIX: scf.for {{.*}} -> (!llvm.struct<(f32, f32
+// LDMATRIX: gpu.barrier
+// LDMATRIX-COUNT-2: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<2048xf32, 3> -> vector<4x1xf32>
+// LDMATRIX-COUNT-4: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false} : memref<2048xf32, 3> -> vector<2x1xf32>
+// LDMATRIX-COUNT-8: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
+// LDMATRIX-NOT: wgmma
+
 // One warpgroup: 128 threads; the stages are the kernel's shared buffers, 128-byte aligned.
-// LAUNCH: gpu.func @k0({{.*}}) workgroup(%{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}) kernel
+// LAUNCH: gpu.func @k0({{.*}}) workgroup(%{{.*}} : memref<2048xf32, 3> {llvm.align = 128 : i64}, %{{.*}} : memref<2048xf32, 3> {llvm.align = 128 : i64}) kernel
 // LAUNCH-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 4, 1, 1>
 // LAUNCH-NOT: memref.alloc
 
