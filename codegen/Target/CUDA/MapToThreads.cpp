@@ -180,11 +180,18 @@ struct MapToThreads : dlc::cuda::impl::MapToThreadsBase<MapToThreads> {
       if (!op->getParentOfType<scf::ForallOp>() && !op->getParentOfType<gpu::LaunchOp>())
         ops.push_back(op);
     });
+    llvm::DenseSet<Operation *> fused; // epilogues computed in a contraction's kernel
     for (linalg::LinalgOp op : ops) {
+      if (fused.contains(op))
+        continue;
       // Contractions on tensor cores (warp tiles); everything else a point per thread.
       if (mma && dlc::cuda::takesMmaSchedule(op)) {
+        linalg::GenericOp epilogue = epilogues ? dlc::cuda::fusableEpilogue(op) : nullptr;
+        if (epilogue)
+          fused.insert(epilogue);
         if (failed(dlc::cuda::buildMmaSchedule(
-                op, warpgroups ? dlc::cuda::kWgmmaConfig : dlc::cuda::kMmaSyncConfig, b)))
+                op, warpgroups ? dlc::cuda::kWgmmaConfig : dlc::cuda::kMmaSyncConfig, b,
+                epilogue)))
           return signalPassFailure();
         continue;
       }

@@ -27,21 +27,28 @@ public:
   /// acc + lhs x rhs, for the schedule's `contract`.
   virtual mlir::Value multiply(mlir::vector::ContractionOp contract, mlir::Value lhs,
                                mlir::Value rhs, mlir::Value acc, mlir::OpBuilder &b) = 0;
-  /// The thread's share of accumulator `acc` written where `write` writes the tile (at
-  /// `indices`).
-  virtual void writeAccumulator(mlir::vector::TransferWriteOp write, mlir::Value acc,
-                                mlir::ValueRange indices, mlir::OpBuilder &b) = 0;
+  /// Calls `fn` with each element of the thread's share of accumulator `acc`: its (row,
+  /// col) in the tile and its value (unrolled over a thread's few elements, or loops).
+  virtual void
+  forEachAccumulator(mlir::Value acc, mlir::OpBuilder &b,
+                     llvm::function_ref<void(mlir::OpBuilder &, mlir::Value row, mlir::Value col,
+                                             mlir::Value value)>
+                         fn) = 0;
 };
 
-/// Rewrites the tiles of every group forall `lowering` takes in `root`.
+/// Rewrites the tiles of every group forall `lowering` takes in `root`. An accumulator
+/// tile written through elementwise ops (an epilogue: `dlc.mma_role` "e" reads of other
+/// operands, arith/math ops, broadcasts) is written element by element, the epilogue
+/// computed on each accumulator element.
 mlir::LogicalResult lowerMmaGroups(mlir::Operation *root, MmaLowering &lowering);
 
 /// The operand role (kMmaRoleAttr) of a schedule op, or "".
 llvm::StringRef mmaRole(mlir::Operation *op);
 
 /// Element (row, col) of the tile a transfer at `indices` (permutation `map`: the
-/// operand's dims -> (row, col)) of `base` reads or writes: its memref indices, clamped
-/// into the buffer, and whether it lies inside.
+/// operand's dims -> (row, col), a constant 0 for a dim the tile broadcasts) of `base`
+/// reads or writes: its memref indices, clamped into the buffer, and whether it lies
+/// inside.
 std::pair<llvm::SmallVector<mlir::Value>, mlir::Value>
 tileElement(mlir::Value base, mlir::ValueRange indices, mlir::AffineMap map, mlir::Value row,
             mlir::Value col, mlir::OpBuilder &b, mlir::Location loc);

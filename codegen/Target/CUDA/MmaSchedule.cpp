@@ -10,7 +10,12 @@
 #include "codegen/Target/CUDA/MmaSchedule.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -84,11 +89,198 @@ TileAccess tileAccess(linalg::LinalgOp op, OpOperand &operand, ArrayRef<Value> a
   return t;
 }
 
+
+/// The byte range a buffer covers: its root (a function argument, allocation, global)
+/// and, for a view at a constant offset of a root, where in it; nullopt range: unknown.
+struct ByteRange {
+  Value root;
+  std::optional<std::pair<int64_t, int64_t>> range; // [begin, end)
+};
+
+ByteRange byteRange(Value buffer) {
+  Value v = buffer;
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<memref::ViewOp>(def)) {
+      auto type = cast<MemRefType>(view.getType());
+      std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
+      if (!offset || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          v != buffer || !type.getElementType().isIntOrFloat())
+        return {view.getSource(), std::nullopt};
+      int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+      return {view.getSource(), std::make_pair(*offset, *offset + bytes)};
+    }
+    auto like = dyn_cast<ViewLikeOpInterface>(def);
+    if (!like)
+      break;
+    // (A reshape of a whole buffer covers what it covers.)
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp>(def))
+      return {like.getViewSource(), std::nullopt};
+    v = like.getViewSource();
+    buffer = v;
+  }
+  return {v, std::nullopt};
+}
+
+/// Whether buffers `a` and `b` may share bytes without being the same buffer.
+bool mayOverlap(Value a, Value b) {
+  ByteRange ra = byteRange(a), rb = byteRange(b);
+  if (ra.root != rb.root)
+    return false; // distinct arguments, allocations, globals
+  if (!ra.range || !rb.range)
+    return true;
+  if (*ra.range == *rb.range)
+    return false; // the same bytes: an in-place update
+  return ra.range->first < rb.range->second && rb.range->first < ra.range->second;
+}
+
+/// The ancestor of `op` in `block`, or null.
+Operation *ancestorIn(Block *block, Operation *op) {
+  while (op && op->getBlock() != block)
+    op = op->getParentOp();
+  return op;
+}
+
+/// `epilogue`'s body on an accumulator tile `acc` of `op` (tile rows along op's loop dim
+/// `rowDim`, columns along `colDim`, loop dims at `at`): the other inputs read as tiles
+/// (role "e"; dims the epilogue broadcasts stay in bounds), the ops on tile vectors.
+Value epilogueTile(linalg::LinalgOp op, linalg::GenericOp epilogue, Value acc, ArrayRef<Value> at,
+                   unsigned rowDim, unsigned colDim, RewriterBase &b) {
+  Location loc = epilogue.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto tileType = cast<VectorType>(acc.getType());
+  // The epilogue's loop dims are the accumulator's dims (its map for it is the identity).
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  auto loopDimOf = [&](unsigned epilogueDim) {
+    return cast<AffineDimExpr>(outMap.getResult(epilogueDim)).getPosition();
+  };
+  Value accBuffer = op.getDpsInitOperand(0)->get();
+  Block *body = epilogue.getBody();
+  IRMapping map;
+  auto tileOf = [&](Value v) -> Value {
+    if (Value m = map.lookupOrNull(v))
+      return m;
+    return vector::BroadcastOp::create(b, loc, VectorType::get(tileType.getShape(), v.getType()),
+                                       v);
+  };
+  for (OpOperand *in : epilogue.getDpsInputOperands()) {
+    Value arg = body->getArgument(in->getOperandNumber());
+    if (in->get() == accBuffer) {
+      map.map(arg, acc);
+      continue;
+    }
+    AffineMap m = epilogue.getMatchingIndexingMap(in);
+    SmallVector<Value> indices;
+    SmallVector<AffineExpr> perm(2, getAffineConstantExpr(0, ctx));
+    SmallVector<bool> inBounds(2, true);
+    for (auto [pos, e] : llvm::enumerate(m.getResults())) {
+      unsigned d = loopDimOf(cast<AffineDimExpr>(e).getPosition());
+      indices.push_back(at[d]);
+      for (auto [t, tileDim] : llvm::enumerate(std::array<unsigned, 2>{rowDim, colDim}))
+        if (d == tileDim) {
+          perm[t] = getAffineDimExpr(pos, ctx);
+          inBounds[t] = false;
+        }
+    }
+    Type element = getElementTypeOrSelf(in->get().getType());
+    auto read = vector::TransferReadOp::create(
+        b, loc, VectorType::get(tileType.getShape(), element), in->get(), indices,
+        AffineMapAttr::get(AffineMap::get(m.getNumResults(), 0, perm, ctx)),
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(element)), Value(),
+        b.getBoolArrayAttr(inBounds));
+    read->setAttr(kMmaRoleAttr, b.getStringAttr("e"));
+    map.map(arg, read);
+  }
+  for (Operation &bodyOp : body->without_terminator()) {
+    if (bodyOp.hasTrait<OpTrait::ConstantLike>()) {
+      map.map(bodyOp.getResult(0), tileOf(b.clone(bodyOp)->getResult(0)));
+      continue;
+    }
+    SmallVector<Value> operands = llvm::map_to_vector(bodyOp.getOperands(), tileOf);
+    OperationState state(loc, bodyOp.getName().getStringRef(), operands,
+                         TypeRange{VectorType::get(tileType.getShape(),
+                                                   bodyOp.getResult(0).getType())},
+                         bodyOp.getAttrs());
+    map.map(bodyOp.getResult(0), b.create(state)->getResult(0));
+  }
+  return tileOf(body->getTerminator()->getOperand(0));
+}
+
 } // namespace
+
+linalg::GenericOp fusableEpilogue(linalg::LinalgOp op) {
+  Value acc = op.getDpsInitOperand(0)->get();
+  auto accType = cast<MemRefType>(acc.getType());
+  // The next op that touches memory.
+  Operation *next = op->getNextNode();
+  while (next && isMemoryEffectFree(next) && next->getNumRegions() == 0)
+    next = next->getNextNode();
+  auto epilogue = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!epilogue || epilogue.getNumDpsInits() != 1 || !epilogue.hasPureBufferSemantics() ||
+      epilogue.getNumLoops() != epilogue.getNumParallelLoops())
+    return {};
+  OpOperand *dest = epilogue.getDpsInitOperand(0);
+  auto destType = cast<MemRefType>(dest->get().getType());
+  if (destType.getShape() != accType.getShape() || !destType.getElementType().isF32() ||
+      !epilogue.getMatchingIndexingMap(dest).isIdentity() || !accType.hasStaticShape())
+    return {};
+  int uses = 0;
+  for (OpOperand *in : epilogue.getDpsInputOperands()) {
+    if (!epilogue.getMatchingIndexingMap(in).isProjectedPermutation())
+      return {};
+    if (in->get() == acc) {
+      ++uses;
+      if (!epilogue.getMatchingIndexingMap(in).isIdentity())
+        return {};
+    } else if (mayOverlap(in->get(), acc)) {
+      return {};
+    }
+  }
+  if (uses != 1 || epilogue.getRegionOutputArgs()[0].use_empty() == false)
+    return {};
+  for (Operation &bodyOp : epilogue.getBody()->without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(bodyOp.getDialect()) ||
+        bodyOp.getNumRegions() != 0 || bodyOp.getNumResults() != 1 ||
+        !llvm::all_of(bodyOp.getOperandTypes(), [](Type t) { return t.isIntOrIndexOrFloat(); }))
+      return {};
+  // The kernel writes the epilogue's output while its blocks still read the contraction's
+  // inputs: they must not share bytes (the arena may have given the output an input's
+  // place once the contraction was done).
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (mayOverlap(dest->get(), in->get()) || dest->get() == in->get())
+      return {};
+  if (mayOverlap(dest->get(), acc))
+    return {};
+  // The accumulator buffer is dead after the epilogue: nothing later reads it (or a view
+  // of it), and it is not a model output or weight.
+  ByteRange accRange = byteRange(acc);
+  if (isa<BlockArgument>(accRange.root) || accRange.root.getDefiningOp<memref::GetGlobalOp>())
+    return {};
+  SmallVector<Value> aliases{acc};
+  while (!aliases.empty()) {
+    Value v = aliases.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1) {
+        aliases.push_back(user->getResult(0));
+        continue;
+      }
+      Operation *at = ancestorIn(epilogue->getBlock(), user);
+      if (!at || (at != epilogue && epilogue->isBeforeInBlock(at)))
+        return {};
+    }
+  }
+  // The pure ops in between (views, constants) move before `op`, where the kernel will be.
+  for (Operation *between = op->getNextNode(); between != epilogue;) {
+    Operation *move = between;
+    between = between->getNextNode();
+    move->moveBefore(op);
+  }
+  return epilogue;
+}
 
 bool takesMmaSchedule(linalg::LinalgOp op) { return mmaDims(op).has_value(); }
 
-LogicalResult buildMmaSchedule(linalg::LinalgOp op, const MmaConfig &cfg, RewriterBase &b) {
+LogicalResult buildMmaSchedule(linalg::LinalgOp op, const MmaConfig &cfg, RewriterBase &b,
+                               linalg::GenericOp epilogue) {
   std::optional<MmaDims> dims = mmaDims(op);
   if (!dims)
     return failure();
@@ -202,11 +394,18 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, const MmaConfig &cfg, Rewrit
       at[dims->n] = tileOrigin(n0, j, cfg.tileN);
       at[dims->k] = c(0);
       TileAccess t = tileAccess(op, *out, at, dims->m, dims->n, b);
-      auto write = vector::TransferWriteOp::create(b, loc, loop.getResult(i * cfg.tilesN + j),
-                                                   out->get(), t.indices,
+      Value tile = loop.getResult(i * cfg.tilesN + j);
+      Value dest = out->get();
+      if (epilogue) {
+        tile = epilogueTile(op, epilogue, tile, at, dims->m, dims->n, b);
+        dest = epilogue.getDpsInitOperand(0)->get();
+      }
+      auto write = vector::TransferWriteOp::create(b, loc, tile, dest, t.indices,
                                                    AffineMapAttr::get(t.map), inBounds);
       role(write, "c");
     }
+  if (epilogue)
+    b.eraseOp(epilogue);
   b.eraseOp(op);
   return success();
 }

@@ -38,11 +38,19 @@ constexpr llvm::StringLiteral kMmaRoleAttr = "dlc.mma_role";
 /// Whether `op` (on buffers) is a contraction the tensor-core schedules take: f32, one
 /// reduction dim, projected-permutation maps, at least one mma.sync tile in M, N and K.
 bool takesMmaSchedule(mlir::linalg::LinalgOp op);
+/// The elementwise op right after `op` that can be computed on `op`'s accumulators
+/// instead of in a kernel of its own (a bias, an activation, a residual), or null: it
+/// reads `op`'s output once at the same indices and nothing later reads that output; its
+/// output (f32, `op`'s shape) shares no bytes with `op`'s inputs.
+mlir::linalg::GenericOp fusableEpilogue(mlir::linalg::LinalgOp op);
 /// Replaces `op` by its tensor-core schedule of shape `config`: a forall over blocks
 /// holding a forall over the groups (warps or warpgroups), each group's tiles read (whole
-/// tiles, masked at the edges), multiplied over K (vector.contract) and written back.
+/// tiles, masked at the edges), multiplied over K (vector.contract) and written back;
+/// with `epilogue` (from fusableEpilogue, then erased), its body is applied to the tiles
+/// (other inputs read as tiles, role "e") and the results written to its output instead.
 mlir::LogicalResult buildMmaSchedule(mlir::linalg::LinalgOp op, const MmaConfig &config,
-                                     mlir::RewriterBase &b);
+                                     mlir::RewriterBase &b,
+                                     mlir::linalg::GenericOp epilogue = {});
 
 } // namespace dlc::cuda
 

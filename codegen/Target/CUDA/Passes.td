@@ -27,6 +27,10 @@ def MapToThreads : Pass<"dlc-cuda-map-to-threads", "::mlir::func::FuncOp"> {
                         "with mma: tiles per warpgroup instead (one per 64x64 block, "
                         "#gpu.warpgroup<x>, K in steps of 32, operands staged in shared "
                         "memory by dlc-cuda-warpgroup-mma)">,
+                 Option<"epilogues", "epilogues", "bool", /*default=*/"true",
+                        "with mma: an elementwise op right after a contraction that only it "
+                        "reads the output of (bias, activation, residual) is computed on the "
+                        "accumulators and written by the contraction's kernel">,
                  Option<"warpReductions", "warp-reductions", "bool", /*default=*/"true",
                         "f32 reductions along one dim of at least 32 elements: one warp per "
                         "output element, 8 warps per block, lanes striding the row with "

@@ -80,13 +80,11 @@ struct LoopLowering : MmaLowering {
     });
     return acc;
   }
-  void writeAccumulator(vector::TransferWriteOp write, Value acc, ValueRange indices,
-                        OpBuilder &b) override {
-    Location loc = write.getLoc();
+  void forEachAccumulator(Value acc, OpBuilder &b,
+                          function_ref<void(OpBuilder &, Value, Value, Value)> fn) override {
+    Location loc = acc.getLoc();
     loops(cast<MemRefType>(acc.getType()).getShape(), b, loc, [&](OpBuilder &nb, ValueRange ij) {
-      Value v = memref::LoadOp::create(nb, loc, acc, ij);
-      storeTileElement(v, write.getBase(), indices, write.getPermutationMap(), ij[0], ij[1], nb,
-                       loc);
+      fn(nb, ij[0], ij[1], memref::LoadOp::create(nb, loc, acc, ij));
     });
   }
 };

@@ -80,16 +80,14 @@ struct SyncLowering : MmaLowering {
                                     ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
                                     /*tf32Enabled=*/true);
   }
-  /// A lane's fragment of the accumulator written back (elements inside the buffer only).
-  void writeAccumulator(vector::TransferWriteOp write, Value fragment, ValueRange indices,
-                        OpBuilder &b) override {
-    Location loc = write.getLoc();
+  void forEachAccumulator(Value fragment, OpBuilder &b,
+                          function_ref<void(OpBuilder &, Value, Value, Value)> fn) override {
+    Location loc = fragment.getLoc();
     for (auto [i, rc] : llvm::enumerate(fragmentCoords("c", lane, b, loc))) {
       // (2-D to_elements does not lower to NVVM; static extracts do.)
       Value part = vector::ExtractOp::create(b, loc, fragment,
                                              ArrayRef<int64_t>{(int64_t)i / 2, (int64_t)i % 2});
-      storeTileElement(part, write.getBase(), indices, write.getPermutationMap(),
-                       rc.first, rc.second, b, loc);
+      fn(b, rc.first, rc.second, part);
     }
   }
 };

@@ -242,14 +242,12 @@ struct StagedLowering : MmaLowering {
     }
     return acc;
   }
-  void writeAccumulator(vector::TransferWriteOp write, Value acc, ValueRange indices,
-                        OpBuilder &b) override {
-    Location loc = write.getLoc();
-    for (auto [i, rc] : llvm::enumerate(accumulatorCoords(b, loc))) {
-      Value v = LLVM::ExtractValueOp::create(b, loc, acc, ArrayRef<int64_t>{(int64_t)i});
-      storeTileElement(v, write.getBase(), indices, write.getPermutationMap(),
-                       rc.first, rc.second, b, loc);
-    }
+  void forEachAccumulator(Value acc, OpBuilder &b,
+                          function_ref<void(OpBuilder &, Value, Value, Value)> fn) override {
+    Location loc = acc.getLoc();
+    for (auto [i, rc] : llvm::enumerate(accumulatorCoords(b, loc)))
+      fn(b, rc.first, rc.second,
+         LLVM::ExtractValueOp::create(b, loc, acc, ArrayRef<int64_t>{(int64_t)i}));
   }
 };
 
