@@ -2,6 +2,7 @@
 // point of its parallel dims per thread.
 #include "codegen/Target/CUDA/MmaSchedule.h"
 #include "codegen/Target/CUDA/RowReduction.h"
+#include "codegen/Target/CUDA/ScheduleUtils.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -96,24 +97,10 @@ LogicalResult mapOp(linalg::LinalgOp op, int64_t blockThreads, RewriterBase &b) 
   MLIRContext *ctx = b.getContext();
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  auto blockMap = b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)});
-  auto threadMap = b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)});
-  auto grid = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)},
-                                    ValueRange{}, blockMap);
-  b.setInsertionPointToStart(grid.getBody());
-  auto block = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(threads)},
-                                     ValueRange{}, threadMap);
-  b.setInsertionPointToStart(block.getBody());
+  auto [grid, block] = dlc::cuda::createKernelForalls(
+      b, loc, blocks, threads, gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX));
   // point = block * threads + thread; threads past the last point do nothing.
-  AffineExpr bi, ti;
-  bindDims(ctx, bi, ti);
-  Value point = affine::AffineApplyOp::create(
-      b, loc, AffineMap::get(2, 0, bi * threads + ti),
-      ValueRange{grid.getInductionVar(0), block.getInductionVar(0)});
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, point,
-                                       arith::ConstantIndexOp::create(b, loc, points));
-  auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(guard.thenBlock());
+  Value point = dlc::cuda::guardedPoint(b, loc, grid, block, threads, points);
   SmallVector<int64_t> basis;
   for (unsigned d : par)
     basis.push_back(d == par.back() ? ranges[d] / width : ranges[d]);

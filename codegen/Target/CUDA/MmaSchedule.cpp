@@ -8,6 +8,7 @@
 // distribute each tile over the group's lanes (WarpMma.cpp: mma.sync fragments;
 // WarpgroupMma.cpp: operands staged in shared memory, wgmma accumulators).
 #include "codegen/Target/CUDA/MmaSchedule.h"
+#include "codegen/Target/CUDA/ScheduleUtils.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -190,18 +191,7 @@ Value epilogueTile(linalg::LinalgOp op, linalg::GenericOp epilogue, Value acc, A
     read->setAttr(kMmaRoleAttr, b.getStringAttr("e"));
     map.map(arg, read);
   }
-  for (Operation &bodyOp : body->without_terminator()) {
-    if (bodyOp.hasTrait<OpTrait::ConstantLike>()) {
-      map.map(bodyOp.getResult(0), tileOf(b.clone(bodyOp)->getResult(0)));
-      continue;
-    }
-    SmallVector<Value> operands = llvm::map_to_vector(bodyOp.getOperands(), tileOf);
-    OperationState state(loc, bodyOp.getName().getStringRef(), operands,
-                         TypeRange{VectorType::get(tileType.getShape(),
-                                                   bodyOp.getResult(0).getType())},
-                         bodyOp.getAttrs());
-    map.map(bodyOp.getResult(0), b.create(state)->getResult(0));
-  }
+  cloneOnVectors(body, tileType.getShape(), map, b, loc);
   return tileOf(body->getTerminator()->getOperand(0));
 }
 
@@ -237,11 +227,8 @@ linalg::GenericOp fusableEpilogue(linalg::LinalgOp op) {
   }
   if (uses != 1 || epilogue.getRegionOutputArgs()[0].use_empty() == false)
     return {};
-  for (Operation &bodyOp : epilogue.getBody()->without_terminator())
-    if (!isa<arith::ArithDialect, math::MathDialect>(bodyOp.getDialect()) ||
-        bodyOp.getNumRegions() != 0 || bodyOp.getNumResults() != 1 ||
-        !llvm::all_of(bodyOp.getOperandTypes(), [](Type t) { return t.isIntOrIndexOrFloat(); }))
-      return {};
+  if (!isScalarArithmetic(epilogue.getBody()))
+    return {};
   // The kernel writes the epilogue's output while its blocks still read the contraction's
   // inputs: they must not share bytes (the arena may have given the output an input's
   // place once the contraction was done).
@@ -298,18 +285,12 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, const MmaConfig &cfg, Rewrit
     blocks *= v;
   b.setInsertionPoint(op);
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
-  auto grid = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)}, ValueRange{},
-      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  b.setInsertionPointToStart(grid.getBody());
   Attribute groupMapping =
       cfg.warpgroups
           ? Attribute(gpu::GPUWarpgroupMappingAttr::get(ctx, gpu::MappingId::DimX))
           : Attribute(gpu::GPUWarpMappingAttr::get(ctx, gpu::MappingId::DimX));
-  auto warps = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(cfg.groupsM * cfg.groupsN)}, ValueRange{},
-      b.getArrayAttr({groupMapping}));
-  b.setInsertionPointToStart(warps.getBody());
+  auto [grid, warps] =
+      createKernelForalls(b, loc, blocks, cfg.groupsM * cfg.groupsN, groupMapping);
   // Which outer point and block tile, which warp tile.
   SmallVector<Value> blockCoords =
       affine::AffineDelinearizeIndexOp::create(b, loc, grid.getInductionVar(0), basis, true)

@@ -1,5 +1,6 @@
 // The warp schedule of a row reduction: see RowReduction.h.
 #include "codegen/Target/CUDA/RowReduction.h"
+#include "codegen/Target/CUDA/ScheduleUtils.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -40,11 +41,8 @@ std::optional<RowReduction> rowReduction(linalg::LinalgOp op) {
       return std::nullopt;
   if (!getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType()).isF32())
     return std::nullopt;
-  for (Operation &body : generic.getBody()->without_terminator())
-    if (!isa<arith::ArithDialect, math::MathDialect>(body.getDialect()) ||
-        body.getNumRegions() != 0 || body.getNumResults() != 1 ||
-        !llvm::all_of(body.getOperandTypes(), [](Type t) { return t.isIntOrIndexOrFloat(); }))
-      return std::nullopt;
+  if (!isScalarArithmetic(generic.getBody()))
+    return std::nullopt;
   SmallVector<Operation *> combiners;
   if (!matchReduction(generic.getRegionOutputArgs(), 0, combiners) || combiners.size() != 1)
     return std::nullopt;
@@ -78,26 +76,13 @@ LogicalResult buildWarpReduction(linalg::LinalgOp op, RewriterBase &b) {
     basis.push_back(ranges[d]);
   }
   int64_t warps = std::min<int64_t>(kReductionWarps, points);
-  int64_t blocks = llvm::divideCeil(points, warps);
   b.setInsertionPoint(op);
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
-  auto grid = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)}, ValueRange{},
-      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  b.setInsertionPointToStart(grid.getBody());
-  auto group = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(warps)}, ValueRange{},
-      b.getArrayAttr({gpu::GPUWarpMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  b.setInsertionPointToStart(group.getBody());
-  // The warp's output element: point = block * warps + warp (warps past the end idle).
-  AffineExpr bi, wi;
-  bindDims(ctx, bi, wi);
-  Value point = affine::AffineApplyOp::create(
-      b, loc, AffineMap::get(2, 0, bi * warps + wi),
-      ValueRange{grid.getInductionVar(0), group.getInductionVar(0)});
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, point, c(points));
-  auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(guard.thenBlock());
+  auto [grid, group] =
+      createKernelForalls(b, loc, llvm::divideCeil(points, warps), warps,
+                          gpu::GPUWarpMappingAttr::get(ctx, gpu::MappingId::DimX));
+  // The warp's output element (warps past the end idle).
+  Value point = guardedPoint(b, loc, grid, group, warps, points);
   SmallVector<Value> at(ranges.size());
   if (basis.empty()) {
     // (a full reduction to one element: one warp)
@@ -158,23 +143,7 @@ LogicalResult buildWarpReduction(linalg::LinalgOp op, RewriterBase &b) {
   Value acc = loop.getRegionIterArgs()[0];
   map.map(body->getArgument(op.getNumDpsInputs()), acc);
   // (Values from outside the body and constants: the same for every lane.)
-  auto lanesOfValue = [&](Value v) -> Value {
-    if (Value mapped = map.lookupOrNull(v))
-      return mapped;
-    return vector::BroadcastOp::create(b, loc, lanesOf(v.getType()), v);
-  };
-  for (Operation &bodyOp : body->without_terminator()) {
-    if (bodyOp.hasTrait<OpTrait::ConstantLike>()) {
-      map.map(bodyOp.getResult(0), lanesOfValue(b.clone(bodyOp)->getResult(0)));
-      continue;
-    }
-    SmallVector<Value> operands = llvm::map_to_vector(bodyOp.getOperands(), lanesOfValue);
-    SmallVector<Type> types = llvm::map_to_vector(
-        bodyOp.getResultTypes(), [&](Type t) -> Type { return lanesOf(t); });
-    OperationState state(loc, bodyOp.getName().getStringRef(), operands, types,
-                         bodyOp.getAttrs());
-    map.map(bodyOp.getResult(0), b.create(state)->getResult(0));
-  }
+  cloneOnVectors(body, {kWarpLanes}, map, b, loc);
   Value next = map.lookup(red->combiner->getResult(0));
   scf::YieldOp::create(b, loc, ValueRange{arith::SelectOp::create(b, loc, mask, next, acc)});
   b.setInsertionPointAfter(loop);
