@@ -94,7 +94,10 @@ void buildLinalgPipeline(OpPassManager &pm, const x86::TargetOptions &target,
   conversion::ConvertGraphToLinalgOptions lowering;
   x86::CpuTarget cpu = x86::CpuTarget::resolve(target.cpu);
   lowering.packBlock = x86::packedWeightColumns(cpu);
-  lowering.im2colPixels = gpu ? std::numeric_limits<int64_t>::max() : x86::im2colConvPixels(cpu);
+  // GPU: stride-1 convolutions with rows of at least a tensor-core tile (16 output pixels,
+  // i.e. images of 16x16 and more) stay direct and take the tensor cores as implicit
+  // GEMMs; smaller ones (and strided ones) go through im2col.
+  lowering.im2colPixels = gpu ? cuda::kIm2colPixels : x86::im2colConvPixels(cpu);
   lowering.bf16Weights = bf16Weights;
   // bf16 matmuls in vdpbf16ps's form where the CPU has it (or DLC_BF16_DOT_FORM=dot).
   lowering.bf16DotLanes =

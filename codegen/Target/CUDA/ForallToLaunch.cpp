@@ -232,6 +232,15 @@ struct ForallToLaunch : dlc::cuda::impl::ForallToLaunchBase<ForallToLaunch> {
       for (unsigned i = 0; i < fn.getNumWorkgroupAttributions(); ++i)
         fn.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                                        b.getI64IntegerAttr(128));
+      // Registers enough for three blocks per SM (ptxas's own choice capped some
+      // tensor-core kernels at 64 and spilled; uncapped, it took 255).
+      int64_t threads = 1;
+      if (std::optional<ArrayRef<int32_t>> known = fn.getKnownBlockSize())
+        for (int32_t d : *known)
+          threads *= d;
+      int64_t registers = std::min<int64_t>(255, 65536 / (3 * threads) / 8 * 8);
+      fn->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                  b.getI32IntegerAttr(std::max<int64_t>(registers, 32)));
       table.insert(fn);
       b.setInsertionPoint(*launch);
       gpu::LaunchFuncOp::create(b, launch->getLoc(), fn, launch->getGridSizeOperandValues(),

@@ -28,39 +28,113 @@ namespace {
 struct MmaDims {
   unsigned m, n, k;
   SmallVector<unsigned> outer; // batch and the other m/n dims: one block row each
+  SmallVector<unsigned> kLoops; // other reduction dims (a convolution's window): loops
 };
 
-/// Whether `op` is an f32 contraction the schedule takes: one reduction dim longer than
-/// 1 (the others, of size 1, are outer dims), every operand map a projected permutation,
-/// M >= 16, N >= 8, K >= 8 along the innermost M and N dims.
+/// Whether `e` is a sum of dims (each with coefficient 1), the kind of index a
+/// convolution's input has (oh + kh).
+bool isSumOfDims(AffineExpr e) {
+  if (isa<AffineDimExpr>(e))
+    return true;
+  auto add = dyn_cast<AffineBinaryOpExpr>(e);
+  return add && add.getKind() == AffineExprKind::Add && isSumOfDims(add.getLHS()) &&
+         isSumOfDims(add.getRHS());
+}
+
+/// The results of `map` that use loop dim `d`.
+SmallVector<unsigned> resultsUsing(AffineMap map, unsigned d) {
+  SmallVector<unsigned> results;
+  for (auto [i, e] : llvm::enumerate(map.getResults()))
+    if (e.isFunctionOfDim(d))
+      results.push_back(i);
+  return results;
+}
+
+/// Whether `d` is, alone, exactly one result of `map`.
+bool isPureIn(AffineMap map, unsigned d) {
+  SmallVector<unsigned> r = resultsUsing(map, d);
+  return r.size() == 1 && isa<AffineDimExpr>(map.getResult(r[0]));
+}
+
+/// Whether the body is out + a * b in f32.
+bool isMulAdd(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 3)
+    return false;
+  auto add = dyn_cast<arith::AddFOp>(body->getTerminator()->getOperand(0).getDefiningOp());
+  if (!add)
+    return false;
+  Value out = body->getArgument(2);
+  Value prod = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
+  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  return mul && ((mul.getLhs() == body->getArgument(0) && mul.getRhs() == body->getArgument(1)) ||
+                 (mul.getLhs() == body->getArgument(1) && mul.getRhs() == body->getArgument(0)));
+}
+
+/// Whether `op` is an f32 contraction the schedule takes (a matmul, a packed-weight GEMM,
+/// a convolution as an implicit GEMM): out += A x B, every index a sum of loop dims. The
+/// tile dims: M (in A and the output, not B; alone in the output, in one index of A
+/// without N or K), N (alone in B and the output) and K (a reduction dim alone in A and
+/// B, the longest such), at least 16 x 8 x 8; the other reduction dims longer than 1 are
+/// loops around K's, the other parallel dims outer block dims.
 std::optional<MmaDims> mmaDims(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
-      !linalg::isaContractionOpInterface(op))
+      !isMulAdd(op))
     return std::nullopt;
   for (OpOperand &o : op->getOpOperands())
     if (!cast<MemRefType>(o.get().getType()).getElementType().isF32() ||
-        !op.getMatchingIndexingMap(&o).isProjectedPermutation())
+        !llvm::all_of(op.getMatchingIndexingMap(&o).getResults(), isSumOfDims))
       return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-  if (failed(dims) || dims->k.empty() || dims->m.empty() || dims->n.empty())
-    return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
+  if (llvm::any_of(ranges, [](int64_t r) { return ShapedType::isDynamic(r) || r == 0; }))
     return std::nullopt;
-  // One reduction dim of more than one step (a 1x1 convolution's window dims are 1).
-  SmallVector<unsigned> k;
-  for (unsigned d : dims->k)
-    if (ranges[d] != 1)
-      k.push_back(d);
-  if (k.size() != 1)
+  AffineMap a = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap b = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap c = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!c.isProjectedPermutation())
     return std::nullopt;
-  MmaDims d{dims->m.back(), dims->n.back(), k.front(), {}};
-  if (ranges[d.m] < kMmaM || ranges[d.n] < kMmaN || ranges[d.k] < kMmaK ||
-      llvm::is_contained(ranges, 0))
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> ms, ns, ks;
+  for (unsigned d = 0; d < ranges.size(); ++d) {
+    bool inA = !resultsUsing(a, d).empty(), inB = !resultsUsing(b, d).empty(),
+         inC = !resultsUsing(c, d).empty();
+    if (iterators[d] == utils::IteratorType::parallel) {
+      if (inA && inC && !inB)
+        ms.push_back(d);
+      else if (inB && inC && !inA)
+        ns.push_back(d);
+      else if (!inC)
+        return std::nullopt;
+    } else if (!inC && inA && inB) {
+      ks.push_back(d);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (ms.empty() || ns.empty() || ks.empty())
     return std::nullopt;
-  for (unsigned i = 0; i < ranges.size(); ++i)
-    if (i != d.m && i != d.n && i != d.k)
+  MmaDims d{ms.back(), ns.back(), 0, {}, {}};
+  std::optional<unsigned> k;
+  for (unsigned kd : ks)
+    if (ranges[kd] > 1 && isPureIn(a, kd) && isPureIn(b, kd) && (!k || ranges[kd] > ranges[*k]))
+      k = kd;
+  if (!k)
+    return std::nullopt;
+  d.k = *k;
+  SmallVector<unsigned> mIndex = resultsUsing(a, d.m);
+  if (!isPureIn(c, d.m) || mIndex.size() != 1 || a.getResult(mIndex[0]).isFunctionOfDim(d.k) ||
+      !isPureIn(b, d.n) || !isPureIn(c, d.n))
+    return std::nullopt;
+  if (ranges[d.m] < kMmaM || ranges[d.n] < kMmaN || ranges[d.k] < kMmaK)
+    return std::nullopt;
+  for (unsigned i = 0; i < ranges.size(); ++i) {
+    if (i == d.m || i == d.n || i == d.k)
+      continue;
+    if (iterators[i] == utils::IteratorType::reduction && ranges[i] > 1)
+      d.kLoops.push_back(i);
+    else
       d.outer.push_back(i);
+  }
   return d;
 }
 
@@ -71,17 +145,32 @@ struct TileAccess {
   AffineMap map; // operand dims -> (row, col)
 };
 
+/// Index expression `e` (of loop dims) at `at`.
+Value sumAt(AffineExpr e, ArrayRef<Value> at, Location loc, OpBuilder &b) {
+  SmallVector<Value> operands;
+  SmallVector<AffineExpr> renumber;
+  for (unsigned d = 0; d < at.size(); ++d) {
+    renumber.push_back(b.getAffineDimExpr(operands.size()));
+    if (e.isFunctionOfDim(d))
+      operands.push_back(at[d]);
+  }
+  AffineExpr local = e.replaceDimsAndSymbols(renumber, {});
+  return affine::AffineApplyOp::create(b, loc, AffineMap::get(operands.size(), 0, local), operands);
+}
+
 TileAccess tileAccess(linalg::LinalgOp op, OpOperand &operand, ArrayRef<Value> at,
                       unsigned rowDim, unsigned colDim, OpBuilder &b) {
   AffineMap m = op.getMatchingIndexingMap(&operand);
   TileAccess t;
   int64_t rowPos = -1, colPos = -1;
   for (auto [pos, e] : llvm::enumerate(m.getResults())) {
-    unsigned d = cast<AffineDimExpr>(e).getPosition();
-    t.indices.push_back(at[d]);
-    if (d == rowDim)
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      t.indices.push_back(at[d.getPosition()]);
+    else // (a sum of dims: the tile's origin along it)
+      t.indices.push_back(sumAt(e, at, op.getLoc(), b));
+    if (e.isFunctionOfDim(rowDim))
       rowPos = pos;
-    if (d == colDim)
+    if (e.isFunctionOfDim(colDim))
       colPos = pos;
   }
   t.map = AffineMap::get(m.getNumResults(), 0,
@@ -89,7 +178,6 @@ TileAccess tileAccess(linalg::LinalgOp op, OpOperand &operand, ArrayRef<Value> a
                          b.getContext());
   return t;
 }
-
 
 /// The byte range a buffer covers: its root (a function argument, allocation, global)
 /// and, for a view at a constant offset of a root, where in it; nullopt range: unknown.
@@ -341,7 +429,25 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, const MmaConfig &cfg, Rewrit
       at[dims->k] = c(0);
       inits.push_back(readTile(*out, cfg.tileM, cfg.tileN, dims->m, dims->n, "c"));
     }
-  auto loop = scf::ForOp::create(b, loc, c(0), c(ranges[dims->k]), c(cfg.tileK), inits);
+  // The other reduction dims (a convolution's window) as loops around K's, carrying the
+  // accumulators.
+  SmallVector<scf::ForOp> kLoops;
+  ValueRange carried = inits;
+  for (unsigned kd : dims->kLoops) {
+    auto outerLoop = scf::ForOp::create(b, loc, c(0), c(ranges[kd]), c(1), carried);
+    if (!kLoops.empty())
+      scf::YieldOp::create(b, loc, outerLoop.getResults());
+    b.setInsertionPointToStart(outerLoop.getBody());
+    at[kd] = outerLoop.getInductionVar();
+    carried = outerLoop.getRegionIterArgs();
+    kLoops.push_back(outerLoop);
+  }
+  auto loop = scf::ForOp::create(b, loc, c(0), c(ranges[dims->k]), c(cfg.tileK), carried);
+  if (!kLoops.empty()) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(loop);
+    scf::YieldOp::create(b, loc, loop.getResults());
+  }
   b.setInsertionPointToStart(loop.getBody());
   at[dims->k] = loop.getInductionVar();
   SmallVector<Value> as, bs;
@@ -368,14 +474,17 @@ LogicalResult buildMmaSchedule(linalg::LinalgOp op, const MmaConfig &cfg, Rewrit
                                                    loop.getRegionIterArgs()[i * cfg.tilesN + j],
                                                    maps, iters));
   scf::YieldOp::create(b, loc, sums);
-  b.setInsertionPointAfter(loop);
+  scf::ForOp outermost = kLoops.empty() ? loop : kLoops.front();
+  b.setInsertionPointAfter(outermost);
+  for (unsigned kd : dims->kLoops)
+    at[kd] = c(0);
   for (int64_t i = 0; i < cfg.tilesM; ++i)
     for (int64_t j = 0; j < cfg.tilesN; ++j) {
       at[dims->m] = tileOrigin(m0, i, cfg.tileM);
       at[dims->n] = tileOrigin(n0, j, cfg.tileN);
       at[dims->k] = c(0);
       TileAccess t = tileAccess(op, *out, at, dims->m, dims->n, b);
-      Value tile = loop.getResult(i * cfg.tilesN + j);
+      Value tile = outermost.getResult(i * cfg.tilesN + j);
       Value dest = out->get();
       if (epilogue) {
         tile = epilogueTile(op, epilogue, tile, at, dims->m, dims->n, b);

@@ -28,6 +28,11 @@ namespace dlc::cuda {
 #define GEN_PASS_REGISTRATION
 #include "codegen/Target/CUDA/Passes.h.inc"
 
+/// Stride-1 convolutions of at most this many output pixels per image go through im2col
+/// for the GPU (the linalg phase); larger ones (rows of 16 pixels and more when square)
+/// stay direct, which the tensor-core schedule takes as implicit GEMMs.
+constexpr int64_t kIm2colPixels = 255;
+
 /// The gpu.module every kernel is outlined into.
 constexpr const char *kKernelModule = "dlc_kernels";
 
