@@ -31,14 +31,17 @@ struct MmaDims {
   SmallVector<unsigned> kLoops; // other reduction dims (a convolution's window): loops
 };
 
-/// Whether `e` is a sum of dims (each with coefficient 1), the kind of index a
-/// convolution's input has (oh + kh).
-bool isSumOfDims(AffineExpr e) {
-  if (isa<AffineDimExpr>(e))
-    return true;
-  auto add = dyn_cast<AffineBinaryOpExpr>(e);
-  return add && add.getKind() == AffineExprKind::Add && isSumOfDims(add.getLHS()) &&
-         isSumOfDims(add.getRHS());
+/// The coefficient of loop dim `d` in `e`, a linear (pure affine) index expression.
+int64_t coefficientOf(AffineExpr e, unsigned d, unsigned numDims) {
+  MLIRContext *ctx = e.getContext();
+  SmallVector<AffineExpr> zeros(numDims, getAffineConstantExpr(0, ctx)), unit = zeros;
+  unit[d] = getAffineConstantExpr(1, ctx);
+  auto at = [&](ArrayRef<AffineExpr> dims) {
+    return cast<AffineConstantExpr>(simplifyAffineExpr(e.replaceDimsAndSymbols(dims, {}),
+                                                       0, 0))
+        .getValue();
+  };
+  return at(unit) - at(zeros);
 }
 
 /// The results of `map` that use loop dim `d`.
@@ -72,9 +75,9 @@ bool isMulAdd(linalg::LinalgOp op) {
 }
 
 /// Whether `op` is an f32 contraction the schedule takes (a matmul, a packed-weight GEMM,
-/// a convolution as an implicit GEMM): out += A x B, every index a sum of loop dims. The
-/// tile dims: M (in A and the output, not B; alone in the output, in one index of A
-/// without N or K), N (alone in B and the output) and K (a reduction dim alone in A and
+/// a convolution as an implicit GEMM): out += A x B, every index linear in the loop dims.
+/// The tile dims: M (in A and the output, not B; alone in the output, in one index of A
+/// with coefficient 1 and without K: a stride-1 convolution's ow + dilation * kw), N (alone in B and the output) and K (a reduction dim alone in A and
 /// B, the longest such), at least 16 x 8 x 8; the other reduction dims longer than 1 are
 /// loops around K's, the other parallel dims outer block dims.
 std::optional<MmaDims> mmaDims(linalg::LinalgOp op) {
@@ -83,7 +86,8 @@ std::optional<MmaDims> mmaDims(linalg::LinalgOp op) {
     return std::nullopt;
   for (OpOperand &o : op->getOpOperands())
     if (!cast<MemRefType>(o.get().getType()).getElementType().isF32() ||
-        !llvm::all_of(op.getMatchingIndexingMap(&o).getResults(), isSumOfDims))
+        !llvm::all_of(op.getMatchingIndexingMap(&o).getResults(),
+                      [](AffineExpr e) { return e.isPureAffine(); }))
       return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, [](int64_t r) { return ShapedType::isDynamic(r) || r == 0; }))
@@ -121,9 +125,11 @@ std::optional<MmaDims> mmaDims(linalg::LinalgOp op) {
   if (!k)
     return std::nullopt;
   d.k = *k;
+  // (Consecutive rows of an A tile: consecutive elements of one index.)
   SmallVector<unsigned> mIndex = resultsUsing(a, d.m);
   if (!isPureIn(c, d.m) || mIndex.size() != 1 || a.getResult(mIndex[0]).isFunctionOfDim(d.k) ||
-      !isPureIn(b, d.n) || !isPureIn(c, d.n))
+      coefficientOf(a.getResult(mIndex[0]), d.m, a.getNumDims()) != 1 || !isPureIn(b, d.n) ||
+      !isPureIn(c, d.n))
     return std::nullopt;
   if (ranges[d.m] < kMmaM || ranges[d.n] < kMmaN || ranges[d.k] < kMmaK)
     return std::nullopt;
@@ -166,7 +172,7 @@ TileAccess tileAccess(linalg::LinalgOp op, OpOperand &operand, ArrayRef<Value> a
   for (auto [pos, e] : llvm::enumerate(m.getResults())) {
     if (auto d = dyn_cast<AffineDimExpr>(e))
       t.indices.push_back(at[d.getPosition()]);
-    else // (a sum of dims: the tile's origin along it)
+    else // (an expression of dims: the tile's origin along it)
       t.indices.push_back(sumAt(e, at, op.getLoc(), b));
     if (e.isFunctionOfDim(rowDim))
       rowPos = pos;
@@ -210,16 +216,22 @@ ByteRange byteRange(Value buffer) {
   return {v, std::nullopt};
 }
 
-/// Whether buffers `a` and `b` may share bytes without being the same buffer.
-bool mayOverlap(Value a, Value b) {
+/// Whether buffers `a` and `b` may share bytes (the same bytes included).
+bool sharesBytes(Value a, Value b) {
   ByteRange ra = byteRange(a), rb = byteRange(b);
   if (ra.root != rb.root)
     return false; // distinct arguments, allocations, globals
   if (!ra.range || !rb.range)
     return true;
-  if (*ra.range == *rb.range)
-    return false; // the same bytes: an in-place update
   return ra.range->first < rb.range->second && rb.range->first < ra.range->second;
+}
+
+/// Whether `a` and `b` are known to cover exactly the same bytes.
+bool sameBytes(Value a, Value b) {
+  if (a == b)
+    return true;
+  ByteRange ra = byteRange(a), rb = byteRange(b);
+  return ra.root == rb.root && ra.range && rb.range && *ra.range == *rb.range;
 }
 
 /// The ancestor of `op` in `block`, or null.
@@ -309,8 +321,8 @@ linalg::GenericOp fusableEpilogue(linalg::LinalgOp op) {
       ++uses;
       if (!epilogue.getMatchingIndexingMap(in).isIdentity())
         return {};
-    } else if (mayOverlap(in->get(), acc)) {
-      return {};
+    } else if (sharesBytes(in->get(), acc)) {
+      return {}; // (it would read what the kernel no longer writes)
     }
   }
   if (uses != 1 || epilogue.getRegionOutputArgs()[0].use_empty() == false)
@@ -321,9 +333,9 @@ linalg::GenericOp fusableEpilogue(linalg::LinalgOp op) {
   // inputs: they must not share bytes (the arena may have given the output an input's
   // place once the contraction was done).
   for (OpOperand *in : op.getDpsInputOperands())
-    if (mayOverlap(dest->get(), in->get()) || dest->get() == in->get())
+    if (sharesBytes(dest->get(), in->get()))
       return {};
-  if (mayOverlap(dest->get(), acc))
+  if (sharesBytes(dest->get(), acc) && !sameBytes(dest->get(), acc))
     return {};
   // The accumulator buffer is dead after the epilogue: nothing later reads it (or a view
   // of it), and it is not a model output or weight.

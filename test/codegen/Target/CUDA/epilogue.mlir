@@ -105,3 +105,29 @@ func.func @output_over_input(%b: memref<40x72xf32>, %y: memref<100x72xf32>) {
   memref.dealloc %arena : memref<60000xi8>
   return
 }
+
+// The epilogue's other input is the accumulator itself through another view (here its
+// transpose read as a reshaped buffer): the fused kernel would not have written it. Not
+// fused.
+// CHECK-LABEL: func.func @reads_acc_through_a_view
+// CHECK: vector.transfer_write {{.*}} {dlc.mma_role = "c"}
+// CHECK-NOT: dlc.mma_role = "e"
+// CHECK: scf.forall
+func.func @reads_acc_through_a_view(%a: memref<64x40xf32>, %b: memref<40x64xf32>,
+                                    %y: memref<64x64xf32>) {
+  %arena = memref.alloc() : memref<16384xi8>
+  %c0 = arith.constant 0 : index
+  %acc = memref.view %arena[%c0][] : memref<16384xi8> to memref<64x64xf32>
+  %alias = memref.view %arena[%c0][] : memref<16384xi8> to memref<64x64xf32>
+  linalg.matmul ins(%a, %b : memref<64x40xf32>, memref<40x64xf32>) outs(%acc : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j, i)>,
+                                   affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %alias : memref<64x64xf32>, memref<64x64xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%x: f32, %t: f32, %o: f32):
+    %s = arith.addf %x, %t : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %arena : memref<16384xi8>
+  return
+}

@@ -56,3 +56,38 @@ func.func @conv_small(%x: memref<9x9x64xf32>, %w: memref<2x3x3x64x32xf32>, %y: m
   }
   return
 }
+
+// Dilation 2 (A read at ow + 2 kw) is still an implicit GEMM; stride 2 (2 ow + kw: rows
+// of an A tile not consecutive) is not (the linalg phase sends strided convolutions
+// through im2col).
+// CHECK-LABEL: func.func @conv_dilated
+// CHECK: vector.transfer_read %arg0{{.*}} {dlc.mma_role = "a"}
+func.func @conv_dilated(%x: memref<60x60x64xf32>, %w: memref<2x3x3x64x32xf32>, %y: memref<56x56x2x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0 + d4 * 2, d1 + d5 * 2, d6)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d2, d4, d5, d6, d3)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<60x60x64xf32>, memref<2x3x3x64x32xf32>) outs(%y : memref<56x56x2x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @conv_strided
+// CHECK-NOT: dlc.mma_role
+// CHECK: mapping = [#gpu.thread<x>]
+func.func @conv_strided(%x: memref<113x113x64xf32>, %w: memref<2x3x3x64x32xf32>, %y: memref<56x56x2x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0 * 2 + d4, d1 * 2 + d5, d6)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d2, d4, d5, d6, d3)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<113x113x64xf32>, memref<2x3x3x64x32xf32>) outs(%y : memref<56x56x2x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
