@@ -42,13 +42,20 @@ public:
 /// computed on each accumulator element.
 mlir::LogicalResult lowerMmaGroups(mlir::Operation *root, MmaLowering &lowering);
 
+/// Whether `forall` is mapped to one of `Mappings` (e.g. gpu::GPUWarpMappingAttr).
+template <typename... Mappings>
+bool isMappedTo(mlir::scf::ForallOp forall) {
+  std::optional<mlir::ArrayAttr> mapping = forall.getMapping();
+  return mapping && !mapping->empty() && llvm::isa<Mappings...>((*mapping)[0]);
+}
+
 /// The operand role (kMmaRoleAttr) of a schedule op, or "".
 llvm::StringRef mmaRole(mlir::Operation *op);
 
 /// Element (row, col) of the tile a transfer at `indices` (permutation `map`: the
-/// operand's dims -> (row, col), a constant 0 for a dim the tile broadcasts) of `base`
-/// reads or writes: its memref indices, clamped into the buffer, and whether it lies
-/// inside.
+/// operand's dims -> (row, col), a constant 0 for a dim the tile broadcasts; a 1-D tile's
+/// map has one result and only `row` counts) of `base` reads or writes: its memref
+/// indices, clamped into the buffer, and whether it lies inside.
 std::pair<llvm::SmallVector<mlir::Value>, mlir::Value>
 tileElement(mlir::Value base, mlir::ValueRange indices, mlir::AffineMap map, mlir::Value row,
             mlir::Value col, mlir::OpBuilder &b, mlir::Location loc);

@@ -44,9 +44,7 @@ struct LoopLowering : MmaLowering {
   }
 
   bool isGroup(scf::ForallOp f) const override {
-    std::optional<ArrayAttr> mapping = f.getMapping();
-    return mapping && !mapping->empty() &&
-           isa<gpu::GPUWarpMappingAttr, gpu::GPUWarpgroupMappingAttr>((*mapping)[0]);
+    return isMappedTo<gpu::GPUWarpMappingAttr, gpu::GPUWarpgroupMappingAttr>(f);
   }
   void begin(scf::ForallOp group, OpBuilder &) override {
     entry = &group->getParentOfType<FunctionOpInterface>().getFunctionBody().front();

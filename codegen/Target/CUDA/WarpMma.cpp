@@ -51,10 +51,7 @@ VectorType fragmentType(StringRef role, OpBuilder &b) {
 struct SyncLowering : MmaLowering {
   Lane lane;
 
-  bool isGroup(scf::ForallOp f) const override {
-    std::optional<ArrayAttr> mapping = f.getMapping();
-    return mapping && !mapping->empty() && isa<gpu::GPUWarpMappingAttr>((*mapping)[0]);
-  }
+  bool isGroup(scf::ForallOp f) const override { return isMappedTo<gpu::GPUWarpMappingAttr>(f); }
   void begin(scf::ForallOp group, OpBuilder &b) override {
     Location loc = group.getLoc();
     Value id = gpu::LaneIdOp::create(b, loc, b.getIntegerAttr(b.getIndexType(), 32));

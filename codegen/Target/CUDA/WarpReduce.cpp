@@ -1,6 +1,7 @@
 // dlc-cuda-warp-reduce: the row-reduction schedule's warp-level vector<32> values -> one
 // element per lane (lane l holds element l), the partials' reduction -> a butterfly of
 // shuffles (shfl.sync.bfly), the warp's result stored by lane 0.
+#include "codegen/Target/CUDA/MmaLowering.h"
 #include "codegen/Target/CUDA/RowReduction.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -25,21 +26,6 @@ bool isLanes(Type t) {
 StringRef warpRole(Operation *op) {
   auto r = op->getAttrOfType<StringAttr>(kWarpRoleAttr);
   return r ? r.getValue() : StringRef();
-}
-
-/// Lane `lane`'s element of a lanes read: the row element at the read's indices plus
-/// `lane` along its one dim (the padding value past the buffer's end).
-Value laneRead(vector::TransferReadOp read, Value lane, OpBuilder &b) {
-  Location loc = read.getLoc();
-  SmallVector<Value> at(read.getIndices().begin(), read.getIndices().end());
-  unsigned pos = cast<AffineDimExpr>(read.getPermutationMap().getResult(0)).getPosition();
-  at[pos] = arith::AddIOp::create(b, loc, at[pos], lane);
-  Value size = memref::DimOp::create(b, loc, read.getBase(), pos);
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at[pos], size);
-  Value last = arith::SubIOp::create(b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
-  at[pos] = arith::MinUIOp::create(b, loc, at[pos], last);
-  Value v = memref::LoadOp::create(b, loc, read.getBase(), at);
-  return arith::SelectOp::create(b, loc, inside, v, read.getPadding());
 }
 
 /// The warp's `kind` reduction of every lane's `value`, in every lane: five butterfly
@@ -88,7 +74,9 @@ LogicalResult lowerWarp(scf::ForallOp warp, IRRewriter &b) {
         return op->emitOpError("is a warp's lanes constant that is not a splat");
       b.replaceOp(op, arith::ConstantOp::create(b, op->getLoc(), splat.getSplatValue<TypedAttr>()));
     } else if (auto read = dyn_cast<vector::TransferReadOp>(op); read && warpRole(op) == "lanes") {
-      b.replaceOp(op, laneRead(read, lane, b));
+      // Lane l's element: element l of the row (0, the schedule's padding, past its end).
+      b.replaceOp(op, loadTileElement(read.getBase(), read.getIndices(),
+                                      read.getPermutationMap(), lane, Value(), b, op->getLoc()));
     } else if (auto red = dyn_cast<vector::ReductionOp>(op)) {
       // (Its operand, the loop's partials, is already the lane's element.)
       if (red.getAcc())
@@ -126,14 +114,13 @@ struct WarpReduce : dlc::cuda::impl::WarpReduceBase<WarpReduce> {
     IRRewriter b(&getContext());
     SmallVector<scf::ForallOp> warps;
     getOperation().walk([&](scf::ForallOp f) {
-      std::optional<ArrayAttr> mapping = f.getMapping();
       bool holds = f.getBody()
                        ->walk([](Operation *op) {
                          return warpRole(op).empty() ? WalkResult::advance()
                                                      : WalkResult::interrupt();
                        })
                        .wasInterrupted();
-      if (mapping && !mapping->empty() && isa<gpu::GPUWarpMappingAttr>((*mapping)[0]) && holds)
+      if (isMappedTo<gpu::GPUWarpMappingAttr>(f) && holds)
         warps.push_back(f);
     });
     for (scf::ForallOp f : warps)

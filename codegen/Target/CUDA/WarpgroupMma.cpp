@@ -44,12 +44,19 @@ constexpr int64_t kAccumulators = kWgmmaM * kWgmmaN / kThreads;                /
 struct StagedLowering : MmaLowering {
   bool wgmma;
   Value thread, lane, warp, g, q;
-  Value stageA, stageB; // shared memory, a 64x32 stage each
+  Value quarterRow, quarterCol; // mma.sync: the warp's 32x32 quarter of the tile
+  Value stageA, stageB;         // shared memory, a 64x32 stage each
 
   explicit StagedLowering(bool wgmma) : wgmma(wgmma) {}
 
   Value c(OpBuilder &b, Location loc, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value add(OpBuilder &b, Location loc, Value v, int64_t k) {
+    return arith::AddIOp::create(b, loc, v, c(b, loc, k));
+  }
+  Value mul(OpBuilder &b, Location loc, Value v, int64_t k) {
+    return arith::MulIOp::create(b, loc, v, c(b, loc, k));
   }
   Type accumulatorType(OpBuilder &b) {
     return LLVM::LLVMStructType::getLiteral(b.getContext(),
@@ -57,25 +64,23 @@ struct StagedLowering : MmaLowering {
   }
   /// The thread's accumulator elements' (row, col) in the 64x64 tile, in register order.
   SmallVector<std::pair<Value, Value>> accumulatorCoords(OpBuilder &b, Location loc) {
-    auto add = [&](Value v, int64_t k) { return arith::AddIOp::create(b, loc, v, c(b, loc, k)); };
-    auto mul = [&](Value v, int64_t k) { return arith::MulIOp::create(b, loc, v, c(b, loc, k)); };
-    Value col2 = mul(q, 2);
+    Value col2 = mul(b, loc, q, 2);
     SmallVector<std::pair<Value, Value>> coords;
     auto tile = [&](Value row, Value col) {
-      Value row8 = add(row, 8), col1 = add(col, 1);
+      Value row8 = add(b, loc, row, 8), col1 = add(b, loc, col, 1);
       coords.append({{row, col}, {row, col1}, {row8, col}, {row8, col1}});
     };
     if (wgmma) {
-      Value row = arith::AddIOp::create(b, loc, mul(warp, 16), g);
+      Value row = arith::AddIOp::create(b, loc, mul(b, loc, warp, 16), g);
       for (int64_t j = 0; j < kWgmmaN / 8; ++j)
-        tile(row, add(col2, 8 * j));
+        tile(row, add(b, loc, col2, 8 * j));
       return coords;
     }
-    Value row0 = arith::AddIOp::create(b, loc, mul(arith::DivUIOp::create(b, loc, warp, c(b, loc, 2)), 32), g);
-    Value col0 = arith::AddIOp::create(b, loc, mul(arith::RemUIOp::create(b, loc, warp, c(b, loc, 2)), 32), col2);
+    Value row0 = arith::AddIOp::create(b, loc, quarterRow, g);
+    Value col0 = arith::AddIOp::create(b, loc, quarterCol, col2);
     for (int64_t i = 0; i < 2; ++i)
       for (int64_t j = 0; j < 4; ++j)
-        tile(add(row0, 16 * i), add(col0, 8 * j));
+        tile(add(b, loc, row0, 16 * i), add(b, loc, col0, 8 * j));
     return coords;
   }
   /// The f32 offset in a stage of element (r, k) (r: A's m or B's n).
@@ -89,8 +94,7 @@ struct StagedLowering : MmaLowering {
   }
 
   bool isGroup(scf::ForallOp f) const override {
-    std::optional<ArrayAttr> mapping = f.getMapping();
-    return mapping && !mapping->empty() && isa<gpu::GPUWarpgroupMappingAttr>((*mapping)[0]);
+    return isMappedTo<gpu::GPUWarpgroupMappingAttr>(f);
   }
   void begin(scf::ForallOp group, OpBuilder &b) override {
     Location loc = group.getLoc();
@@ -100,6 +104,8 @@ struct StagedLowering : MmaLowering {
     lane = arith::RemUIOp::create(b, loc, thread, c(b, loc, 32));
     g = arith::DivUIOp::create(b, loc, lane, c(b, loc, 4));
     q = arith::RemUIOp::create(b, loc, lane, c(b, loc, 4));
+    quarterRow = mul(b, loc, arith::DivUIOp::create(b, loc, warp, c(b, loc, 2)), 32);
+    quarterCol = mul(b, loc, arith::RemUIOp::create(b, loc, warp, c(b, loc, 2)), 32);
     // (Integer space 3: nvgpu.ldmatrix's lowering takes no #gpu.address_space.)
     auto shared = MemRefType::get({kStageElements}, b.getF32Type(), MemRefLayoutAttrInterface(),
                                   b.getI64IntegerAttr(3));
@@ -194,16 +200,15 @@ struct StagedLowering : MmaLowering {
   /// The warp's share of one stage: for each k8 step, its A and B fragments by ldmatrix,
   /// then its eight mma.sync on the accumulators.
   Value warpMma(Value stA, Value stB, Value acc, OpBuilder &b, Location loc) {
-    auto add = [&](Value v, int64_t k) { return arith::AddIOp::create(b, loc, v, c(b, loc, k)); };
-    auto mul = [&](Value v, int64_t k) { return arith::MulIOp::create(b, loc, v, c(b, loc, k)); };
+    auto add = [&](Value v, int64_t k) { return this->add(b, loc, v, k); };
+    auto mul = [&](Value v, int64_t k) { return this->mul(b, loc, v, k); };
     AffineMap offset = stageOffset(b.getContext());
     Value rowIn = arith::RemUIOp::create(b, loc, lane, c(b, loc, 8)); // row within a block
     Value block = arith::DivUIOp::create(b, loc, lane, c(b, loc, 8));
     Value blockRow = mul(arith::AndIOp::create(b, loc, block, c(b, loc, 1)), 8);
     Value blockColA = mul(arith::DivUIOp::create(b, loc, block, c(b, loc, 2)), 4);
     Value blockColB = mul(arith::AndIOp::create(b, loc, block, c(b, loc, 1)), 4);
-    Value m0 = mul(arith::DivUIOp::create(b, loc, warp, c(b, loc, 2)), 32);
-    Value n0 = mul(arith::RemUIOp::create(b, loc, warp, c(b, loc, 2)), 32);
+    Value m0 = quarterRow, n0 = quarterCol;
     Type f32 = b.getF32Type();
     for (int64_t step = 0; step < kWgmmaStageK / kMmaK; ++step) {
       SmallVector<Value> as, bs;
